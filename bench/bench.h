@@ -1,0 +1,22 @@
+/* uvas-bench: one subcommand per measurement, each printing its headline
+ * figure as the last line so scripts can pick it up. */
+#ifndef UVAS_BENCH_H
+#define UVAS_BENCH_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int bench_first_touch(int argc, char **argv);
+int bench_query(int argc, char **argv);
+
+/* Median of n doubles (sorts in place). */
+double bench_median(double *v, int n);
+
+#endif

@@ -1,0 +1,198 @@
+/*
+ * Fault service threads. Each is pinned to one CPU of the process and
+ * sleeps in poll(2) on the shared userfaultfd; the one on the faulting
+ * core wins the race for the message because that core has just gone
+ * idle (fault/cpuset.c). A fault populates the whole block through the
+ * tier the placement policy picks, in one ioctl.
+ *
+ * Races: two threads may fault on one block at once. The first handler to
+ * set BUSY on the block resolves it; a second message for the block is
+ * dropped, because the resolving ioctl wakes every thread parked in the
+ * block when it maps the pages (and a thread that parks after the page is
+ * mapped does not sleep: the kernel re-checks the PTE). Whoever clears
+ * BUSY without mapping pages (free, migration) wakes the block itself.
+ */
+#include "fault/service.h"
+
+#include <errno.h>
+#include <linux/userfaultfd.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fault/cpuset.h"
+#include "fault/uffd.h"
+#include "migrate/policy.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+#include "uvas/tier.h"
+
+#define MSG_BATCH 32
+
+struct uvas_fault_service {
+    int uffd;
+    int stopfd;
+    unsigned n;
+    struct worker {
+        struct uvas_fault_service *s;
+        pthread_t th;
+        int cpu;
+    } w[];
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void uvas_fault_serve(uintptr_t addr, uint32_t tid)
+{
+    struct uvas_counters *c = &uvas_g.ctr;
+    atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
+    size_t bi = uvas_block_index((void *)addr);
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t seen;
+    if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen)) {
+        atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
+        return;
+    }
+    atomic_fetch_add_explicit(&b->touches, 1, memory_order_relaxed);
+    bool stray = atomic_load_explicit(&b->owner, memory_order_acquire) == 0;
+    if (stray)
+        atomic_fetch_add_explicit(&c->faults_stray, 1, memory_order_relaxed);
+    struct uvas_place_ctx ctx = {
+        .block = bi,
+        .addr = (void *)addr,
+        .heap = atomic_load_explicit(&b->heap, memory_order_relaxed),
+        .stray = stray,
+        .device_present = false,
+        .cpu_access = true,
+    };
+    int res = uvas_policy_place(uvas_g.policy, &ctx);
+    const struct uvas_tier_ops *t = uvas_tier_of(res);
+    if (!t || t->populate(bi) != UVAS_OK) {
+        /* Out of memory: as the kernel does when shmem cannot grow, the
+         * faulting thread gets SIGBUS rather than retrying forever. */
+        uvas_warn("fault at %#lx: %s; sending SIGBUS to thread %u", (unsigned long)addr,
+                  uvas_last_error(), tid);
+        uvas_blk_publish(b, seen, UVAS_RES_UNPOPULATED);
+        if (tid)
+            syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGBUS);
+        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+        return;
+    }
+    uvas_blk_publish(b, seen, res);
+    uvas_stats_block_in(res, 1);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct uvas_fault_service *s = w->s;
+    struct uffd_msg msg[MSG_BATCH];
+    struct pollfd pfd[2] = {{.fd = s->uffd, .events = POLLIN}, {.fd = s->stopfd, .events = POLLIN}};
+
+    for (;;) {
+        if (poll(pfd, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            uvas_warn("fault service: poll failed: %s", strerror(errno));
+            return NULL;
+        }
+        if (pfd[1].revents)
+            return NULL;
+        ssize_t got = read(s->uffd, msg, sizeof msg);
+        if (got < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue; /* another handler took the message */
+            uvas_warn("fault service: read of the userfaultfd failed: %s", strerror(errno));
+            return NULL;
+        }
+        for (size_t i = 0; i < (size_t)got / sizeof msg[0]; i++) {
+            if (msg[i].event != UFFD_EVENT_PAGEFAULT)
+                continue;
+            uint64_t t0 = now_ns();
+            uvas_fault_serve((uintptr_t)msg[i].arg.pagefault.address,
+                             msg[i].arg.pagefault.feat.ptid);
+            uvas_stats_fault_time(now_ns() - t0);
+        }
+    }
+}
+
+int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service **out)
+{
+    int cpus[UVAS_MAX_FAULT_THREADS];
+    unsigned ncpu = uvas_fault_cpus(cpus, UVAS_MAX_FAULT_THREADS);
+    unsigned n = want ? want : ncpu;
+    struct uvas_fault_service *s = calloc(1, sizeof *s + n * sizeof s->w[0]);
+    if (!s)
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the fault service");
+    s->uffd = uffd;
+    s->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s->stopfd < 0) {
+        free(s);
+        return uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
+                         strerror(errno));
+    }
+    /* Service threads take no signals: the application's handlers must
+     * run on its own threads, and a signal must not interrupt a fault. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = UVAS_OK;
+    for (unsigned i = 0; i < n; i++) {
+        s->w[i].s = s;
+        s->w[i].cpu = cpus[i % ncpu];
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 << 10);
+        if (s->w[i].cpu >= 0) {
+            cpu_set_t cs;
+            CPU_ZERO(&cs);
+            CPU_SET(s->w[i].cpu, &cs);
+            pthread_attr_setaffinity_np(&attr, sizeof cs, &cs);
+        }
+        int e = pthread_create(&s->w[i].th, &attr, worker_main, &s->w[i]);
+        pthread_attr_destroy(&attr);
+        if (e) {
+            rc = uvas_fail(UVAS_ERR_SYS, "cannot start fault service thread %u: %s", i,
+                           strerror(e));
+            break;
+        }
+        s->n = i + 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        uvas_fault_service_stop(s);
+        return rc;
+    }
+    *out = s;
+    return UVAS_OK;
+}
+
+unsigned uvas_fault_service_threads(const struct uvas_fault_service *s)
+{
+    return s ? s->n : 0;
+}
+
+void uvas_fault_service_stop(struct uvas_fault_service *s)
+{
+    if (!s)
+        return;
+    uint64_t one = 1;
+    if (write(s->stopfd, &one, sizeof one) < 0)
+        uvas_warn("fault service: cannot signal stop: %s", strerror(errno));
+    for (unsigned i = 0; i < s->n; i++)
+        pthread_join(s->w[i].th, NULL);
+    close(s->stopfd);
+    free(s);
+}

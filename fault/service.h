@@ -1,0 +1,19 @@
+/* The fault service: threads that take first-touch faults off the
+ * userfaultfd and resolve a whole block per fault. */
+#ifndef UVAS_SERVICE_H
+#define UVAS_SERVICE_H
+
+#include <stdint.h>
+
+struct uvas_fault_service;
+
+/* Start `want` threads (0: one per CPU of the process). */
+int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service **out);
+unsigned uvas_fault_service_threads(const struct uvas_fault_service *s);
+void uvas_fault_service_stop(struct uvas_fault_service *s);
+
+/* Resolve the fault at addr (exported for the service threads and tests
+ * of the fault path). */
+void uvas_fault_serve(uintptr_t addr, uint32_t tid);
+
+#endif

@@ -1,0 +1,147 @@
+/* userfaultfd setup and the resolving ioctls. */
+#include "fault/uffd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "uvas.h"
+#include "uvas/status.h"
+
+#define ADMIN_FIX                                                                   \
+    "fix (as root, once): 'chgrp uvas /dev/userfaultfd && chmod 660 "                \
+    "/dev/userfaultfd' and add the users to group uvas, or 'sysctl "                  \
+    "vm.unprivileged_userfaultfd=1'"
+
+static int open_raw(char *note, size_t notelen)
+{
+    int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0)
+        return fd;
+    int sys_err = errno;
+    if (sys_err == ENOSYS) {
+        snprintf(note, notelen, "this kernel has no userfaultfd (ENOSYS)");
+        return -1;
+    }
+    int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+    if (dev >= 0) {
+        fd = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC | O_NONBLOCK);
+        int e = errno;
+        close(dev);
+        if (fd >= 0)
+            return fd;
+        snprintf(note, notelen, "/dev/userfaultfd refused a descriptor (%s); %s",
+                 strerror(e), ADMIN_FIX);
+        return -1;
+    }
+    snprintf(note, notelen,
+             "userfaultfd needs CAP_SYS_PTRACE (syscall: %s) or access to /dev/userfaultfd "
+             "(%s); %s", strerror(sys_err), strerror(errno), ADMIN_FIX);
+    return -1;
+}
+
+int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
+{
+    u->fd = -1;
+    /* Probe the supported features on a throwaway descriptor: the API
+     * handshake can be made only once per descriptor. */
+    int probe = open_raw(note, notelen);
+    if (probe < 0)
+        return UVAS_ERR_PERM;
+    struct uffdio_api api = {.api = UFFD_API, .features = 0};
+    if (ioctl(probe, UFFDIO_API, &api) < 0) {
+        snprintf(note, notelen, "UFFDIO_API failed: %s", strerror(errno));
+        close(probe);
+        return UVAS_ERR_SYS;
+    }
+    close(probe);
+    uint64_t have = api.features;
+    if (!(have & UFFD_FEATURE_MISSING_SHMEM)) {
+        snprintf(note, notelen, "this kernel's userfaultfd cannot serve shmem "
+                 "(features %#llx lack MISSING_SHMEM)", (unsigned long long)have);
+        return UVAS_ERR_SYS;
+    }
+    uint64_t want = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_THREAD_ID |
+                    UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
+    int fd = open_raw(note, notelen);
+    if (fd < 0)
+        return UVAS_ERR_PERM;
+    api = (struct uffdio_api){.api = UFFD_API, .features = want & have};
+    if (ioctl(fd, UFFDIO_API, &api) < 0) {
+        snprintf(note, notelen, "UFFDIO_API(features %#llx) failed: %s",
+                 (unsigned long long)(want & have), strerror(errno));
+        close(fd);
+        return UVAS_ERR_SYS;
+    }
+    u->fd = fd;
+    u->features = api.features;
+    snprintf(note, notelen, "userfaultfd (features %#llx)", (unsigned long long)have);
+    return UVAS_OK;
+}
+
+int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
+{
+    struct uffdio_register reg = {
+        .range = {.start = (uintptr_t)addr, .len = len},
+        .mode = UFFDIO_REGISTER_MODE_MISSING,
+    };
+    if (ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
+        return uvas_fail(UVAS_ERR_SYS, "UFFDIO_REGISTER of the range failed: %s",
+                         strerror(errno));
+    u->has_zeropage = reg.ioctls & (1ull << _UFFDIO_ZEROPAGE);
+    if (!(reg.ioctls & (1ull << _UFFDIO_COPY)))
+        return uvas_fail(UVAS_ERR_SYS, "userfaultfd offers no UFFDIO_COPY on the range");
+    return UVAS_OK;
+}
+
+void uvas_uffd_close(struct uvas_uffd *u)
+{
+    if (u->fd >= 0)
+        close(u->fd);
+    u->fd = -1;
+}
+
+static int zero_by_copy(const struct uvas_uffd *u, uintptr_t a, size_t len)
+{
+    static const char zeros[4096] __attribute__((aligned(4096)));
+    for (size_t off = 0; off < len; off += sizeof zeros) {
+        struct uffdio_copy c = {.dst = a + off, .src = (uintptr_t)zeros, .len = sizeof zeros};
+        if (ioctl(u->fd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
+            return -errno;
+    }
+    return 0;
+}
+
+int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr, end = a + len;
+    if (!u->has_zeropage)
+        return zero_by_copy(u, a, len);
+    while (a < end) {
+        struct uffdio_zeropage z = {.range = {.start = a, .len = end - a}};
+        if (ioctl(u->fd, UFFDIO_ZEROPAGE, &z) == 0)
+            return 0;
+        int e = errno;
+        if (z.zeropage > 0)
+            a += (uintptr_t)z.zeropage;
+        if (e == EEXIST)
+            a += 4096; /* a page is already there (another agent filled it) */
+        else if (e != EAGAIN)
+            return -e;
+    }
+    /* Pages skipped as EEXIST were not woken by the ioctl that stopped. */
+    return uvas_uffd_wake(u, addr, len);
+}
+
+int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    struct uffdio_range r = {.start = (uintptr_t)addr, .len = len};
+    if (ioctl(u->fd, UFFDIO_WAKE, &r) < 0)
+        return -errno;
+    return 0;
+}

@@ -1,0 +1,47 @@
+/* userfaultfd: obtaining it (with the privilege rules of the kernel),
+ * registering the range, and resolving faults on it. */
+#ifndef UVAS_UFFD_H
+#define UVAS_UFFD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Local names for features newer than Debian 12's 6.1 UAPI headers. */
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED (1ull << 13)
+#endif
+#ifndef UFFD_FEATURE_POISON
+#define UFFD_FEATURE_POISON (1ull << 14)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1ull << 15)
+#endif
+#ifndef UFFD_FEATURE_MOVE
+#define UFFD_FEATURE_MOVE (1ull << 16)
+#endif
+
+struct uvas_uffd {
+    int fd;
+    uint64_t features; /* negotiated */
+    bool has_zeropage; /* UFFDIO_ZEROPAGE allowed on the range */
+};
+
+/*
+ * Open a userfaultfd able to serve kernel-mode faults too (guarantee 4):
+ * the userfaultfd syscall, else /dev/userfaultfd. If neither is allowed,
+ * returns UVAS_ERR_PERM and writes to note what is missing and the
+ * one-line admin fix. User-mode-only descriptors are never used: they
+ * leave read(2) into an untouched block failing with EFAULT.
+ */
+int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen);
+int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len);
+void uvas_uffd_close(struct uvas_uffd *u);
+
+/* Map zero pages over [addr, addr+len), skipping pages that exist, and
+ * wake the threads waiting there. */
+int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len);
+/* Wake threads parked on [addr, addr+len) so they retry their access. */
+int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len);
+
+#endif

@@ -1,0 +1,216 @@
+/*
+ * uvas — one flat, symmetric virtual address range whose blocks live in CPU
+ * or GPU memory, placed on first touch and moved at run time.
+ *
+ * Conventions (as UCX and liburing): every fallible function returns 0 on
+ * success and a negative UVAS_ERR_* status otherwise; functions that return
+ * a pointer return NULL on failure and set errno. uvas_strerror() names a
+ * status, uvas_last_error() gives the calling thread's detailed message for
+ * its last failed call (which variable, which value, what to do).
+ */
+#ifndef UVAS_H
+#define UVAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UVAS_VERSION_MAJOR 0
+#define UVAS_VERSION_MINOR 1
+
+/* ---- status codes ------------------------------------------------------ */
+
+enum uvas_status {
+    UVAS_OK = 0,
+    UVAS_ERR_INVAL = -1,        /* bad argument: size 0, unknown bits, ...   */
+    UVAS_ERR_NOT_OWNED = -2,    /* pointer not from a live uvas allocation   */
+    UVAS_ERR_NOMEM = -3,        /* the range (or a tier) has no room         */
+    UVAS_ERR_ADDR_IN_USE = -4,  /* the requested base address is taken       */
+    UVAS_ERR_ENV = -5,          /* malformed or out-of-range environment     */
+    UVAS_ERR_ALREADY_INIT = -6, /* init again with different options         */
+    UVAS_ERR_NOT_INIT = -7,     /* call needs uvas_init first                */
+    UVAS_ERR_PERM = -8,         /* the kernel refused (privilege)            */
+    UVAS_ERR_SYS = -9,          /* a system call failed unexpectedly         */
+    UVAS_ERR_NO_DEVICE = -10,   /* device tier requested, strict, none there */
+    UVAS_ERR_DOUBLE_FREE = -11, /* the allocation was already freed          */
+};
+
+/* Name of a status ("UVAS_ERR_INVAL: invalid argument"). Never NULL. */
+const char *uvas_strerror(int status);
+
+/* The calling thread's message for its last failed uvas call; "" if none. */
+const char *uvas_last_error(void);
+
+/* ---- initialisation ---------------------------------------------------- */
+
+/* Residence of a block, as reported by queries. */
+enum uvas_residence {
+    UVAS_RES_UNPOPULATED = 0, /* reserved, never touched: no memory behind it */
+    UVAS_RES_HOST = 1,        /* CPU memory (the host tier)                   */
+    UVAS_RES_DEVICE = 2,      /* GPU memory (the device tier)                 */
+    UVAS_RES_COUNT = 3,
+};
+
+/* How first-touch faults reach the controller (see docs/fault-path.md). */
+enum uvas_fault_mode {
+    UVAS_FAULT_AUTO = 0, /* userfaultfd if the process may use it, else eager */
+    UVAS_FAULT_UFFD = 1, /* userfaultfd; init fails if it is not available    */
+    UVAS_FAULT_EAGER = 2 /* no interception: blocks are placed at allocation  */
+};
+
+/*
+ * Options for uvas_init. Zero means "environment, then default" for every
+ * field, so `struct uvas_options o = {0};` is the same as passing NULL.
+ * The environment never overrides a non-zero field set here.
+ */
+struct uvas_options {
+    size_t size;        /* bytes of address space (UVAS_SIZE, default 64G)   */
+    uintptr_t base;     /* fixed base (UVAS_BASE, default UVAS_DEFAULT_BASE) */
+    size_t block_size;  /* residency grain, 4K..2M (UVAS_BLOCK_SIZE)         */
+    int fault_mode;     /* enum uvas_fault_mode (UVAS_FAULT)                 */
+    unsigned fault_threads; /* fault service threads (UVAS_FAULT_THREADS)    */
+    const char *policy; /* placement policy (UVAS_POLICY, "first-touch")     */
+    unsigned flags;     /* UVAS_INIT_* bits                                  */
+};
+
+/* Let the kernel choose the base (no symmetry across processes). */
+#define UVAS_BASE_ANY ((uintptr_t)1)
+/* Default base: 32 TiB, above ASan's shadow and below the mmap area. */
+#define UVAS_DEFAULT_BASE ((uintptr_t)0x200000000000ull)
+
+#define UVAS_INIT_QUIET 0x1u /* no warnings on stderr (errors still returned) */
+
+/*
+ * Reserve the range and start the controller. NULL: environment and
+ * defaults. Calling again with the same effective options returns 0 and
+ * changes nothing; with different ones, UVAS_ERR_ALREADY_INIT.
+ * Any allocation function initialises implicitly with NULL.
+ */
+int uvas_init(const struct uvas_options *opts);
+
+/* Stop the controller and release the range; allocations become invalid. */
+int uvas_finalize(void);
+
+/* ---- symmetric allocation ---------------------------------------------- */
+
+#define UVAS_HINT_HOST 0x1u   /* keep in CPU memory                         */
+#define UVAS_HINT_DEVICE 0x2u /* keep in GPU memory (host tier if no device) */
+#define UVAS_HINT_MASK (UVAS_HINT_HOST | UVAS_HINT_DEVICE)
+
+/*
+ * Allocations are symmetric: the same sequence of allocation calls in two
+ * processes with the same options returns the same addresses. Memory from
+ * a never-touched block reads as zero.
+ */
+void *uvas_malloc(size_t size);
+void *uvas_malloc_hint(size_t size, unsigned hints);
+void *uvas_calloc(size_t nmemb, size_t size);
+/* alignment: a power of two; up to the range size. */
+void *uvas_aligned_alloc(size_t alignment, size_t size, unsigned hints);
+/* As realloc(3); keeps the allocation's hints. size 0 is an error (EINVAL)
+ * and leaves ptr untouched: use uvas_free to free. */
+void *uvas_realloc(void *ptr, size_t size);
+
+/* Free; NULL is a no-op. A pointer uvas does not own, or a double free, is
+ * reported (stderr and uvas_last_error) and changes nothing. */
+void uvas_free(void *ptr);
+/* The same, returning the status instead of reporting it. */
+int uvas_try_free(void *ptr);
+
+/* ---- residency queries ------------------------------------------------- */
+
+struct uvas_ptr_info {
+    int residence;        /* enum uvas_residence of ptr's block, right now  */
+    size_t block_size;    /* residency grain of the range                   */
+    void *block_base;     /* start of ptr's block                           */
+    void *alloc_base;     /* the allocation ptr belongs to                  */
+    size_t alloc_size;    /* its requested size                             */
+    unsigned alloc_hints; /* its UVAS_HINT_* bits                           */
+};
+
+/* Where does ptr live right now? UVAS_ERR_NOT_OWNED if no live allocation
+ * contains it. Lock-free; safe from any thread. */
+int uvas_query(const void *ptr, struct uvas_ptr_info *info);
+
+struct uvas_range_info {
+    size_t blocks[UVAS_RES_COUNT]; /* blocks of [ptr, ptr+len) per residence */
+    size_t block_size;
+};
+
+/* Counts per residence of the blocks overlapping [ptr, ptr+len), which
+ * must lie inside the range (allocated or not). */
+int uvas_query_range(const void *ptr, size_t len, struct uvas_range_info *info);
+
+/* One enum uvas_residence byte per block of [ptr, ptr+len) into map[0..n);
+ * *nblocks gets the number of blocks (also when n is too small:
+ * UVAS_ERR_INVAL then). */
+int uvas_residency_map(const void *ptr, size_t len, uint8_t *map, size_t n,
+                       size_t *nblocks);
+
+/* Printable name: "unpopulated", "host", "device". */
+const char *uvas_residence_name(int residence);
+
+/* ---- the range and its configuration ---------------------------------- */
+
+struct uvas_range_desc {
+    void *base;
+    size_t size;
+    size_t block_size;
+    int fault_mode;          /* the mode in effect (never AUTO)           */
+    unsigned fault_threads;  /* 0 in eager mode                           */
+    const char *policy;      /* name of the placement policy              */
+    const char *fault_note;  /* why this fault mode (e.g. the admin fix)  */
+    int device_present;      /* 1 if a device tier exists                 */
+};
+
+int uvas_range(struct uvas_range_desc *desc);
+
+/* ---- statistics --------------------------------------------------------- */
+
+/* Accounting of one heap kind (allocations by hint), as HIP pool stats. */
+struct uvas_heap_stats {
+    size_t used_current;     /* bytes of live allocations (requested)    */
+    size_t used_high;        /* high watermark of used_current           */
+    size_t reserved_current; /* bytes of address space set aside (blocks)*/
+    size_t reserved_high;
+    size_t allocations;      /* live allocation count                    */
+};
+
+/* Physical memory of one tier. */
+struct uvas_tier_stats {
+    size_t blocks;           /* resident blocks                          */
+    size_t bytes_current;    /* resident bytes                           */
+    size_t bytes_high;
+    uint64_t blocks_populated; /* blocks placed here by first touch      */
+};
+
+enum uvas_heap { UVAS_HEAP_UNIFIED = 0, UVAS_HEAP_HOST = 1, UVAS_HEAP_DEVICE = 2,
+                 UVAS_HEAP_COUNT = 3 };
+
+struct uvas_stats {
+    struct uvas_heap_stats heap[UVAS_HEAP_COUNT];
+    struct uvas_tier_stats tier[UVAS_RES_COUNT]; /* [HOST], [DEVICE] used */
+    uint64_t faults;          /* userfaultfd events handled              */
+    uint64_t faults_spurious; /* events for blocks already populated     */
+    uint64_t faults_stray;    /* touches outside any live allocation     */
+    uint64_t fault_ns_total;  /* time spent serving faults               */
+    uint64_t fault_ns_max;
+    uint64_t blocks_released; /* blocks returned to the OS by free       */
+};
+
+int uvas_stats_get(struct uvas_stats *st);
+/* Reset every *_high watermark to its current value. */
+int uvas_stats_reset_watermarks(void);
+/* Human-readable statistics and a one-character-per-block residency map
+ * ("." unpopulated, "H" host, "D" device), for demos and tools. */
+int uvas_stats_print(FILE *out);
+int uvas_residency_print(FILE *out, const void *ptr, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UVAS_H */

@@ -1,0 +1,517 @@
+/*
+ * The symmetric allocator. Deterministic by construction: first fit over
+ * block runs sorted by address, lowest free slot in a slab, no per-thread
+ * caches and no randomisation, so the same sequence of calls returns the
+ * same addresses in every process that uses the same options (symmetry,
+ * guarantee 1). One lock: allocation is not the hot path; faults and
+ * queries never take it.
+ *
+ * Allocations of at most an eighth of a block share blocks in slabs of one
+ * heap kind (so a hinted object never shares a block, and so a residence,
+ * with an object of another hint); larger ones get whole blocks.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+
+#include "migrate/policy.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+#include "uvas/tier.h"
+
+#define RLX memory_order_relaxed
+#define REL memory_order_release
+#define ACQ memory_order_acquire
+
+static int heap_of(unsigned hints)
+{
+    if (hints & UVAS_HINT_HOST)
+        return UVAS_HEAP_HOST;
+    if (hints & UVAS_HINT_DEVICE)
+        return UVAS_HEAP_DEVICE;
+    return UVAS_HEAP_UNIFIED;
+}
+
+/* Blocks [s, s+n) now belong to an allocation. In eager mode nothing will
+ * intercept their first touch, so they are placed now. */
+static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind)
+{
+    for (size_t i = s; i < s + n; i++) {
+        struct uvas_block *b = &uvas_g.bt[i];
+        atomic_store_explicit(&b->heap, (uint8_t)heap, RLX);
+        atomic_store_explicit(&b->hints, (uint8_t)hints, RLX);
+        b->flags = 0;
+        atomic_store_explicit(&b->kind, (uint8_t)kind, RLX);
+        atomic_store_explicit(&b->owner, (uint32_t)(kind == UVAS_BK_SLAB ? i : s) + 1, REL);
+        if (uvas_g.fault_mode != UVAS_FAULT_EAGER)
+            continue;
+        uint32_t seen;
+        if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen))
+            continue;
+        struct uvas_place_ctx ctx = {.block = i, .heap = heap, .cpu_access = true};
+        int res = uvas_policy_place(uvas_g.policy, &ctx);
+        uvas_blk_publish(b, seen, res);
+        uvas_stats_block_in(res, 0);
+    }
+}
+
+/* Take a block for release, waiting out a transition in flight (a fault
+ * being served takes microseconds). Returns its residence. */
+static int take_for_release(struct uvas_block *b, uint32_t *seen)
+{
+    for (;;) {
+        uint32_t s = atomic_load_explicit(&b->state, ACQ);
+        if (s & UVAS_BLK_BUSY) {
+            sched_yield();
+            continue;
+        }
+        *seen = s;
+        if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
+                                                  memory_order_acq_rel, ACQ))
+            return uvas_blk_res(s);
+    }
+}
+
+/* Give blocks [s, s+n) back: memory released in every tier, residence
+ * reset, run returned to the free list. */
+static void release_blocks(size_t s, size_t n)
+{
+    uint32_t seen[64];
+    int res[64];
+    for (size_t c = s; c < s + n; c += 64) {
+        size_t m = s + n - c < 64 ? s + n - c : 64;
+        bool in_tier[UVAS_RES_COUNT] = {false};
+        for (size_t i = 0; i < m; i++) {
+            struct uvas_block *b = &uvas_g.bt[c + i];
+            atomic_store_explicit(&b->owner, 0, REL);
+            atomic_store_explicit(&b->kind, UVAS_BK_NONE, REL);
+            res[i] = take_for_release(b, &seen[i]);
+            in_tier[res[i]] = true;
+        }
+        for (int r = UVAS_RES_HOST; r < UVAS_RES_COUNT; r++) {
+            const struct uvas_tier_ops *t = uvas_tier_of(r);
+            if (in_tier[r] && t && t->release(c, m) != UVAS_OK)
+                uvas_warn("%s", uvas_last_error());
+        }
+        for (size_t i = 0; i < m; i++) {
+            uvas_blk_publish(&uvas_g.bt[c + i], seen[i], UVAS_RES_UNPOPULATED);
+            if (res[i] != UVAS_RES_UNPOPULATED) {
+                uvas_stats_block_out(res[i]);
+                atomic_fetch_add_explicit(&uvas_g.ctr.blocks_released, 1, RLX);
+            }
+        }
+        /* Faults dropped while the blocks were BUSY must retry. */
+        if (uvas_g.uffd.fd >= 0)
+            uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(c), m << uvas_g.shift);
+    }
+    uvas_extents_give(&uvas_g.extents, s, n);
+}
+
+/* ---- whole-block allocations --------------------------------------------- */
+
+static void *extent_alloc(size_t size, size_t align, int heap, unsigned hints)
+{
+    size_t n = (size + uvas_g.block_size - 1) >> uvas_g.shift;
+    size_t ab = align > uvas_g.block_size ? align >> uvas_g.shift : 1;
+    size_t s;
+    if (!uvas_extents_take(&uvas_g.extents, n, ab, &s))
+        return NULL;
+    struct uvas_block *h = &uvas_g.bt[s];
+    atomic_store_explicit(&h->size, size, RLX);
+    atomic_store_explicit(&h->nblocks, (uint32_t)n, RLX);
+    assign_blocks(s, n, heap, hints, UVAS_BK_EXTENT);
+    uvas_stats_reserve(heap, (long)(n << uvas_g.shift));
+    return uvas_block_addr(s);
+}
+
+static void extent_free(size_t head)
+{
+    struct uvas_block *h = &uvas_g.bt[head];
+    size_t n = atomic_load_explicit(&h->nblocks, RLX);
+    int heap = atomic_load_explicit(&h->heap, RLX);
+    uvas_stats_free(heap, atomic_load_explicit(&h->size, RLX));
+    uvas_stats_reserve(heap, -(long)(n << uvas_g.shift));
+    release_blocks(head, n);
+    h->flags |= UVAS_BF_FREED_HEAD;
+}
+
+/* ---- slabs ------------------------------------------------------------------ */
+
+static void list_push(uint32_t *head, size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    b->prev = 0;
+    b->next = *head;
+    if (*head)
+        uvas_g.bt[*head - 1].prev = (uint32_t)bi + 1;
+    *head = (uint32_t)bi + 1;
+}
+
+static void list_remove(uint32_t *head, size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    if (b->prev)
+        uvas_g.bt[b->prev - 1].next = b->next;
+    else
+        *head = b->next;
+    if (b->next)
+        uvas_g.bt[b->next - 1].prev = b->prev;
+    b->next = b->prev = 0;
+}
+
+static uint32_t slab_slot_size(const struct uvas_block *b)
+{
+    return uvas_g.slabs.class_size[atomic_load_explicit(&b->cls, RLX)];
+}
+
+static void *slab_alloc(int cls, size_t size, int heap, unsigned hints)
+{
+    struct uvas_slabs *S = &uvas_g.slabs;
+    uint32_t *partial = &S->partial[heap][cls];
+    if (!*partial) {
+        size_t bi;
+        if (S->empty[heap][cls]) {
+            bi = S->empty[heap][cls] - 1;
+            S->empty[heap][cls] = 0;
+        } else {
+            if (!uvas_extents_take(&uvas_g.extents, 1, 1, &bi))
+                return NULL;
+            struct uvas_block *b = &uvas_g.bt[bi];
+            atomic_store_explicit(&b->cls, (uint16_t)cls, RLX);
+            b->used = b->hw = 0;
+            assign_blocks(bi, 1, heap, hints & UVAS_HINT_MASK, UVAS_BK_SLAB);
+            uvas_stats_reserve(heap, (long)uvas_g.block_size);
+        }
+        list_push(partial, bi);
+    }
+    size_t bi = *partial - 1;
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t slot_size = S->class_size[cls];
+    uint32_t nslots = (uint32_t)(uvas_g.block_size / slot_size);
+    long slot = uvas_slab_take_slot(S, bi, nslots);
+    if (slot < 0) /* cannot happen: partial slabs have a free slot */
+        return NULL;
+    atomic_store_explicit(&uvas_slab_sizes(S, bi)[slot], (uint32_t)size, RLX);
+    b->used++;
+    if ((uint32_t)slot + 1 > b->hw)
+        b->hw = (uint32_t)slot + 1;
+    if (b->used == nslots)
+        list_remove(partial, bi);
+    return uvas_block_addr(bi) + (size_t)slot * slot_size;
+}
+
+static void slab_free(size_t bi, uint32_t slot)
+{
+    struct uvas_slabs *S = &uvas_g.slabs;
+    struct uvas_block *b = &uvas_g.bt[bi];
+    int cls = atomic_load_explicit(&b->cls, RLX);
+    int heap = atomic_load_explicit(&b->heap, RLX);
+    uint32_t nslots = (uint32_t)(uvas_g.block_size / S->class_size[cls]);
+    uvas_stats_free(heap, atomic_load_explicit(&uvas_slab_sizes(S, bi)[slot], RLX));
+    uvas_slab_put_slot(S, bi, slot);
+    uint32_t *partial = &S->partial[heap][cls];
+    if (b->used-- == nslots)
+        list_push(partial, bi);
+    if (b->used)
+        return;
+    list_remove(partial, bi);
+    /* Keep one empty slab per class and heap: a free/malloc cycle on the
+     * boundary must not release and re-populate a block each time. */
+    if (!S->empty[heap][cls]) {
+        S->empty[heap][cls] = (uint32_t)bi + 1;
+        return;
+    }
+    uvas_slab_forget(S, bi);
+    uvas_stats_reserve(heap, -(long)uvas_g.block_size);
+    release_blocks(bi, 1);
+}
+
+/* ---- shared paths -------------------------------------------------------- */
+
+/* Lock held. */
+static void *alloc_locked(size_t size, size_t align, int heap, unsigned hints)
+{
+    int cls = uvas_slab_class(&uvas_g.slabs, size, align);
+    void *p = cls >= 0 ? slab_alloc(cls, size, heap, hints) : extent_alloc(size, align, heap, hints);
+    if (p)
+        uvas_stats_alloc(heap, size);
+    return p;
+}
+
+struct located {
+    int kind;
+    size_t bi;      /* extent head, or slab block */
+    uint32_t slot;  /* slab */
+    size_t size;    /* requested */
+};
+
+/* Find the live allocation that starts at p (lock held). */
+static int locate(const void *p, struct located *l, const char *fn)
+{
+    if (!uvas_in_range(p))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is outside the uvas range "
+                         "[%p, %p)", fn, p, (void *)uvas_g.base,
+                         (void *)(uvas_g.base + uvas_g.size));
+    size_t bi = uvas_block_index(p);
+    struct uvas_block *b = &uvas_g.bt[bi];
+    int kind = atomic_load_explicit(&b->kind, RLX);
+    if (kind == UVAS_BK_EXTENT) {
+        size_t head = atomic_load_explicit(&b->owner, RLX) - 1;
+        char *start = uvas_block_addr(head);
+        size_t size = atomic_load_explicit(&uvas_g.bt[head].size, RLX);
+        if ((const char *)p != start)
+            return (const char *)p < start + size
+                       ? uvas_fail(UVAS_ERR_INVAL, "%s(%p): pointer is inside the allocation "
+                                   "at %p, not its start", fn, p, (void *)start)
+                       : uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is past the end of "
+                                   "the allocation at %p", fn, p, (void *)start);
+        *l = (struct located){UVAS_BK_EXTENT, head, 0, size};
+        return UVAS_OK;
+    }
+    if (kind == UVAS_BK_SLAB) {
+        uint32_t ss = slab_slot_size(b);
+        size_t off = (size_t)((const char *)p - uvas_block_addr(bi));
+        uint32_t slot = (uint32_t)(off / ss);
+        if (slot >= uvas_g.block_size / ss)
+            return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no allocation", fn, p);
+        bool live = uvas_slab_live(&uvas_g.slabs, bi, slot);
+        size_t size = atomic_load_explicit(&uvas_slab_sizes(&uvas_g.slabs, bi)[slot], RLX);
+        if (off % ss)
+            return live && off % ss < size
+                       ? uvas_fail(UVAS_ERR_INVAL, "%s(%p): pointer is inside an allocation, "
+                                   "not its start", fn, p)
+                       : uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no allocation",
+                                   fn, p);
+        if (!live)
+            return slot < b->hw ? uvas_fail(UVAS_ERR_DOUBLE_FREE, "%s(%p): allocation was "
+                                            "already freed", fn, p)
+                                : uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no "
+                                            "allocation", fn, p);
+        *l = (struct located){UVAS_BK_SLAB, bi, slot, size};
+        return UVAS_OK;
+    }
+    if ((b->flags & UVAS_BF_FREED_HEAD) && (const char *)p == uvas_block_addr(bi))
+        return uvas_fail(UVAS_ERR_DOUBLE_FREE, "%s(%p): allocation was already freed", fn, p);
+    return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no live uvas allocation", fn, p);
+}
+
+static void free_located(const struct located *l)
+{
+    if (l->kind == UVAS_BK_EXTENT)
+        extent_free(l->bi);
+    else
+        slab_free(l->bi, l->slot);
+}
+
+/* The message is already recorded; set errno and return NULL. */
+static void *null_errno(int err, int status)
+{
+    (void)status;
+    errno = err;
+    return NULL;
+}
+
+static void warn_no_device_once(void)
+{
+    static atomic_flag said = ATOMIC_FLAG_INIT;
+    if (!atomic_flag_test_and_set(&said))
+        uvas_warn("UVAS_HINT_DEVICE: this machine has no device tier; such blocks are "
+                  "placed on the host tier (uvas_query reports where they are)");
+}
+
+static void *alloc_common(size_t size, size_t align, unsigned hints, const char *fn)
+{
+    uvas_clear_error();
+    if (uvas_ensure_init() != UVAS_OK) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (size == 0)
+        return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "%s: size 0 is not an "
+                                            "allocation", fn));
+    if ((hints & ~UVAS_HINT_MASK) || (hints & UVAS_HINT_MASK) == UVAS_HINT_MASK) {
+        uvas_fail(UVAS_ERR_INVAL, "%s: hints %#x are invalid: use UVAS_HINT_HOST or "
+                  "UVAS_HINT_DEVICE (not both), or none", fn, hints);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (size > uvas_g.size || align > uvas_g.size) {
+        uvas_fail(UVAS_ERR_NOMEM, "%s: %zu bytes (alignment %zu) cannot fit the %zu-byte "
+                  "range: raise UVAS_SIZE", fn, size, align, uvas_g.size);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (hints & UVAS_HINT_DEVICE)
+        warn_no_device_once();
+    pthread_mutex_lock(&uvas_g.lock);
+    void *p = alloc_locked(size, align, heap_of(hints), hints);
+    size_t free_bytes = uvas_g.extents.free_blocks << uvas_g.shift;
+    pthread_mutex_unlock(&uvas_g.lock);
+    if (!p) {
+        uvas_fail(UVAS_ERR_NOMEM, "%s: no room for %zu bytes in the range (%zu bytes of "
+                  "free blocks, possibly fragmented): raise UVAS_SIZE", fn, size, free_bytes);
+        errno = ENOMEM;
+    }
+    return p;
+}
+
+void *uvas_malloc(size_t size)
+{
+    return alloc_common(size, 16, 0, "uvas_malloc");
+}
+
+void *uvas_malloc_hint(size_t size, unsigned hints)
+{
+    return alloc_common(size, 16, hints, "uvas_malloc_hint");
+}
+
+void *uvas_aligned_alloc(size_t align, size_t size, unsigned hints)
+{
+    if (align == 0 || (align & (align - 1))) {
+        uvas_clear_error();
+        return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "uvas_aligned_alloc: alignment "
+                                            "%zu is not a power of two", align));
+    }
+    return alloc_common(size, align < 16 ? 16 : align, hints, "uvas_aligned_alloc");
+}
+
+void *uvas_calloc(size_t nmemb, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(nmemb, size, &total)) {
+        uvas_clear_error();
+        uvas_fail(UVAS_ERR_NOMEM, "uvas_calloc: %zu * %zu bytes overflows", nmemb, size);
+        errno = ENOMEM;
+        return NULL;
+    }
+    char *p = alloc_common(total, 16, 0, "uvas_calloc");
+    if (!p)
+        return NULL;
+    /* Whole-block allocations come from released blocks, which read zero;
+     * a slab slot is dirty only if its block was ever populated. */
+    struct uvas_block *b = &uvas_g.bt[uvas_block_index(p)];
+    if (atomic_load_explicit(&b->kind, RLX) == UVAS_BK_SLAB &&
+        uvas_blk_res(atomic_load_explicit(&b->state, ACQ)) != UVAS_RES_UNPOPULATED)
+        memset(p, 0, total);
+    return p;
+}
+
+int uvas_try_free(void *p)
+{
+    uvas_clear_error();
+    if (!p)
+        return UVAS_OK;
+    if (!atomic_load_explicit(&uvas_g.ready, ACQ))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_free(%p): uvas is not initialised", p);
+    struct located l;
+    pthread_mutex_lock(&uvas_g.lock);
+    int rc = locate(p, &l, "uvas_free");
+    if (rc == UVAS_OK)
+        free_located(&l);
+    pthread_mutex_unlock(&uvas_g.lock);
+    return rc;
+}
+
+void uvas_free(void *p)
+{
+    int rc = uvas_try_free(p);
+    if (rc) {
+        fprintf(stderr, "uvas: %s\n", uvas_last_error());
+        errno = EINVAL;
+    }
+}
+
+/* Copy the populated blocks of [src, src+len) into dst, which reads zero:
+ * untouched source blocks need no copy, and reading them would populate
+ * them for nothing. */
+static void copy_populated(char *dst, const char *src, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        const char *s = src + off;
+        size_t bend = (((uintptr_t)s - (uintptr_t)uvas_g.base) | (uvas_g.block_size - 1)) + 1;
+        size_t chunk = (size_t)((uvas_g.base + bend) - s);
+        if (chunk > len - off)
+            chunk = len - off;
+        uint32_t st = atomic_load_explicit(&uvas_g.bt[uvas_block_index(s)].state, ACQ);
+        if (uvas_blk_res(st) != UVAS_RES_UNPOPULATED)
+            memcpy(dst + off, s, chunk);
+        off += chunk;
+    }
+}
+
+/* Lock held: resize in place when the slot or the following blocks allow. */
+static bool realloc_in_place(const struct located *l, size_t size)
+{
+    if (l->kind == UVAS_BK_SLAB) {
+        struct uvas_block *b = &uvas_g.bt[l->bi];
+        int cls = atomic_load_explicit(&b->cls, RLX);
+        if (uvas_slab_class(&uvas_g.slabs, size, 16) != cls)
+            return false;
+        int heap = atomic_load_explicit(&b->heap, RLX);
+        uvas_stats_free(heap, l->size);
+        uvas_stats_alloc(heap, size);
+        atomic_store_explicit(&uvas_slab_sizes(&uvas_g.slabs, l->bi)[l->slot], (uint32_t)size,
+                              RLX);
+        return true;
+    }
+    struct uvas_block *h = &uvas_g.bt[l->bi];
+    size_t n = atomic_load_explicit(&h->nblocks, RLX);
+    size_t want = (size + uvas_g.block_size - 1) >> uvas_g.shift;
+    int heap = atomic_load_explicit(&h->heap, RLX);
+    if (want > n && !uvas_extents_take_at(&uvas_g.extents, l->bi + n, want - n))
+        return false;
+    if (want > n)
+        assign_blocks(l->bi + n, want - n, heap, atomic_load_explicit(&h->hints, RLX),
+                      UVAS_BK_EXTENT);
+    else if (want < n)
+        release_blocks(l->bi + want, n - want);
+    uvas_stats_reserve(heap, ((long)want - (long)n) << uvas_g.shift);
+    uvas_stats_free(heap, l->size);
+    uvas_stats_alloc(heap, size);
+    atomic_store_explicit(&h->nblocks, (uint32_t)want, RLX);
+    atomic_store_explicit(&h->size, size, RLX);
+    return true;
+}
+
+void *uvas_realloc(void *p, size_t size)
+{
+    if (!p)
+        return uvas_malloc(size);
+    uvas_clear_error();
+    if (size == 0)
+        return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "uvas_realloc(%p, 0): size 0 is "
+                                            "not an allocation: use uvas_free", p));
+    if (!atomic_load_explicit(&uvas_g.ready, ACQ))
+        return null_errno(EINVAL, uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_realloc(%p): uvas is "
+                                            "not initialised", p));
+    if (size > uvas_g.size)
+        return null_errno(ENOMEM, uvas_fail(UVAS_ERR_NOMEM, "uvas_realloc: %zu bytes cannot "
+                                            "fit the range: raise UVAS_SIZE", size));
+    struct located l;
+    pthread_mutex_lock(&uvas_g.lock);
+    int rc = locate(p, &l, "uvas_realloc");
+    if (rc) {
+        pthread_mutex_unlock(&uvas_g.lock);
+        errno = EINVAL;
+        return NULL;
+    }
+    if (realloc_in_place(&l, size)) {
+        pthread_mutex_unlock(&uvas_g.lock);
+        return p;
+    }
+    struct uvas_block *b = &uvas_g.bt[l.bi];
+    unsigned hints = atomic_load_explicit(&b->hints, RLX);
+    char *q = alloc_locked(size, 16, heap_of(hints), hints);
+    pthread_mutex_unlock(&uvas_g.lock);
+    if (!q)
+        return null_errno(ENOMEM, uvas_fail(UVAS_ERR_NOMEM, "uvas_realloc: no room for %zu "
+                                            "bytes in the range: raise UVAS_SIZE", size));
+    size_t n = l.size < size ? l.size : size;
+    if (atomic_load_explicit(&uvas_g.bt[uvas_block_index(q)].kind, RLX) == UVAS_BK_EXTENT)
+        copy_populated(q, p, n);
+    else
+        memcpy(q, p, n);
+    uvas_try_free(p);
+    return q;
+}

@@ -1,0 +1,78 @@
+/*
+ * The block table: one entry per block of the range, indexed by
+ * (addr - base) >> shift. The fault path, queries and (later) the
+ * migration engine read it without locks.
+ *
+ * state word: bits 0-1 residence (enum uvas_residence), bit 2 BUSY (one
+ * agent owns the block's transition; whoever clears BUSY wakes faulting
+ * threads parked on the block), bits 8-31 a version bumped by every
+ * transition so a reader can detect that it raced one.
+ */
+#ifndef UVAS_BLOCK_H
+#define UVAS_BLOCK_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UVAS_BLK_RES_MASK 0x3u
+#define UVAS_BLK_BUSY 0x4u
+#define UVAS_BLK_VERSION_ONE 0x100u
+
+/* What covers a block (kind, lock-free readable). */
+enum uvas_blk_kind { UVAS_BK_NONE = 0, UVAS_BK_EXTENT = 1, UVAS_BK_SLAB = 2 };
+
+#define UVAS_BF_FREED_HEAD 0x1u /* was the head of an extent freed since */
+
+struct uvas_block {
+    /* Read without locks (fault path, queries). */
+    _Atomic uint32_t state;
+    _Atomic uint32_t owner;   /* head block index + 1; 0: no allocation */
+    _Atomic uint64_t size;    /* extent head: requested bytes */
+    _Atomic uint32_t nblocks; /* extent head: blocks in the extent */
+    _Atomic uint8_t kind;     /* enum uvas_blk_kind */
+    _Atomic uint8_t hints;    /* owner's UVAS_HINT_* bits */
+    _Atomic uint8_t heap;     /* owner's enum uvas_heap (policy input) */
+    uint8_t flags;            /* UVAS_BF_* (allocator lock) */
+    _Atomic uint32_t touches; /* faults seen on the block (policy input) */
+    uint32_t dev_slot;        /* device tier slot when DEVICE (next issue) */
+    /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in
+     * the slab metadata area, indexed by block. */
+    _Atomic uint16_t cls;     /* size class */
+    uint16_t pad;
+    uint32_t used;            /* live slots */
+    uint32_t hw;              /* slots ever handed out: [0, hw) */
+    uint32_t next, prev;      /* partial-slab list, block index + 1 */
+};
+
+static inline int uvas_blk_res(uint32_t state)
+{
+    return (int)(state & UVAS_BLK_RES_MASK);
+}
+
+/* Try to take the block for a transition out of residence `from`. On
+ * success *seen holds the pre-transition state. */
+static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *seen)
+{
+    uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+    if ((s & UVAS_BLK_BUSY) || uvas_blk_res(s) != from)
+        return false;
+    *seen = s;
+    return atomic_compare_exchange_strong_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
+                                                   memory_order_acq_rel,
+                                                   memory_order_acquire);
+}
+
+/* End a transition: new residence, next version, BUSY cleared. */
+static inline void uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res)
+{
+    uint32_t next = ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
+    atomic_store_explicit(&b->state, next, memory_order_release);
+}
+
+/* Map and release the table (NORESERVE: untouched entries cost nothing). */
+int uvas_block_table_create(size_t nblocks, struct uvas_block **out);
+void uvas_block_table_destroy(struct uvas_block *bt, size_t nblocks);
+
+#endif

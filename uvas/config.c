@@ -1,0 +1,241 @@
+/* Options and environment: every value is checked, and a bad one is named. */
+#include "uvas/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "migrate/policy.h"
+#include "uvas.h"
+#include "uvas/status.h"
+
+static int is_pow2(size_t x)
+{
+    return x && !(x & (x - 1));
+}
+
+int uvas_parse_size(const char *s, size_t *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    case 't': case 'T': shift = 40; end++; break;
+    default: return -1;
+    }
+    if (*end == 'i' || *end == 'I') /* accept "64GiB"-style too */
+        end++;
+    if ((*end == 'b' || *end == 'B') && shift)
+        end++;
+    if (*end != '\0')
+        return -1;
+    if (shift && v > (~0ull >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static int parse_uint(const char *s, unsigned long long *out)
+{
+    if (!s || !isdigit((unsigned char)s[0]))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Checks shared by options and environment: `src` says where a value came
+ * from, `err` is the status to report. */
+static int check_size(size_t v, const char *src, const char *text, int err)
+{
+    if (v < UVAS_MIN_SIZE || v > UVAS_MAX_SIZE)
+        return uvas_fail(err, "%s=%s is out of range: the range size must be "
+                         "between 16M and 64T", src, text);
+    return UVAS_OK;
+}
+
+static int check_block(size_t v, const char *src, const char *text, int err)
+{
+    if (!is_pow2(v) || v < UVAS_MIN_BLOCK || v > UVAS_MAX_BLOCK)
+        return uvas_fail(err, "%s=%s is not a valid block size: use a power of "
+                         "two from 4K to 2M", src, text);
+    return UVAS_OK;
+}
+
+static int check_base(uintptr_t v, const char *src, const char *text, int err)
+{
+    if (v == UVAS_BASE_ANY)
+        return UVAS_OK;
+    if (v == 0 || (v & (UVAS_SIZE_GRAIN - 1)) || v >= UVAS_USER_ADDR_END)
+        return uvas_fail(err, "%s=%s is not a usable base: give a non-zero, "
+                         "2 MiB-aligned user address below 0x800000000000, or 'any'",
+                         src, text);
+    return UVAS_OK;
+}
+
+static int check_threads(unsigned long long v, const char *src, const char *text, int err)
+{
+    if (v < 1 || v > UVAS_MAX_FAULT_THREADS)
+        return uvas_fail(err, "%s=%s is out of range: use 1 to %u fault threads",
+                         src, text, UVAS_MAX_FAULT_THREADS);
+    return UVAS_OK;
+}
+
+static int check_policy(const char *name, const char *src, int err)
+{
+    if (strlen(name) >= sizeof(((struct uvas_config *)0)->policy) ||
+        !uvas_policy_find(name))
+        return uvas_fail(err, "%s='%s' names no placement policy: use one of %s",
+                         src, name, uvas_policy_names());
+    return UVAS_OK;
+}
+
+static int env_size(const char *var, size_t *out, int (*check)(size_t, const char *,
+                                                                 const char *, int))
+{
+    const char *s = getenv(var);
+    if (!s)
+        return 1;
+    size_t v;
+    if (uvas_parse_size(s, &v))
+        return uvas_fail(UVAS_ERR_ENV, "%s='%s' is malformed: give a number with an "
+                         "optional K, M, G or T suffix (e.g. 64G)", var, s);
+    int rc = check(v, var, s, UVAS_ERR_ENV);
+    if (rc)
+        return rc;
+    *out = v;
+    return 0;
+}
+
+static int resolve_env(struct uvas_config *c, const struct uvas_options *o)
+{
+    int rc;
+    const char *s;
+
+    if (!o->size && (rc = env_size("UVAS_SIZE", &c->size, check_size)) < 0)
+        return rc;
+    if (!o->block_size && (rc = env_size("UVAS_BLOCK_SIZE", &c->block_size, check_block)) < 0)
+        return rc;
+
+    if (!o->base && (s = getenv("UVAS_BASE"))) {
+        unsigned long long v;
+        if (!strcasecmp(s, "any") || !strcasecmp(s, "auto"))
+            v = UVAS_BASE_ANY;
+        else if (parse_uint(s, &v))
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_BASE='%s' is malformed: give an address "
+                             "such as 0x200000000000, or 'any'", s);
+        if ((rc = check_base((uintptr_t)v, "UVAS_BASE", s, UVAS_ERR_ENV)))
+            return rc;
+        c->base = (uintptr_t)v;
+    }
+    if (!o->fault_mode && (s = getenv("UVAS_FAULT"))) {
+        if (!strcasecmp(s, "auto"))
+            c->fault_mode = UVAS_FAULT_AUTO;
+        else if (!strcasecmp(s, "uffd") || !strcasecmp(s, "userfaultfd"))
+            c->fault_mode = UVAS_FAULT_UFFD;
+        else if (!strcasecmp(s, "eager"))
+            c->fault_mode = UVAS_FAULT_EAGER;
+        else
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_FAULT='%s' is unknown: use auto, uffd "
+                             "or eager", s);
+    }
+    if (!o->fault_threads && (s = getenv("UVAS_FAULT_THREADS"))) {
+        unsigned long long v;
+        if (parse_uint(s, &v))
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_FAULT_THREADS='%s' is malformed: give "
+                             "a number from 1 to %u", s, UVAS_MAX_FAULT_THREADS);
+        if ((rc = check_threads(v, "UVAS_FAULT_THREADS", s, UVAS_ERR_ENV)))
+            return rc;
+        c->fault_threads = (unsigned)v;
+    }
+    if (!o->policy && (s = getenv("UVAS_POLICY"))) {
+        if ((rc = check_policy(s, "UVAS_POLICY", UVAS_ERR_ENV)))
+            return rc;
+        strcpy(c->policy, s);
+    }
+    return UVAS_OK;
+}
+
+static int resolve_opts(struct uvas_config *c, const struct uvas_options *o)
+{
+    int rc;
+    char text[32];
+
+    if (o->size) {
+        snprintf(text, sizeof text, "%zu", o->size);
+        if ((rc = check_size(o->size, "options.size", text, UVAS_ERR_INVAL)))
+            return rc;
+        c->size = o->size;
+    }
+    if (o->block_size) {
+        snprintf(text, sizeof text, "%zu", o->block_size);
+        if ((rc = check_block(o->block_size, "options.block_size", text, UVAS_ERR_INVAL)))
+            return rc;
+        c->block_size = o->block_size;
+    }
+    if (o->base) {
+        snprintf(text, sizeof text, "%#lx", (unsigned long)o->base);
+        if ((rc = check_base(o->base, "options.base", text, UVAS_ERR_INVAL)))
+            return rc;
+        c->base = o->base;
+    }
+    if (o->fault_mode) {
+        if (o->fault_mode != UVAS_FAULT_UFFD && o->fault_mode != UVAS_FAULT_EAGER)
+            return uvas_fail(UVAS_ERR_INVAL, "options.fault_mode=%d is unknown", o->fault_mode);
+        c->fault_mode = o->fault_mode;
+    }
+    if (o->fault_threads) {
+        snprintf(text, sizeof text, "%u", o->fault_threads);
+        if ((rc = check_threads(o->fault_threads, "options.fault_threads", text,
+                                UVAS_ERR_INVAL)))
+            return rc;
+        c->fault_threads = o->fault_threads;
+    }
+    if (o->policy) {
+        if ((rc = check_policy(o->policy, "options.policy", UVAS_ERR_INVAL)))
+            return rc;
+        strcpy(c->policy, o->policy);
+    }
+    if (o->flags & ~UVAS_INIT_QUIET)
+        return uvas_fail(UVAS_ERR_INVAL, "options.flags=%#x has unknown bits", o->flags);
+    c->flags = o->flags;
+    return UVAS_OK;
+}
+
+int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out)
+{
+    static const struct uvas_options none;
+    const struct uvas_options *o = opts ? opts : &none;
+    struct uvas_config c = {
+        .size = UVAS_DEFAULT_SIZE,
+        .base = UVAS_DEFAULT_BASE,
+        .block_size = UVAS_DEFAULT_BLOCK,
+        .fault_mode = UVAS_FAULT_AUTO,
+        .fault_threads = 0,
+    };
+    strcpy(c.policy, "first-touch");
+
+    int rc = resolve_opts(&c, o);
+    if (rc)
+        return rc;
+    if ((rc = resolve_env(&c, o)))
+        return rc;
+    c.size = (c.size + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
+    *out = c;
+    return UVAS_OK;
+}

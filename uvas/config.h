@@ -1,0 +1,37 @@
+/* Effective configuration: options, then environment, then defaults. */
+#ifndef UVAS_CONFIG_H
+#define UVAS_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UVAS_MIN_SIZE ((size_t)16 << 20)
+#define UVAS_MAX_SIZE ((size_t)64 << 40)
+#define UVAS_SIZE_GRAIN ((size_t)2 << 20)
+#define UVAS_DEFAULT_SIZE ((size_t)64 << 30)
+#define UVAS_MIN_BLOCK ((size_t)4 << 10)
+#define UVAS_MAX_BLOCK ((size_t)2 << 20)
+#define UVAS_DEFAULT_BLOCK ((size_t)64 << 10)
+#define UVAS_MAX_FAULT_THREADS 256u
+#define UVAS_USER_ADDR_END ((uintptr_t)0x800000000000ull)
+
+struct uvas_config {
+    size_t size;
+    uintptr_t base; /* UVAS_BASE_ANY: kernel's choice */
+    size_t block_size;
+    int fault_mode;
+    unsigned fault_threads; /* 0: one per CPU the process may run on */
+    char policy[64];
+    unsigned flags;
+};
+
+struct uvas_options;
+
+/* Resolve opts (may be NULL) against the environment. Status; the message
+ * names the option or variable and the value at fault. */
+int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out);
+
+/* Parse "64G", "65536K", "4096" (binary suffixes). 0 on success. */
+int uvas_parse_size(const char *s, size_t *out);
+
+#endif

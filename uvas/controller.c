@@ -1,0 +1,163 @@
+/* The controller's life cycle: uvas_init, uvas_finalize, uvas_range. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fault/service.h"
+#include "fault/uffd.h"
+#include "migrate/policy.h"
+#include "uvas/internal.h"
+#include "uvas/range.h"
+#include "uvas/status.h"
+
+struct uvas_global uvas_g = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .memfd = -1,
+    .uffd = {.fd = -1},
+};
+
+static bool same_config(const struct uvas_config *a, const struct uvas_config *b)
+{
+    return a->size == b->size && a->base == b->base && a->block_size == b->block_size &&
+           a->fault_mode == b->fault_mode && a->fault_threads == b->fault_threads &&
+           !strcmp(a->policy, b->policy) && a->flags == b->flags;
+}
+
+static void teardown(void)
+{
+    uvas_fault_service_stop(uvas_g.fault);
+    uvas_g.fault = NULL;
+    uvas_uffd_close(&uvas_g.uffd);
+    uvas_range_unmap(uvas_g.base, uvas_g.size, uvas_g.memfd);
+    uvas_slabs_fini(&uvas_g.slabs);
+    uvas_extents_fini(&uvas_g.extents);
+    uvas_block_table_destroy(uvas_g.bt, uvas_g.nblocks);
+    uvas_g.base = NULL;
+    uvas_g.memfd = -1;
+    uvas_g.bt = NULL;
+    memset(&uvas_g.ctr, 0, sizeof uvas_g.ctr);
+}
+
+/* userfaultfd if allowed and wanted; otherwise eager placement, said once. */
+static int start_fault_path(const struct uvas_config *c)
+{
+    if (c->fault_mode == UVAS_FAULT_EAGER) {
+        uvas_g.fault_mode = UVAS_FAULT_EAGER;
+        snprintf(uvas_g.fault_note, sizeof uvas_g.fault_note,
+                 "eager placement requested (UVAS_FAULT=eager)");
+        return UVAS_OK;
+    }
+    char note[sizeof uvas_g.fault_note];
+    int rc = uvas_uffd_open(&uvas_g.uffd, note, sizeof note);
+    if (rc == UVAS_OK) {
+        rc = uvas_uffd_register(&uvas_g.uffd, uvas_g.base, uvas_g.size);
+        if (rc == UVAS_OK)
+            rc = uvas_fault_service_start(uvas_g.uffd.fd, c->fault_threads, &uvas_g.fault);
+        if (rc)
+            return rc;
+        uvas_g.fault_mode = UVAS_FAULT_UFFD;
+        snprintf(uvas_g.fault_note, sizeof uvas_g.fault_note, "%s", note);
+        return UVAS_OK;
+    }
+    if (c->fault_mode == UVAS_FAULT_UFFD)
+        return uvas_fail(rc, "UVAS_FAULT=uffd but userfaultfd is unavailable: %s", note);
+    uvas_g.fault_mode = UVAS_FAULT_EAGER;
+    snprintf(uvas_g.fault_note, sizeof uvas_g.fault_note,
+             "first-touch placement off, blocks placed at allocation: %.190s", note);
+    uvas_warn("%s", uvas_g.fault_note);
+    return UVAS_OK;
+}
+
+static int setup(const struct uvas_config *c)
+{
+    uvas_g.cfg = *c;
+    uvas_g.quiet = c->flags & UVAS_INIT_QUIET;
+    uvas_g.block_size = c->block_size;
+    uvas_g.shift = (unsigned)__builtin_ctzl(c->block_size);
+    uvas_g.size = c->size;
+    uvas_g.nblocks = c->size >> uvas_g.shift;
+    if (uvas_g.nblocks >= UINT32_MAX)
+        return uvas_fail(UVAS_ERR_INVAL, "a %zu-byte range has too many %zu-byte blocks "
+                         "(at most 2^32-1): use a larger UVAS_BLOCK_SIZE or a smaller "
+                         "UVAS_SIZE", c->size, c->block_size);
+    uvas_g.policy = uvas_policy_find(c->policy);
+    int rc;
+    if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||
+        (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
+        (rc = uvas_slabs_init(&uvas_g.slabs, c->block_size, uvas_g.nblocks)) ||
+        (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
+        (rc = start_fault_path(c)))
+        return rc;
+    return UVAS_OK;
+}
+
+int uvas_init(const struct uvas_options *opts)
+{
+    uvas_clear_error();
+    struct uvas_config c;
+    int rc = uvas_config_resolve(opts, &c);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&uvas_g.lock);
+    if (atomic_load(&uvas_g.ready)) {
+        rc = same_config(&c, &uvas_g.cfg)
+                 ? UVAS_OK
+                 : uvas_fail(UVAS_ERR_ALREADY_INIT,
+                             "uvas is already initialised with other options (block size "
+                             "%zu, size %zu, policy %s): call uvas_finalize first",
+                             uvas_g.cfg.block_size, uvas_g.cfg.size, uvas_g.cfg.policy);
+        pthread_mutex_unlock(&uvas_g.lock);
+        return rc;
+    }
+    rc = setup(&c);
+    if (rc) {
+        char keep[512];
+        snprintf(keep, sizeof keep, "%s", uvas_last_error());
+        teardown();
+        uvas_fail(rc, "%s", keep);
+    } else {
+        atomic_store(&uvas_g.ready, true);
+    }
+    pthread_mutex_unlock(&uvas_g.lock);
+    return rc;
+}
+
+int uvas_ensure_init(void)
+{
+    if (atomic_load_explicit(&uvas_g.ready, memory_order_acquire))
+        return UVAS_OK;
+    return uvas_init(NULL);
+}
+
+int uvas_finalize(void)
+{
+    uvas_clear_error();
+    pthread_mutex_lock(&uvas_g.lock);
+    if (!atomic_load(&uvas_g.ready)) {
+        pthread_mutex_unlock(&uvas_g.lock);
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_finalize: uvas is not initialised");
+    }
+    atomic_store(&uvas_g.ready, false);
+    teardown();
+    pthread_mutex_unlock(&uvas_g.lock);
+    return UVAS_OK;
+}
+
+int uvas_range(struct uvas_range_desc *d)
+{
+    uvas_clear_error();
+    if (!d)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_range: desc is NULL");
+    if (!atomic_load(&uvas_g.ready))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_range: call uvas_init first");
+    *d = (struct uvas_range_desc){
+        .base = uvas_g.base,
+        .size = uvas_g.size,
+        .block_size = uvas_g.block_size,
+        .fault_mode = uvas_g.fault_mode,
+        .fault_threads = uvas_fault_service_threads(uvas_g.fault),
+        .policy = uvas_g.policy->name,
+        .fault_note = uvas_g.fault_note,
+        .device_present = 0,
+    };
+    return UVAS_OK;
+}

@@ -1,0 +1,72 @@
+/*
+ * The controller's state. One process has one controller (uvas_g); every
+ * layer reads the hot fields (base, shift, block table) without a lock.
+ */
+#ifndef UVAS_INTERNAL_H
+#define UVAS_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fault/uffd.h"
+#include "uvas.h"
+#include "uvas/block.h"
+#include "uvas/config.h"
+#include "uvas/extent.h"
+#include "uvas/slab.h"
+#include "uvas/stats.h"
+
+struct uvas_policy;
+struct uvas_fault_service;
+
+struct uvas_global {
+    /* Hot, read-only after init. */
+    char *base;
+    size_t size;
+    unsigned shift;          /* log2(block_size) */
+    size_t block_size;
+    size_t nblocks;
+    struct uvas_block *bt;   /* block table, nblocks entries */
+    struct uvas_desc *descs; /* allocation descriptors, type-stable */
+
+    atomic_bool ready;       /* init complete; cleared first by finalize */
+    bool quiet;
+    pthread_mutex_t lock;    /* init/finalize and the allocator */
+
+    struct uvas_config cfg;  /* the effective options */
+    int fault_mode;          /* UVAS_FAULT_UFFD or UVAS_FAULT_EAGER */
+    char fault_note[256];
+
+    int memfd;               /* the host tier's backing file */
+    struct uvas_uffd uffd;   /* fd -1 in eager mode */
+    struct uvas_fault_service *fault;
+    const struct uvas_policy *policy;
+
+    struct uvas_extents extents; /* free block runs (allocator lock) */
+    struct uvas_slabs slabs;     /* small-object slabs (allocator lock) */
+    struct uvas_counters ctr;    /* statistics (atomics) */
+};
+
+extern struct uvas_global uvas_g;
+
+static inline bool uvas_in_range(const void *p)
+{
+    return (uintptr_t)p - (uintptr_t)uvas_g.base < uvas_g.size;
+}
+
+static inline size_t uvas_block_index(const void *p)
+{
+    return ((uintptr_t)p - (uintptr_t)uvas_g.base) >> uvas_g.shift;
+}
+
+static inline char *uvas_block_addr(size_t bi)
+{
+    return uvas_g.base + (bi << uvas_g.shift);
+}
+
+/* Initialise with NULL options if nobody has yet; status. */
+int uvas_ensure_init(void);
+
+#endif

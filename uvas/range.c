@@ -1,0 +1,71 @@
+/*
+ * One MAP_SHARED mapping of a memfd covers the whole range. Shared (not
+ * anonymous) memory because the host tier must later be mappable by the
+ * other PEs of the node (the fd travels over a Unix socket), and because a
+ * page's contents then have an identity outside this mapping: punching a
+ * hole frees it and unmaps it in every process at once.
+ */
+#include "uvas/range.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "uvas.h"
+#include "uvas/status.h"
+
+int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
+{
+    int fd = memfd_create("uvas-host-tier", MFD_CLOEXEC);
+    if (fd < 0)
+        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier failed: %s",
+                         strerror(errno));
+    /* Sparse: the size costs nothing until pages are written. */
+    if (ftruncate(fd, (off_t)size) < 0) {
+        int e = errno;
+        close(fd);
+        return uvas_fail(UVAS_ERR_SYS, "cannot size the host tier memfd to %zu bytes: %s",
+                         size, strerror(e));
+    }
+    int flags = MAP_SHARED | MAP_NORESERVE;
+    void *want = NULL;
+    if (base != UVAS_BASE_ANY) {
+        flags |= MAP_FIXED_NOREPLACE;
+        want = (void *)base;
+    }
+    char *p = mmap(want, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        if (e == EEXIST)
+            return uvas_fail(UVAS_ERR_ADDR_IN_USE,
+                             "the range [%#lx, %#lx) overlaps an existing mapping: choose "
+                             "another base with UVAS_BASE (or UVAS_BASE=any for a "
+                             "single process)", (unsigned long)base,
+                             (unsigned long)(base + size));
+        return uvas_fail(e == ENOMEM ? UVAS_ERR_NOMEM : UVAS_ERR_SYS,
+                         "cannot map the %zu-byte range at %#lx: %s (a smaller UVAS_SIZE "
+                         "may fit)", size, (unsigned long)base, strerror(e));
+    }
+    /* Kernels before 4.17 treat MAP_FIXED_NOREPLACE as a hint. */
+    if (want && p != want) {
+        munmap(p, size);
+        close(fd);
+        return uvas_fail(UVAS_ERR_ADDR_IN_USE, "the kernel placed the range at %p instead "
+                         "of %p: choose another base with UVAS_BASE", (void *)p, want);
+    }
+    /* A child must not share (and silently corrupt) the parent's heap. */
+    madvise(p, size, MADV_DONTFORK);
+    *memfd = fd;
+    *out = p;
+    return UVAS_OK;
+}
+
+void uvas_range_unmap(char *base, size_t size, int memfd)
+{
+    if (base)
+        munmap(base, size);
+    if (memfd >= 0)
+        close(memfd);
+}

@@ -1,0 +1,155 @@
+/* Statistics: collection, snapshot, watermarks and a printable form. */
+#include "uvas/stats.h"
+
+#include <string.h>
+
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+#define RLX memory_order_relaxed
+
+static void raise_high(_Atomic size_t *high, size_t v)
+{
+    size_t h = atomic_load_explicit(high, RLX);
+    while (v > h && !atomic_compare_exchange_weak_explicit(high, &h, v, RLX, RLX))
+        ;
+}
+
+void uvas_stats_block_in(int res, int populated)
+{
+    struct uvas_tier_ctr *t = &uvas_g.ctr.tier[res];
+    size_t n = atomic_fetch_add_explicit(&t->blocks, 1, RLX) + 1;
+    raise_high(&t->bytes_high, n << uvas_g.shift);
+    if (populated)
+        atomic_fetch_add_explicit(&t->populated, 1, RLX);
+}
+
+void uvas_stats_block_out(int res)
+{
+    atomic_fetch_sub_explicit(&uvas_g.ctr.tier[res].blocks, 1, RLX);
+}
+
+void uvas_stats_fault_time(uint64_t ns)
+{
+    atomic_fetch_add_explicit(&uvas_g.ctr.fault_ns_total, ns, RLX);
+    uint64_t m = atomic_load_explicit(&uvas_g.ctr.fault_ns_max, RLX);
+    while (ns > m && !atomic_compare_exchange_weak_explicit(&uvas_g.ctr.fault_ns_max, &m, ns,
+                                                            RLX, RLX))
+        ;
+}
+
+void uvas_stats_alloc(int heap, size_t size)
+{
+    struct uvas_heap_stats *h = &uvas_g.ctr.heap[heap];
+    h->used_current += size;
+    h->allocations++;
+    if (h->used_current > h->used_high)
+        h->used_high = h->used_current;
+}
+
+void uvas_stats_free(int heap, size_t size)
+{
+    struct uvas_heap_stats *h = &uvas_g.ctr.heap[heap];
+    h->used_current -= size;
+    h->allocations--;
+}
+
+void uvas_stats_reserve(int heap, long delta)
+{
+    struct uvas_heap_stats *h = &uvas_g.ctr.heap[heap];
+    h->reserved_current += (size_t)delta;
+    if (h->reserved_current > h->reserved_high)
+        h->reserved_high = h->reserved_current;
+}
+
+int uvas_stats_get(struct uvas_stats *st)
+{
+    uvas_clear_error();
+    if (!st)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_stats_get: st is NULL");
+    if (!atomic_load(&uvas_g.ready))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_stats_get: call uvas_init first");
+    memset(st, 0, sizeof *st);
+    pthread_mutex_lock(&uvas_g.lock);
+    memcpy(st->heap, uvas_g.ctr.heap, sizeof st->heap);
+    pthread_mutex_unlock(&uvas_g.lock);
+    for (int r = 0; r < UVAS_RES_COUNT; r++) {
+        struct uvas_tier_ctr *t = &uvas_g.ctr.tier[r];
+        st->tier[r].blocks = atomic_load_explicit(&t->blocks, RLX);
+        st->tier[r].bytes_current = st->tier[r].blocks << uvas_g.shift;
+        st->tier[r].bytes_high = atomic_load_explicit(&t->bytes_high, RLX);
+        st->tier[r].blocks_populated = atomic_load_explicit(&t->populated, RLX);
+    }
+    st->faults = atomic_load_explicit(&uvas_g.ctr.faults, RLX);
+    st->faults_spurious = atomic_load_explicit(&uvas_g.ctr.faults_spurious, RLX);
+    st->faults_stray = atomic_load_explicit(&uvas_g.ctr.faults_stray, RLX);
+    st->fault_ns_total = atomic_load_explicit(&uvas_g.ctr.fault_ns_total, RLX);
+    st->fault_ns_max = atomic_load_explicit(&uvas_g.ctr.fault_ns_max, RLX);
+    st->blocks_released = atomic_load_explicit(&uvas_g.ctr.blocks_released, RLX);
+    return UVAS_OK;
+}
+
+int uvas_stats_reset_watermarks(void)
+{
+    uvas_clear_error();
+    if (!atomic_load(&uvas_g.ready))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_stats_reset_watermarks: call uvas_init first");
+    pthread_mutex_lock(&uvas_g.lock);
+    for (int h = 0; h < UVAS_HEAP_COUNT; h++) {
+        uvas_g.ctr.heap[h].used_high = uvas_g.ctr.heap[h].used_current;
+        uvas_g.ctr.heap[h].reserved_high = uvas_g.ctr.heap[h].reserved_current;
+    }
+    pthread_mutex_unlock(&uvas_g.lock);
+    for (int r = 0; r < UVAS_RES_COUNT; r++) {
+        struct uvas_tier_ctr *t = &uvas_g.ctr.tier[r];
+        atomic_store_explicit(&t->bytes_high, atomic_load_explicit(&t->blocks, RLX) << uvas_g.shift,
+                              RLX);
+    }
+    return UVAS_OK;
+}
+
+static void print_bytes(FILE *out, size_t b)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    fprintf(out, u ? "%8.2f %-3s" : "%8.0f %-3s", v, unit[u]);
+}
+
+int uvas_stats_print(FILE *out)
+{
+    struct uvas_stats st;
+    int rc = uvas_stats_get(&st);
+    if (rc)
+        return rc;
+    static const char *heap_name[] = {"unified", "host", "device"};
+    fprintf(out, "heap       allocs        used     used-high    reserved\n");
+    for (int h = 0; h < UVAS_HEAP_COUNT; h++) {
+        fprintf(out, "%-8s %8zu  ", heap_name[h], st.heap[h].allocations);
+        print_bytes(out, st.heap[h].used_current);
+        fputs("  ", out);
+        print_bytes(out, st.heap[h].used_high);
+        fputs("  ", out);
+        print_bytes(out, st.heap[h].reserved_current);
+        fputc('\n', out);
+    }
+    fprintf(out, "tier       blocks    resident  resident-high  populated\n");
+    for (int r = UVAS_RES_HOST; r < UVAS_RES_COUNT; r++) {
+        fprintf(out, "%-8s %8zu  ", uvas_residence_name(r), st.tier[r].blocks);
+        print_bytes(out, st.tier[r].bytes_current);
+        fputs("   ", out);
+        print_bytes(out, st.tier[r].bytes_high);
+        fprintf(out, "   %8llu\n", (unsigned long long)st.tier[r].blocks_populated);
+    }
+    double avg = st.faults ? (double)st.fault_ns_total / (double)st.faults / 1000.0 : 0.0;
+    fprintf(out, "faults %llu (spurious %llu, stray %llu), service %.1f us avg, %.1f us max, "
+                 "blocks released %llu\n",
+            (unsigned long long)st.faults, (unsigned long long)st.faults_spurious,
+            (unsigned long long)st.faults_stray, avg, (double)st.fault_ns_max / 1000.0,
+            (unsigned long long)st.blocks_released);
+    return UVAS_OK;
+}

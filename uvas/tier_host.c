@@ -1,0 +1,45 @@
+/* The host tier: pages of the range's memfd. */
+#include "uvas/tier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+#include "fault/uffd.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+static int host_populate(size_t bi)
+{
+    /* One ioctl maps the whole block: the other pages of the block never
+     * fault, which is what makes a block-grain fault cheaper per page than
+     * the kernel's own demand paging. */
+    int e = uvas_uffd_zero(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+    if (e)
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot populate block %zu of the host tier: %s",
+                         bi, strerror(-e));
+    return UVAS_OK;
+}
+
+static int host_release(size_t bi, size_t n)
+{
+    /* Frees the pages and zaps them from every mapping of the memfd, so
+     * the next touch faults again and reads zero. */
+    if (fallocate(uvas_g.memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+                  (off_t)(bi << uvas_g.shift), (off_t)(n << uvas_g.shift)) < 0)
+        return uvas_fail(UVAS_ERR_SYS, "cannot release blocks %zu..%zu of the host tier: %s",
+                         bi, bi + n, strerror(errno));
+    return UVAS_OK;
+}
+
+const struct uvas_tier_ops uvas_tier_host = {
+    .res = UVAS_RES_HOST,
+    .name = "host",
+    .populate = host_populate,
+    .release = host_release,
+};
+
+const struct uvas_tier_ops *uvas_tier_of(int res)
+{
+    return res == UVAS_RES_HOST ? &uvas_tier_host : NULL;
+}
