@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "fault/cpuset.h"
+#include "fault/fill.h"
 #include "fault/uffd.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
@@ -39,6 +40,7 @@
 struct uvas_fault_service {
     int uffd;
     int stopfd;
+    struct uvas_fill fill;
     unsigned n;
     struct worker {
         struct uvas_fault_service *s;
@@ -79,7 +81,7 @@ void uvas_fault_serve(uintptr_t addr, uint32_t tid)
     };
     int res = uvas_policy_place(uvas_g.policy, &ctx);
     const struct uvas_tier_ops *t = uvas_tier_of(res);
-    if (!t || t->populate(bi) != UVAS_OK) {
+    if (!t || t->populate(bi, addr) != UVAS_OK) {
         /* Out of memory: as the kernel does when shmem cannot grow, the
          * faulting thread gets SIGBUS rather than retrying forever. */
         uvas_warn("fault at %#lx: %s; sending SIGBUS to thread %u", (unsigned long)addr,
@@ -99,10 +101,12 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
     struct uvas_fault_service *s = w->s;
     struct uffd_msg msg[MSG_BATCH];
-    struct pollfd pfd[2] = {{.fd = s->uffd, .events = POLLIN}, {.fd = s->stopfd, .events = POLLIN}};
+    struct pollfd pfd[3] = {{.fd = s->uffd, .events = POLLIN},
+                            {.fd = s->stopfd, .events = POLLIN},
+                            {.fd = s->fill.evfd, .events = POLLIN}};
 
     for (;;) {
-        if (poll(pfd, 2, -1) < 0) {
+        if (poll(pfd, 3, -1) < 0) {
             if (errno == EINTR)
                 continue;
             uvas_warn("fault service: poll failed: %s", strerror(errno));
@@ -110,6 +114,10 @@ static void *worker_main(void *arg)
         }
         if (pfd[1].revents)
             return NULL;
+        if (pfd[2].revents)
+            uvas_fill_help(&s->fill);
+        if (!(pfd[0].revents & POLLIN))
+            continue;
         ssize_t got = read(s->uffd, msg, sizeof msg);
         if (got < 0) {
             if (errno == EAGAIN || errno == EINTR)
@@ -138,10 +146,13 @@ int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service 
         return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the fault service");
     s->uffd = uffd;
     s->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s->stopfd < 0) {
+    int e = s->stopfd < 0 ? -errno : uvas_fill_init(&s->fill, n - 1);
+    if (e) {
+        if (s->stopfd >= 0)
+            close(s->stopfd);
         free(s);
         return uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
-                         strerror(errno));
+                         strerror(-e));
     }
     /* Service threads take no signals: the application's handlers must
      * run on its own threads, and a signal must not interrupt a fault. */
@@ -179,6 +190,12 @@ int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service 
     return UVAS_OK;
 }
 
+int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
+                          uintptr_t hot)
+{
+    return uvas_fill_zero(s ? &s->fill : NULL, addr, len, hot);
+}
+
 unsigned uvas_fault_service_threads(const struct uvas_fault_service *s)
 {
     return s ? s->n : 0;
@@ -194,5 +211,6 @@ void uvas_fault_service_stop(struct uvas_fault_service *s)
     for (unsigned i = 0; i < s->n; i++)
         pthread_join(s->w[i].th, NULL);
     close(s->stopfd);
+    uvas_fill_fini(&s->fill);
     free(s);
 }

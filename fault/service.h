@@ -3,6 +3,7 @@
 #ifndef UVAS_SERVICE_H
 #define UVAS_SERVICE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct uvas_fault_service;
@@ -11,6 +12,10 @@ struct uvas_fault_service;
 int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service **out);
 unsigned uvas_fault_service_threads(const struct uvas_fault_service *s);
 void uvas_fault_service_stop(struct uvas_fault_service *s);
+
+/* Zero-fill [addr, addr+len) with the service threads' help, hot first. */
+int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
+                          uintptr_t hot);
 
 /* Resolve the fault at addr (exported for the service threads and tests
  * of the fault path). */

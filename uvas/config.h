@@ -11,7 +11,7 @@
 #define UVAS_DEFAULT_SIZE ((size_t)64 << 30)
 #define UVAS_MIN_BLOCK ((size_t)4 << 10)
 #define UVAS_MAX_BLOCK ((size_t)2 << 20)
-#define UVAS_DEFAULT_BLOCK ((size_t)64 << 10)
+#define UVAS_DEFAULT_BLOCK ((size_t)2 << 20)
 #define UVAS_MAX_FAULT_THREADS 256u
 #define UVAS_USER_ADDR_END ((uintptr_t)0x800000000000ull)
 

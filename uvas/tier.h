@@ -6,13 +6,15 @@
 #define UVAS_TIER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct uvas_tier_ops {
     int res;          /* enum uvas_residence */
     const char *name;
     /* Back block bi with zeroed memory of this tier and make the CPU view
-     * consistent (fault path: must not touch the range itself). */
-    int (*populate)(size_t bi);
+     * consistent, the page at `hot` first (fault path: must not touch the
+     * range itself). */
+    int (*populate)(size_t bi, uintptr_t hot);
     /* Give back the memory of blocks [bi, bi+n); they read zero after. */
     int (*release)(size_t bi, size_t n);
 };

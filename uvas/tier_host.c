@@ -5,16 +5,16 @@
 #include <fcntl.h>
 #include <string.h>
 
-#include "fault/uffd.h"
+#include "fault/service.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
-static int host_populate(size_t bi)
+static int host_populate(size_t bi, uintptr_t hot)
 {
-    /* One ioctl maps the whole block: the other pages of the block never
-     * fault, which is what makes a block-grain fault cheaper per page than
-     * the kernel's own demand paging. */
-    int e = uvas_uffd_zero(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+    /* The whole block is mapped at once, so its other pages never fault:
+     * one fault per block instead of one per page. */
+    int e = uvas_fault_zero_block(uvas_g.fault, (uintptr_t)uvas_block_addr(bi),
+                                  uvas_g.block_size, hot);
     if (e)
         return uvas_fail(UVAS_ERR_NOMEM, "cannot populate block %zu of the host tier: %s",
                          bi, strerror(-e));

@@ -1,0 +1,116 @@
+/* Cooperative chunked fill of one block (see fill.h). */
+#include "fault/fill.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "fault/uffd.h"
+#include "uvas/internal.h"
+
+#define CHUNK ((size_t)256 << 10)
+
+struct uvas_fill_job {
+    struct uvas_fill_job *next;
+    uintptr_t addr;
+    uint32_t n, first; /* chunks, and the hot one */
+    uint32_t claimed, done;
+    int err;
+};
+
+int uvas_fill_init(struct uvas_fill *f, unsigned helpers)
+{
+    memset(f, 0, sizeof *f);
+    f->helpers = helpers;
+    f->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (f->evfd < 0)
+        return -errno;
+    pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->done_cv, NULL);
+    return 0;
+}
+
+void uvas_fill_fini(struct uvas_fill *f)
+{
+    if (f->evfd >= 0)
+        close(f->evfd);
+    pthread_mutex_destroy(&f->mu);
+    pthread_cond_destroy(&f->done_cv);
+    f->evfd = -1;
+}
+
+/* Claim the next chunk of j (mutex held); UINT32_MAX if none is left. */
+static uint32_t claim(struct uvas_fill *f, struct uvas_fill_job *j)
+{
+    if (j->claimed == j->n)
+        return UINT32_MAX;
+    uint32_t c = (j->first + j->claimed++) % j->n;
+    if (j->claimed == j->n) { /* fully claimed: off the board */
+        struct uvas_fill_job **pp = &f->jobs;
+        while (*pp && *pp != j)
+            pp = &(*pp)->next;
+        if (*pp)
+            *pp = j->next;
+    }
+    return c;
+}
+
+static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
+{
+    int e = uvas_uffd_zero(&uvas_g.uffd, (void *)(j->addr + c * CHUNK), CHUNK);
+    pthread_mutex_lock(&f->mu);
+    if (e && !j->err)
+        j->err = e;
+    if (++j->done == j->n)
+        pthread_cond_broadcast(&f->done_cv);
+    pthread_mutex_unlock(&f->mu);
+}
+
+int uvas_fill_zero(struct uvas_fill *f, uintptr_t addr, size_t len, uintptr_t hot)
+{
+    if (!f || f->helpers == 0 || len < 2 * CHUNK)
+        return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
+    struct uvas_fill_job j = {
+        .addr = addr,
+        .n = (uint32_t)(len / CHUNK),
+        .first = (uint32_t)((hot - addr) / CHUNK),
+    };
+    pthread_mutex_lock(&f->mu);
+    uint32_t c = claim(f, &j); /* the hot chunk, before anyone can help */
+    j.next = f->jobs;
+    f->jobs = &j;
+    pthread_mutex_unlock(&f->mu);
+    uint64_t one = 1;
+    if (write(f->evfd, &one, sizeof one) < 0) {
+        /* No helper will hear of it; we fill every chunk ourselves. */
+    }
+    while (c != UINT32_MAX) {
+        run_chunk(f, &j, c);
+        pthread_mutex_lock(&f->mu);
+        c = claim(f, &j);
+        pthread_mutex_unlock(&f->mu);
+    }
+    pthread_mutex_lock(&f->mu);
+    while (j.done < j.n) /* only chunks a helper already started */
+        pthread_cond_wait(&f->done_cv, &f->mu);
+    int err = j.err;
+    pthread_mutex_unlock(&f->mu);
+    return err;
+}
+
+void uvas_fill_help(struct uvas_fill *f)
+{
+    uint64_t v;
+    if (read(f->evfd, &v, sizeof v) < 0 && errno != EAGAIN)
+        return;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        struct uvas_fill_job *j = f->jobs;
+        uint32_t c = j ? claim(f, j) : UINT32_MAX;
+        pthread_mutex_unlock(&f->mu);
+        if (c == UINT32_MAX)
+            return;
+        run_chunk(f, j, c);
+    }
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Quick start 2: install what is missing, build, run every test.
+#   scripts/test.sh             the normal build (build/)
+#   scripts/test.sh --sanitize  AddressSanitizer + UBSan build (build-san/)
+set -eu
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+dir=build
+opts=""
+if [ "${1:-}" = "--sanitize" ]; then
+    dir=build-san
+    opts="-Db_sanitize=address,undefined -Db_lundef=false"
+    # Any UB report fails the test; leaks are reported at exit.
+    export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+fi
+# shellcheck disable=SC2086
+scripts/build.sh "$dir" $opts
+rc=0
+meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+python3 - "$dir/meson-logs/testlog.json" <<'PY'
+import json, sys
+res = [json.loads(l)["result"] for l in open(sys.argv[1]) if l.strip()]
+ok = sum(r in ("OK", "EXPECTEDFAIL") for r in res)
+skip = sum(r == "SKIP" for r in res)
+print(f"{ok} passed, {len(res) - ok - skip} failed, {skip} skipped")
+PY
+exit $rc
