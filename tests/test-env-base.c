@@ -58,16 +58,28 @@ static int run_good(void *arg)
     else
         CHECK(d.base != NULL && d.base != (void *)UVAS_BASE_ANY,
               "UVAS_BASE=\"%s\": base %p", c->value, d.base);
-    CHECK((uintptr_t)d.base % d.block_size == 0,
-          "UVAS_BASE=\"%s\": base %p not aligned to the block size %zu",
-          c->value, d.base, d.block_size);
     CHECK_EQ(d.size, 32 * MiB, "range size");
     void *p = uvas_malloc(100);
     CHECK(p != NULL, "uvas_malloc failed: errno %d", errno);
     CHECK(tu_in_range(&d, p, 100), "allocation %p outside [%p, +%zu)", p,
           d.base, d.size);
     memset(p, 0x5a, 100);
+    /* Blocks are aligned: block_base is ptr rounded down to block_size. */
+    char *q = uvas_malloc(3 * d.block_size);
+    CHECK(q != NULL, "uvas_malloc failed: errno %d", errno);
+    struct uvas_ptr_info info;
+    CHECK_OK(uvas_query(q + d.block_size + 1, &info));
+    uintptr_t want = (uintptr_t)(q + d.block_size + 1) & ~(d.block_size - 1);
+    CHECK((uintptr_t)info.block_base == want,
+          "UVAS_BASE=\"%s\": block_base %p for %p, expected %p (rounded down "
+          "to the block size)", c->value, info.block_base,
+          (void *)(q + d.block_size + 1), (void *)want);
+    uvas_free(q);
     uvas_free(p);
+    CHECK((uintptr_t)d.base % d.block_size == 0,
+          "UVAS_BASE=\"%s\": base %p not aligned to the block size %zu",
+          c->value, d.base, d.block_size);
+
     CHECK_OK(uvas_finalize());
     return 0;
 }
