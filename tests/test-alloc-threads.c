@@ -10,7 +10,7 @@
 #include "check.h"
 
 #define NT 8
-#define ITERS 1500
+#define ITERS 1000
 #define SLOTS 24
 
 static size_t bs;

@@ -106,7 +106,9 @@ int main(void)
     char *cand[] = {(char *)d.base + d.size - bs, (char *)d.base + d.size / 2,
                     (char *)d.base + d.size - 16, (char *)d.base + d.size / 3,
                     (char *)d.base + d.size / 4 + 64, big + 4 * bs,
-                    big + big_n + 2 * bs};
+                    big + big_n + 2 * bs,
+                    big + big_n,       /* past the end, in big's last block */
+                    small + small_n};  /* past the end of a small one */
     const char *owner[3] = {small, big, hinted};
     size_t owner_n[3] = {small_n, big_n, 5000};
     int tried = 0;
@@ -126,7 +128,7 @@ int main(void)
             far = cand[i];
         tried++;
     }
-    CHECK(tried >= 3, "only %d unallocated probe addresses", tried);
+    CHECK(tried >= 5, "only %d unallocated probe addresses", tried);
 
     /* Interior pointers. */
     CHECK_STATUS(uvas_try_free(small + 16), UVAS_ERR_INVAL);

@@ -55,6 +55,19 @@ int main(void)
     CHECK(info.alloc_base == p && info.block_base == p + 4 * bs,
           "last byte: alloc_base %p block_base %p", info.alloc_base,
           info.block_base);
+    /* Past the requested size, inside the allocation's last block: in no
+     * allocation. */
+    CHECK_STATUS(uvas_query(p + n, &info), UVAS_ERR_NOT_OWNED);
+    CHECK_STATUS(uvas_query(p + 5 * bs - 1, &info), UVAS_ERR_NOT_OWNED);
+    /* A small allocation: the bytes after its requested size are not it. */
+    unsigned char *s20 = uvas_malloc(20);
+    CHECK(s20 != NULL, "uvas_malloc(20)");
+    CHECK_OK(uvas_query(s20 + 19, &info));
+    CHECK(info.alloc_base == s20 && info.alloc_size == 20,
+          "small allocation: base %p size %zu", info.alloc_base,
+          info.alloc_size);
+    CHECK_STATUS(uvas_query(s20 + 20, &info), UVAS_ERR_NOT_OWNED);
+    CHECK_OK(uvas_try_free(s20));
 
     /* Read one byte in the middle of block 1: block 1 only becomes HOST. */
     CHECK(tu_read_byte(p + bs + bs / 2 + 3) == 0, "fresh byte not zero");

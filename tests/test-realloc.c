@@ -31,7 +31,8 @@ int main(void)
     size_t bs = d.block_size;
 
     const size_t chain[] = {10, 100, bs / 8, bs / 8 + 1, bs, 3 * bs + 5,
-                            3 * bs + 4000, 50, 7, bs + 1, 2 * bs, 16};
+                            3 * bs + 4000, bs + 100, 50, 7, bs + 1, 2 * bs,
+                            16};
     const unsigned hints[] = {0, UVAS_HINT_HOST, UVAS_HINT_DEVICE};
     for (int h = 0; h < 3; h++) {
         unsigned char *p = uvas_malloc_hint(chain[0], hints[h]);
