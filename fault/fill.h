@@ -5,9 +5,8 @@
  * block into chunks that idle fault-service threads on other cores help to
  * fill makes a first touch cheaper per page than the kernel's own demand
  * paging. The thread that took the fault starts with the chunk that holds
- * the faulting address, so the faulting thread is released first, and it
- * fills every chunk no helper claimed: no helper is ever waited for unless
- * it has started a chunk.
+ * the faulting address, and fills every chunk no helper claimed: no helper
+ * is ever waited for unless it has started a chunk.
  */
 #ifndef UVAS_FILL_H
 #define UVAS_FILL_H

@@ -7,10 +7,11 @@
  *
  * Races: two threads may fault on one block at once. The first handler to
  * set BUSY on the block resolves it; a second message for the block is
- * dropped, because the resolving ioctl wakes every thread parked in the
- * block when it maps the pages (and a thread that parks after the page is
- * mapped does not sleep: the kernel re-checks the PTE). Whoever clears
- * BUSY without mapping pages (free, migration) wakes the block itself.
+ * dropped, because whoever clears BUSY wakes every thread parked in the
+ * block after publishing its state (and a thread that parks after its
+ * page is mapped does not sleep: the kernel re-checks the PTE). Pages are
+ * mapped without waking, so no thread runs on a block before queries and
+ * the allocator see its new residence.
  */
 #include "fault/service.h"
 
@@ -94,6 +95,7 @@ void uvas_fault_serve(uintptr_t addr, uint32_t tid)
     }
     uvas_blk_publish(b, seen, res);
     uvas_stats_block_in(res, 1);
+    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
 static void *worker_main(void *arg)

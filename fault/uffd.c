@@ -110,7 +110,8 @@ static int zero_by_copy(const struct uvas_uffd *u, uintptr_t a, size_t len)
 {
     static const char zeros[4096] __attribute__((aligned(4096)));
     for (size_t off = 0; off < len; off += sizeof zeros) {
-        struct uffdio_copy c = {.dst = a + off, .src = (uintptr_t)zeros, .len = sizeof zeros};
+        struct uffdio_copy c = {.dst = a + off, .src = (uintptr_t)zeros, .len = sizeof zeros,
+                                .mode = UFFDIO_COPY_MODE_DONTWAKE};
         if (ioctl(u->fd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
             return -errno;
     }
@@ -123,9 +124,10 @@ int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
     if (!u->has_zeropage)
         return zero_by_copy(u, a, len);
     while (a < end) {
-        struct uffdio_zeropage z = {.range = {.start = a, .len = end - a}};
+        struct uffdio_zeropage z = {.range = {.start = a, .len = end - a},
+                                    .mode = UFFDIO_ZEROPAGE_MODE_DONTWAKE};
         if (ioctl(u->fd, UFFDIO_ZEROPAGE, &z) == 0)
-            return 0;
+            break;
         int e = errno;
         if (z.zeropage > 0)
             a += (uintptr_t)z.zeropage;
@@ -134,8 +136,7 @@ int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
         else if (e != EAGAIN)
             return -e;
     }
-    /* Pages skipped as EEXIST were not woken by the ioctl that stopped. */
-    return uvas_uffd_wake(u, addr, len);
+    return 0;
 }
 
 int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len)

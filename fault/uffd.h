@@ -38,8 +38,10 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen);
 int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len);
 void uvas_uffd_close(struct uvas_uffd *u);
 
-/* Map zero pages over [addr, addr+len), skipping pages that exist, and
- * wake the threads waiting there. */
+/* Map zero pages over [addr, addr+len), skipping pages that exist. The
+ * threads parked there stay parked: the caller wakes them once the block's
+ * new state is published, so nobody runs on a block that queries still
+ * call unpopulated. */
 int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len);
 /* Wake threads parked on [addr, addr+len) so they retry their access. */
 int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len);

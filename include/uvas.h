@@ -42,7 +42,8 @@ enum uvas_status {
 /* Name of a status ("UVAS_ERR_INVAL: invalid argument"). Never NULL. */
 const char *uvas_strerror(int status);
 
-/* The calling thread's message for its last failed uvas call; "" if none. */
+/* The calling thread's message for its last failed uvas call. Every
+ * fallible call clears it first, so it is "" after a success. */
 const char *uvas_last_error(void);
 
 /* ---- initialisation ---------------------------------------------------- */

@@ -466,7 +466,7 @@ static bool realloc_in_place(const struct located *l, size_t size)
                       UVAS_BK_EXTENT);
     else if (want < n)
         release_blocks(l->bi + want, n - want);
-    uvas_stats_reserve(heap, ((long)want - (long)n) << uvas_g.shift);
+    uvas_stats_reserve(heap, ((long)want - (long)n) * (long)uvas_g.block_size);
     uvas_stats_free(heap, l->size);
     uvas_stats_alloc(heap, size);
     atomic_store_explicit(&h->nblocks, (uint32_t)want, RLX);

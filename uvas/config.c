@@ -2,6 +2,7 @@
 #include "uvas/config.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +17,21 @@ static int is_pow2(size_t x)
     return x && !(x & (x - 1));
 }
 
+/* Decimal, or hexadecimal with 0x: a leading zero is not octal ("0100M"
+ * is 100 MiB, as a person reads it). */
+static unsigned long long to_ull(const char *s, char **end)
+{
+    bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    return strtoull(s, end, hex ? 16 : 10);
+}
+
 int uvas_parse_size(const char *s, size_t *out)
 {
     if (!s || !isdigit((unsigned char)s[0]))
         return -1;
     errno = 0;
     char *end;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = to_ull(s, &end);
     if (errno || end == s)
         return -1;
     unsigned shift = 0;
@@ -52,7 +61,7 @@ static int parse_uint(const char *s, unsigned long long *out)
         return -1;
     errno = 0;
     char *end;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = to_ull(s, &end);
     if (errno || *end != '\0')
         return -1;
     *out = v;
@@ -236,6 +245,11 @@ int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out
     if ((rc = resolve_env(&c, o)))
         return rc;
     c.size = (c.size + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
+    if ((c.size / c.block_size) >= UINT32_MAX)
+        return uvas_fail(o->size || o->block_size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,
+                         "a %zu-byte range has too many %zu-byte blocks (at most 2^32-1): "
+                         "use a larger block size (UVAS_BLOCK_SIZE) or a smaller range "
+                         "(UVAS_SIZE)", c.size, c.block_size);
     *out = c;
     return UVAS_OK;
 }

@@ -74,11 +74,7 @@ static int setup(const struct uvas_config *c)
     uvas_g.block_size = c->block_size;
     uvas_g.shift = (unsigned)__builtin_ctzl(c->block_size);
     uvas_g.size = c->size;
-    uvas_g.nblocks = c->size >> uvas_g.shift;
-    if (uvas_g.nblocks >= UINT32_MAX)
-        return uvas_fail(UVAS_ERR_INVAL, "a %zu-byte range has too many %zu-byte blocks "
-                         "(at most 2^32-1): use a larger UVAS_BLOCK_SIZE or a smaller "
-                         "UVAS_SIZE", c->size, c->block_size);
+    uvas_g.nblocks = c->size >> uvas_g.shift; /* < 2^32: checked by the config */
     uvas_g.policy = uvas_policy_find(c->policy);
     int rc;
     if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||

@@ -33,11 +33,33 @@ int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
     if (base != UVAS_BASE_ANY) {
         flags |= MAP_FIXED_NOREPLACE;
         want = (void *)base;
+    } else {
+        /* Blocks are found by shifting the offset from base, and 2 MiB
+         * blocks want 2 MiB-aligned pages: reserve room, keep an aligned
+         * window. */
+        size_t align = (size_t)2 << 20;
+        char *r = mmap(NULL, size + align, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (r == MAP_FAILED) {
+            int e = errno;
+            close(fd);
+            return uvas_fail(UVAS_ERR_NOMEM, "cannot reserve %zu bytes of address space: "
+                             "%s (a smaller UVAS_SIZE may fit)", size, strerror(e));
+        }
+        want = (void *)(((uintptr_t)r + align - 1) & ~(uintptr_t)(align - 1));
+        flags |= MAP_FIXED; /* over our own reservation */
+        if ((char *)want > r)
+            munmap(r, (size_t)((char *)want - r));
+        char *end = (char *)want + size;
+        if (end < r + size + align)
+            munmap(end, (size_t)(r + size + align - end));
     }
     char *p = mmap(want, size, PROT_READ | PROT_WRITE, flags, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);
+        if (base == UVAS_BASE_ANY)
+            munmap(want, size);
         if (e == EEXIST)
             return uvas_fail(UVAS_ERR_ADDR_IN_USE,
                              "the range [%#lx, %#lx) overlaps an existing mapping: choose "

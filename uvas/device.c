@@ -1,0 +1,321 @@
+/* Vulkan device discovery and selection for the device tier. */
+#include "uvas/device.h"
+
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uvas.h"
+#include "uvas/status.h"
+
+static bool has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (!strcmp(e[i].extensionName, name))
+            return true;
+    return false;
+}
+
+static int type_score(VkPhysicalDeviceType t)
+{
+    switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 4;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 3;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 2;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return 1;
+    default: return 0;
+    }
+}
+
+const char *uvas_device_kind(const struct uvas_device *d)
+{
+    return d->type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "software" : "hardware";
+}
+
+/* Why a physical device cannot back the tier, or NULL if it can. */
+static const char *unusable(VkPhysicalDevice p, bool *dma_buf, bool *budget, bool *pci)
+{
+    uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(p, NULL, &n, NULL);
+    VkExtensionProperties *e = calloc(n ? n : 1, sizeof *e);
+    if (!e)
+        return "out of memory";
+    vkEnumerateDeviceExtensionProperties(p, NULL, &n, e);
+    const char *why = NULL;
+    if (!has_ext(e, n, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME))
+        why = "no VK_KHR_external_memory_fd (device memory cannot be exported)";
+    else if (!has_ext(e, n, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
+        why = "no VK_EXT_external_memory_host (host pages cannot be copied without staging)";
+    *dma_buf = has_ext(e, n, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+    *budget = has_ext(e, n, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    *pci = has_ext(e, n, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
+    free(e);
+    if (!why) {
+        VkPhysicalDeviceVulkan12Features f12 = {
+            .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+        VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                       .pNext = &f12};
+        vkGetPhysicalDeviceFeatures2(p, &f);
+        if (!f12.timelineSemaphore)
+            why = "no timeline semaphores";
+    }
+    return why;
+}
+
+static void pick_queue(struct uvas_device *d)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
+    VkQueueFamilyProperties q[32];
+    if (n > 32)
+        n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, q);
+    const VkQueueFlags gc = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+    d->qfam = 0;
+    /* A copy-engine-only family first: migrations then run beside the
+     * application's compute work instead of queueing behind it. */
+    for (uint32_t i = 0; i < n; i++)
+        if ((q[i].queueFlags & VK_QUEUE_TRANSFER_BIT) && !(q[i].queueFlags & gc)) {
+            d->qfam = i;
+            d->transfer_only = true;
+            return;
+        }
+    for (uint32_t i = 0; i < n; i++)
+        if (q[i].queueFlags & (gc | VK_QUEUE_TRANSFER_BIT)) {
+            d->qfam = i;
+            return;
+        }
+}
+
+/* Device-local memory that can be exported with the chosen handle type;
+ * not host-visible when there is a choice, so the BAR stays for explicit
+ * CPU mappings. */
+static bool pick_memory(struct uvas_device *d)
+{
+    vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem);
+    VkPhysicalDeviceExternalBufferInfo bi = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
+        .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+    };
+    VkExternalBufferProperties bp = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+    d->export_type = 0;
+    VkExternalMemoryHandleTypeFlagBits cand[2] = {
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT,
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT};
+    for (int c = d->ext_dma_buf ? 0 : 1; c < 2 && !d->export_type; c++) {
+        bi.handleType = cand[c];
+        vkGetPhysicalDeviceExternalBufferProperties(d->phys, &bi, &bp);
+        if (bp.externalMemoryProperties.externalMemoryFeatures &
+            VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)
+            d->export_type = cand[c];
+    }
+    if (!d->export_type)
+        return false;
+    int best = -1;
+    for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++) {
+        VkMemoryPropertyFlags f = d->mem.memoryTypes[i].propertyFlags;
+        if (!(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) || (f & VK_MEMORY_PROPERTY_PROTECTED_BIT))
+            continue;
+        if (best < 0 || ((d->mem.memoryTypes[best].propertyFlags &
+                          VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) &&
+                         !(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)))
+            best = (int)i;
+    }
+    if (best < 0)
+        return false;
+    d->dev_type = (uint32_t)best;
+    d->heap_size = d->mem.memoryHeaps[d->mem.memoryTypes[best].heapIndex].size;
+    return true;
+}
+
+static void locate(struct uvas_device *d, bool pci_ext)
+{
+    d->numa_node = -1;
+    if (!pci_ext)
+        return;
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pci = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &pci};
+    vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    snprintf(d->pci, sizeof d->pci, "%04x:%02x:%02x.%x", pci.pciDomain, pci.pciBus,
+             pci.pciDevice, pci.pciFunction);
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo))
+        return;
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_obj_t o = hwloc_get_pcidev_by_busid(topo, pci.pciDomain, pci.pciBus,
+                                                  pci.pciDevice, pci.pciFunction);
+        hwloc_obj_t a = o ? hwloc_get_non_io_ancestor_obj(topo, o) : NULL;
+        if (a && a->cpuset)
+            hwloc_bitmap_list_snprintf(d->cpuset, sizeof d->cpuset, a->cpuset);
+        if (a && a->nodeset && hwloc_bitmap_weight(a->nodeset) == 1)
+            d->numa_node = hwloc_bitmap_first(a->nodeset);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+static int create_device(struct uvas_device *d, bool budget)
+{
+    const char *exts[4];
+    uint32_t ne = 0;
+    exts[ne++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+    exts[ne++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
+    if (d->export_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)
+        exts[ne++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
+    if (budget)
+        exts[ne++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+    float prio = 1.0f;
+    VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                 .queueFamilyIndex = d->qfam,
+                                 .queueCount = 1,
+                                 .pQueuePriorities = &prio};
+    VkPhysicalDeviceVulkan12Features f12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .timelineSemaphore = VK_TRUE};
+    VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                             .pNext = &f12,
+                             .queueCreateInfoCount = 1,
+                             .pQueueCreateInfos = &q,
+                             .enabledExtensionCount = ne,
+                             .ppEnabledExtensionNames = exts};
+    VkResult r = vkCreateDevice(d->phys, &ci, NULL, &d->dev);
+    if (r != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "vkCreateDevice on '%s' failed (VkResult %d)",
+                         d->name, r);
+    d->ext_budget = budget;
+    vkGetDeviceQueue(d->dev, d->qfam, 0, &d->queue);
+    d->get_memory_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(d->dev, "vkGetMemoryFdKHR");
+    d->get_host_ptr_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+        d->dev, "vkGetMemoryHostPointerPropertiesEXT");
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &hp};
+    vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    d->host_import_align = hp.minImportedHostPointerAlignment;
+    if (!d->get_memory_fd || !d->get_host_ptr_props)
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' lacks the external memory entry points",
+                         d->name);
+    return UVAS_OK;
+}
+
+int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen)
+{
+    memset(d, 0, sizeof *d);
+    d->numa_node = -1;
+    if (want == UVAS_DEVICE_NONE) {
+        snprintf(note, notelen, "no device tier (UVAS_DEVICE=none)");
+        return UVAS_OK;
+    }
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .pApplicationName = "uvas",
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                .pApplicationInfo = &app};
+    VkResult r = vkCreateInstance(&ici, NULL, &d->inst);
+    if (r != VK_SUCCESS) {
+        d->inst = VK_NULL_HANDLE;
+        snprintf(note, notelen, "no Vulkan driver could be loaded (vkCreateInstance: %d)", r);
+        return want == UVAS_DEVICE_AUTO
+                   ? UVAS_OK
+                   : uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: %s", want, note);
+    }
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(d->inst, &n, NULL);
+    VkPhysicalDevice phys[16];
+    if (n > 16)
+        n = 16;
+    vkEnumeratePhysicalDevices(d->inst, &n, phys);
+    if (want >= 0 && (uint32_t)want >= n) {
+        vkDestroyInstance(d->inst, NULL);
+        d->inst = VK_NULL_HANDLE;
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: only %u Vulkan device(s) here",
+                         want, n);
+    }
+    int best = -1, best_score = -1;
+    bool dma[16], bud[16], pci[16];
+    char why[256] = "no Vulkan device";
+    for (uint32_t i = 0; i < n; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(phys[i], &p);
+        const char *u = unusable(phys[i], &dma[i], &bud[i], &pci[i]);
+        if (u) {
+            snprintf(why, sizeof why, "'%.200s': %s", p.deviceName, u);
+            if (want == (int)i) {
+                vkDestroyInstance(d->inst, NULL);
+                d->inst = VK_NULL_HANDLE;
+                return uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: %s", want, why);
+            }
+            continue;
+        }
+        int s = want == (int)i ? 100 : type_score(p.deviceType);
+        if (s > best_score) {
+            best = (int)i;
+            best_score = s;
+        }
+    }
+    if (best < 0) {
+        vkDestroyInstance(d->inst, NULL);
+        d->inst = VK_NULL_HANDLE;
+        snprintf(note, notelen, "no usable Vulkan device: %s", why);
+        return UVAS_OK;
+    }
+    d->phys = phys[best];
+    d->index = best;
+    d->ext_dma_buf = dma[best];
+    VkPhysicalDeviceDriverProperties drv = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &drv};
+    vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    d->type = p2.properties.deviceType;
+    snprintf(d->name, sizeof d->name, "%s", p2.properties.deviceName);
+    snprintf(d->driver, sizeof d->driver, "%.*s %.*s", VK_MAX_DRIVER_NAME_SIZE, drv.driverName,
+             VK_MAX_DRIVER_INFO_SIZE, drv.driverInfo);
+    pick_queue(d);
+    int rc = UVAS_OK;
+    if (!pick_memory(d))
+        rc = uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' has no exportable device-local memory",
+                       d->name);
+    else
+        rc = create_device(d, bud[best]);
+    if (rc) {
+        uvas_device_close(d);
+        if (want == UVAS_DEVICE_AUTO) {
+            snprintf(note, notelen, "%s", uvas_last_error());
+            return UVAS_OK;
+        }
+        return rc;
+    }
+    locate(d, pci[best]);
+    snprintf(note, notelen, "%s (%s, %s), export %s, %s queue", d->name, uvas_device_kind(d),
+             d->driver, d->export_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
+                            ? "dma-buf" : "opaque fd",
+             d->transfer_only ? "transfer-only" : "shared");
+    return UVAS_OK;
+}
+
+void uvas_device_close(struct uvas_device *d)
+{
+    if (d->dev)
+        vkDestroyDevice(d->dev, NULL);
+    if (d->inst)
+        vkDestroyInstance(d->inst, NULL);
+    d->dev = VK_NULL_HANDLE;
+    d->inst = VK_NULL_HANDLE;
+}
+
+VkDeviceSize uvas_device_budget(const struct uvas_device *d)
+{
+    if (!d->ext_budget)
+        return d->heap_size;
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT b = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 m = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &b};
+    vkGetPhysicalDeviceMemoryProperties2(d->phys, &m);
+    return b.heapBudget[d->mem.memoryTypes[d->dev_type].heapIndex];
+}

@@ -1,0 +1,66 @@
+/*
+ * The GPU behind the device tier: a Vulkan device chosen at init (a
+ * discrete GPU when there is one, else Mesa lavapipe, else none), its
+ * transfer queue, its memory types, the extensions the tier relies on, and
+ * where it sits in the machine (hwloc).
+ */
+#ifndef UVAS_DEVICE_H
+#define UVAS_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+struct uvas_device {
+    VkInstance inst;
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    VkQueue queue;
+    uint32_t qfam;
+    bool transfer_only;      /* a copy-engine-only queue family */
+    int index;               /* in vkEnumeratePhysicalDevices order */
+    VkPhysicalDeviceType type;
+    char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
+    char driver[VK_MAX_DRIVER_NAME_SIZE + VK_MAX_DRIVER_INFO_SIZE + 4];
+    VkPhysicalDeviceMemoryProperties mem;
+    uint32_t dev_type;       /* memory type index for device blocks */
+    VkDeviceSize heap_size;  /* of dev_type's heap */
+    /* extensions */
+    bool ext_dma_buf;
+    bool ext_budget;
+    VkExternalMemoryHandleTypeFlagBits export_type; /* dma-buf or opaque fd */
+    VkDeviceSize host_import_align;
+    PFN_vkGetMemoryFdKHR get_memory_fd;
+    PFN_vkGetMemoryHostPointerPropertiesEXT get_host_ptr_props;
+    /* locality */
+    int numa_node;           /* -1: unknown */
+    char pci[32];            /* bus id, "" when unknown */
+    char cpuset[64];         /* hwloc cpuset string of the local CPUs */
+};
+
+/* What UVAS_DEVICE asks for. */
+#define UVAS_DEVICE_AUTO (-1)
+#define UVAS_DEVICE_NONE (-2)
+
+/*
+ * Open the device `want` (an index, AUTO or NONE). With AUTO, finding no
+ * usable device is not an error: *out is left closed (dev == NULL) and
+ * `note` says why. Any other failure is a status with a message.
+ */
+int uvas_device_open(int want, struct uvas_device *out, char *note, size_t notelen);
+void uvas_device_close(struct uvas_device *d);
+
+static inline bool uvas_device_present(const struct uvas_device *d)
+{
+    return d->dev != VK_NULL_HANDLE;
+}
+
+/* "hardware" or "software" (lavapipe and other CPU implementations). */
+const char *uvas_device_kind(const struct uvas_device *d);
+
+/* Bytes of device memory the tier may use now (memory budget if the
+ * driver reports one, else the heap size). */
+VkDeviceSize uvas_device_budget(const struct uvas_device *d);
+
+#endif
