@@ -19,6 +19,9 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility; this header is its ABI. */
+#pragma GCC visibility push(default)
+
 #define UVAS_VERSION_MAJOR 0
 #define UVAS_VERSION_MINOR 1
 
@@ -210,6 +213,8 @@ int uvas_stats_reset_watermarks(void);
  * ("." unpopulated, "H" host, "D" device), for demos and tools. */
 int uvas_stats_print(FILE *out);
 int uvas_residency_print(FILE *out, const void *ptr, size_t len);
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }

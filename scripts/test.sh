@@ -2,12 +2,18 @@
 # Quick start 2: install what is missing, build, run every test.
 #   scripts/test.sh             the normal build (build/)
 #   scripts/test.sh --sanitize  AddressSanitizer + UBSan build (build-san/)
+#   scripts/test.sh --tsan      ThreadSanitizer build, concurrency suite (build-tsan/)
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 dir=build
 opts=""
-if [ "${1:-}" = "--sanitize" ]; then
+suite=""
+if [ "${1:-}" = "--tsan" ]; then
+    dir=build-tsan
+    opts="-Db_sanitize=thread -Db_lundef=false"
+    suite="--suite concurrency"
+elif [ "${1:-}" = "--sanitize" ]; then
     dir=build-san
     opts="-Db_sanitize=address,undefined -Db_lundef=false"
     # Any UB report fails the test; leaks are reported at exit.
@@ -17,7 +23,8 @@ fi
 # shellcheck disable=SC2086
 scripts/build.sh "$dir" $opts
 rc=0
-meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+# shellcheck disable=SC2086
+meson test -C "$dir" --print-errorlogs --num-processes 2 $suite || rc=$?
 python3 - "$dir/meson-logs/testlog.json" <<'PY'
 import json, sys
 res = [json.loads(l)["result"] for l in open(sys.argv[1]) if l.strip()]

@@ -232,7 +232,7 @@ int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out
     const struct uvas_options *o = opts ? opts : &none;
     struct uvas_config c = {
         .size = UVAS_DEFAULT_SIZE,
-        .base = UVAS_DEFAULT_BASE,
+        .base = UVAS_BUILD_DEFAULT_BASE,
         .block_size = UVAS_DEFAULT_BLOCK,
         .fault_mode = UVAS_FAULT_AUTO,
         .fault_threads = 0,

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "uvas.h"
+
 #define UVAS_MIN_SIZE ((size_t)16 << 20)
 #define UVAS_MAX_SIZE ((size_t)64 << 40)
 #define UVAS_SIZE_GRAIN ((size_t)2 << 20)
@@ -14,6 +16,15 @@
 #define UVAS_DEFAULT_BLOCK ((size_t)2 << 20)
 #define UVAS_MAX_FAULT_THREADS 256u
 #define UVAS_USER_ADDR_END ((uintptr_t)0x800000000000ull)
+
+#if defined(__SANITIZE_THREAD__)
+/* ThreadSanitizer owns fixed regions of the address space (its shadow
+ * covers 0x010000000000-0x200000000000 and it fences off the gaps), so
+ * under it the kernel picks the base; symmetry then needs UVAS_BASE. */
+#define UVAS_BUILD_DEFAULT_BASE UVAS_BASE_ANY
+#else
+#define UVAS_BUILD_DEFAULT_BASE UVAS_DEFAULT_BASE
+#endif
 
 struct uvas_config {
     size_t size;
