@@ -31,6 +31,7 @@
 #include "fault/cpuset.h"
 #include "fault/fill.h"
 #include "fault/uffd.h"
+#include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -57,11 +58,21 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void uvas_fault_serve(uintptr_t addr, uint32_t tid)
+/* Out of memory or a failed copy: as the kernel does when shmem cannot
+ * grow, the faulting thread gets SIGBUS rather than retrying forever. */
+static void give_up(size_t bi, uintptr_t addr, uint32_t tid)
+{
+    uvas_warn("fault at %#lx: %s; sending SIGBUS to thread %u", (unsigned long)addr,
+              uvas_last_error(), tid);
+    if (tid)
+        syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGBUS);
+    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+/* The first touch of a block: the policy places it. */
+static void first_touch(size_t bi, uintptr_t addr, uint32_t tid)
 {
     struct uvas_counters *c = &uvas_g.ctr;
-    atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
-    size_t bi = uvas_block_index((void *)addr);
     struct uvas_block *b = &uvas_g.bt[bi];
     uint32_t seen;
     if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen)) {
@@ -77,25 +88,90 @@ void uvas_fault_serve(uintptr_t addr, uint32_t tid)
         .addr = (void *)addr,
         .heap = atomic_load_explicit(&b->heap, memory_order_relaxed),
         .stray = stray,
-        .device_present = false,
+        .device_present = uvas_devtier_present(&uvas_g.devtier),
         .cpu_access = true,
+        .preferred = atomic_load_explicit(&b->tier_pref, memory_order_relaxed),
     };
     int res = uvas_policy_place(uvas_g.policy, &ctx);
     const struct uvas_tier_ops *t = uvas_tier_of(res);
-    if (!t || t->populate(bi, addr) != UVAS_OK) {
-        /* Out of memory: as the kernel does when shmem cannot grow, the
-         * faulting thread gets SIGBUS rather than retrying forever. */
-        uvas_warn("fault at %#lx: %s; sending SIGBUS to thread %u", (unsigned long)addr,
-                  uvas_last_error(), tid);
+    int rc = t ? t->populate(bi, addr) : UVAS_ERR_NO_DEVICE;
+    if (rc != UVAS_OK && res == UVAS_RES_DEVICE) { /* a touch never fails for want of room */
+        res = UVAS_RES_HOST;
+        t = &uvas_tier_host;
+        rc = t->populate(bi, addr);
+    }
+    if (rc != UVAS_OK) {
         uvas_blk_publish(b, seen, UVAS_RES_UNPOPULATED);
-        if (tid)
-            syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGBUS);
-        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+        give_up(bi, addr, tid);
         return;
     }
     uvas_blk_publish(b, seen, res);
     uvas_stats_block_in(res, 1);
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+/* A host block whose pages are in the memfd but not mapped here (after an
+ * eviction, or written through another mapping): map the whole block.
+ * Holding BUSY keeps a migration from unmapping it under us. */
+static void map_host(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t seen;
+    if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen)) {
+        atomic_fetch_add_explicit(&uvas_g.ctr.faults_spurious, 1, memory_order_relaxed);
+        return;
+    }
+    char *a = uvas_block_addr(bi);
+    /* Missing pages (never there) get zeros, present ones are mapped. */
+    uvas_uffd_zero(&uvas_g.uffd, a, uvas_g.block_size);
+    uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
+    atomic_store_explicit(&b->state, seen, memory_order_release);
+    uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
+}
+
+/* A write-protect fault outside a migration: the protection is stale. */
+static void stale_protect(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+    uint32_t seen;
+    if (!uvas_blk_try_busy(b, uvas_blk_res(s), &seen))
+        return; /* a migration holds it and will wake the writer */
+    char *a = uvas_block_addr(bi);
+    uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
+    atomic_store_explicit(&b->state, seen, memory_order_release);
+    uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
+}
+
+void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
+{
+    struct uvas_counters *c = &uvas_g.ctr;
+    atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
+    size_t bi = uvas_block_index((void *)addr);
+    uint32_t s = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
+    if (s & UVAS_BLK_BUSY) { /* whoever holds it wakes the block when done */
+        atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
+        return;
+    }
+    if (flags & UFFD_PAGEFAULT_FLAG_WP) {
+        stale_protect(bi);
+        return;
+    }
+    switch (uvas_blk_res(s)) {
+    case UVAS_RES_UNPOPULATED:
+        first_touch(bi, addr, tid);
+        break;
+    case UVAS_RES_HOST:
+        map_host(bi);
+        break;
+    case UVAS_RES_DEVICE:
+        /* The CPU wants a device-resident block: bring it back (the
+         * policy hook for other answers comes with the policy layer). */
+        atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
+        if (uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
+            give_up(bi, addr, tid);
+        break;
+    }
 }
 
 static void *worker_main(void *arg)
@@ -132,7 +208,7 @@ static void *worker_main(void *arg)
                 continue;
             uint64_t t0 = now_ns();
             uvas_fault_serve((uintptr_t)msg[i].arg.pagefault.address,
-                             msg[i].arg.pagefault.feat.ptid);
+                             msg[i].arg.pagefault.flags, msg[i].arg.pagefault.feat.ptid);
             uvas_stats_fault_time(now_ns() - t0);
         }
     }

@@ -19,6 +19,6 @@ int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t l
 
 /* Resolve the fault at addr (exported for the service threads and tests
  * of the fault path). */
-void uvas_fault_serve(uintptr_t addr, uint32_t tid);
+void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid);
 
 #endif

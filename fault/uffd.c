@@ -86,14 +86,23 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
 
 int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
 {
+    /* Missing faults place untouched blocks. Minor faults catch CPU
+     * accesses to blocks whose pages stay in the memfd while the data
+     * lives on the device; write-protect faults hold writers off a block
+     * while it is copied out. Without the latter two (old kernels) blocks
+     * cannot migrate, and the device tier stays off. */
     struct uffdio_register reg = {
         .range = {.start = (uintptr_t)addr, .len = len},
         .mode = UFFDIO_REGISTER_MODE_MISSING,
     };
+    if ((u->features & UFFD_FEATURE_MINOR_SHMEM) && (u->features & UFFD_FEATURE_WP_HUGETLBFS_SHMEM))
+        reg.mode |= UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP;
     if (ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
         return uvas_fail(UVAS_ERR_SYS, "UFFDIO_REGISTER of the range failed: %s",
                          strerror(errno));
     u->has_zeropage = reg.ioctls & (1ull << _UFFDIO_ZEROPAGE);
+    u->has_minor = reg.ioctls & (1ull << _UFFDIO_CONTINUE);
+    u->has_wp = reg.ioctls & (1ull << _UFFDIO_WRITEPROTECT);
     if (!(reg.ioctls & (1ull << _UFFDIO_COPY)))
         return uvas_fail(UVAS_ERR_SYS, "userfaultfd offers no UFFDIO_COPY on the range");
     return UVAS_OK;
@@ -144,5 +153,38 @@ int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len)
     struct uffdio_range r = {.start = (uintptr_t)addr, .len = len};
     if (ioctl(u->fd, UFFDIO_WAKE, &r) < 0)
         return -errno;
+    return 0;
+}
+
+int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr, end = a + len;
+    while (a < end) {
+        struct uffdio_continue c = {.range = {.start = a, .len = end - a},
+                                    .mode = UFFDIO_CONTINUE_MODE_DONTWAKE};
+        if (ioctl(u->fd, UFFDIO_CONTINUE, &c) == 0)
+            break;
+        int e = errno;
+        if (c.mapped > 0)
+            a += (uintptr_t)c.mapped;
+        if (e == EEXIST)
+            a += 4096; /* already mapped */
+        else if (e != EAGAIN)
+            return -e;
+    }
+    return 0;
+}
+
+int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on)
+{
+    struct uffdio_writeprotect w = {
+        .range = {.start = (uintptr_t)addr, .len = len},
+        /* The kernel refuses DONTWAKE with WP (nobody waits on a page
+         * that is about to be protected anyway). */
+        .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE,
+    };
+    while (ioctl(u->fd, UFFDIO_WRITEPROTECT, &w) < 0)
+        if (errno != EAGAIN)
+            return -errno;
     return 0;
 }

@@ -79,7 +79,14 @@ struct uvas_options {
     unsigned fault_threads; /* fault service threads (UVAS_FAULT_THREADS)    */
     const char *policy; /* placement policy (UVAS_POLICY, "first-touch")     */
     unsigned flags;     /* UVAS_INIT_* bits                                  */
+    int device;         /* GPU: 0 auto (UVAS_DEVICE), UVAS_DEVICE_OFF, or
+                           1 + index in Vulkan's enumeration order          */
+    size_t device_size; /* most device memory the tier takes
+                           (UVAS_DEVICE_SIZE, SHMEM_DEVICE_SYMMETRIC_SIZE;
+                           default: 90% of the device's budget)             */
 };
+
+#define UVAS_DEVICE_OFF (-1)
 
 /* Let the kernel choose the base (no symmetry across processes). */
 #define UVAS_BASE_ANY ((uintptr_t)1)
@@ -87,6 +94,9 @@ struct uvas_options {
 #define UVAS_DEFAULT_BASE ((uintptr_t)0x200000000000ull)
 
 #define UVAS_INIT_QUIET 0x1u /* no warnings on stderr (errors still returned) */
+/* UVAS_HINT_DEVICE fails (UVAS_ERR_NO_DEVICE) instead of falling back to
+ * the host tier when there is no device (UVAS_DEVICE_STRICT=1). */
+#define UVAS_INIT_DEVICE_STRICT 0x2u
 
 /*
  * Reserve the range and start the controller. NULL: environment and
@@ -158,6 +168,35 @@ int uvas_residency_map(const void *ptr, size_t len, uint8_t *map, size_t n,
 /* Printable name: "unpopulated", "host", "device". */
 const char *uvas_residence_name(int residence);
 
+/* ---- migration ----------------------------------------------------------- */
+
+#define UVAS_LOC_HOST UVAS_RES_HOST
+#define UVAS_LOC_DEVICE UVAS_RES_DEVICE
+
+#define UVAS_MIGRATE_ASYNC 0x1u /* queue it and return; uvas_migrate_wait */
+
+/*
+ * Move the blocks covering [ptr, ptr+len) to `location` (as
+ * cudaMemPrefetchAsync): ptr must lie in a live allocation; whole blocks
+ * move, so other allocations sharing them move too; untouched blocks are
+ * populated there. Data is never lost or torn, also while other threads
+ * read and write it. Synchronous unless UVAS_MIGRATE_ASYNC. To the device
+ * with no device tier: UVAS_ERR_NO_DEVICE; to the host: 0. A full device
+ * tier evicts its least recently migrated blocks; what still does not fit
+ * stays on the host and UVAS_ERR_NOMEM is returned.
+ */
+int uvas_migrate(const void *ptr, size_t len, int location, unsigned flags);
+/* Wait for every asynchronous migration issued so far; the first error
+ * among them, if any. */
+int uvas_migrate_wait(void);
+
+enum uvas_advice {
+    UVAS_ADVISE_PREFERRED_LOCATION = 1,   /* first touch places it there */
+    UVAS_ADVISE_UNSET_PREFERRED_LOCATION = 2,
+};
+/* Advice for the blocks covering [ptr, ptr+len) (as cudaMemAdvise). */
+int uvas_advise(const void *ptr, size_t len, int advice, int location);
+
 /* ---- the range and its configuration ---------------------------------- */
 
 struct uvas_range_desc {
@@ -169,6 +208,12 @@ struct uvas_range_desc {
     const char *policy;      /* name of the placement policy              */
     const char *fault_note;  /* why this fault mode (e.g. the admin fix)  */
     int device_present;      /* 1 if a device tier exists                 */
+    const char *device_name;   /* "NVIDIA H100 80GB HBM3", "llvmpipe ..." */
+    const char *device_driver; /* driver name and version                  */
+    const char *device_kind;   /* "hardware", "software" or "none"         */
+    size_t device_capacity;    /* bytes the device tier may take           */
+    const char *device_note;   /* the device, or why there is none         */
+    int device_numa_node;      /* NUMA node near the GPU, -1 unknown       */
 };
 
 int uvas_range(struct uvas_range_desc *desc);
@@ -204,6 +249,11 @@ struct uvas_stats {
     uint64_t fault_ns_total;  /* time spent serving faults               */
     uint64_t fault_ns_max;
     uint64_t blocks_released; /* blocks returned to the OS by free       */
+    uint64_t faults_device;   /* CPU accesses to device-resident blocks  */
+    uint64_t migrations[UVAS_RES_COUNT];     /* blocks moved to [tier]   */
+    uint64_t bytes_migrated[UVAS_RES_COUNT]; /* bytes moved to [tier]    */
+    uint64_t evictions;       /* blocks pushed out of a full device tier */
+    uint64_t migrate_ns_total;
 };
 
 int uvas_stats_get(struct uvas_stats *st);

@@ -50,6 +50,8 @@ int uvas_policy_place(const struct uvas_policy *p, const struct uvas_place_ctx *
         res = UVAS_RES_HOST;
     else if (c->heap == UVAS_HEAP_DEVICE)
         res = UVAS_RES_DEVICE;
+    else if (c->preferred)
+        res = c->preferred;
     else
         res = p->first_touch(c);
     if (res == UVAS_RES_DEVICE && !c->device_present)

@@ -17,6 +17,7 @@ struct uvas_place_ctx {
     bool stray;          /* no live allocation covers the block */
     bool device_present; /* a device tier exists */
     bool cpu_access;     /* the touch came from a CPU (fault) */
+    int preferred;       /* advised residence, 0 none */
 };
 
 struct uvas_policy {

@@ -54,7 +54,13 @@ int main(void)
     struct uvas_range_desc d = tu_range();
     CHECK(d.base == (void *)UVAS_DEFAULT_BASE, "default base %p", d.base);
     CHECK_EQ(d.size, 64 * MiB, "size");
-    CHECK_EQ(d.device_present, 0, "device_present");
+    CHECK(d.device_present ? d.device_name[0] && d.device_capacity > 0 &&
+                                 (!strcmp(d.device_kind, "hardware") ||
+                                  !strcmp(d.device_kind, "software"))
+                           : !strcmp(d.device_kind, "none") && d.device_capacity == 0,
+          "device fields: present %d, name '%s', kind '%s', capacity %zu", d.device_present,
+          d.device_name, d.device_kind, d.device_capacity);
+    CHECK(d.device_note && d.device_note[0], "device_note says what backs the tier");
     CHECK(d.policy && strcmp(d.policy, "first-touch") == 0,
           "default policy \"%s\"", d.policy ? d.policy : "(null)");
 

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <string.h>
 
+#include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -88,11 +89,12 @@ static void release_blocks(size_t s, size_t n)
             res[i] = take_for_release(b, &seen[i]);
             in_tier[res[i]] = true;
         }
-        for (int r = UVAS_RES_HOST; r < UVAS_RES_COUNT; r++) {
-            const struct uvas_tier_ops *t = uvas_tier_of(r);
-            if (in_tier[r] && t && t->release(c, m) != UVAS_OK)
-                uvas_warn("%s", uvas_last_error());
-        }
+        /* The host release runs for every block: a device-resident block
+         * keeps its (stale) host pages in the memfd too. */
+        if (uvas_tier_host.release(c, m) != UVAS_OK)
+            uvas_warn("%s", uvas_last_error());
+        if (in_tier[UVAS_RES_DEVICE] && uvas_tier_device.release(c, m) != UVAS_OK)
+            uvas_warn("%s", uvas_last_error());
         for (size_t i = 0; i < m; i++) {
             uvas_blk_publish(&uvas_g.bt[c + i], seen[i], UVAS_RES_UNPOPULATED);
             if (res[i] != UVAS_RES_UNPOPULATED) {
@@ -315,8 +317,21 @@ static void warn_no_device_once(void)
 {
     static atomic_flag said = ATOMIC_FLAG_INIT;
     if (!atomic_flag_test_and_set(&said))
-        uvas_warn("UVAS_HINT_DEVICE: this machine has no device tier; such blocks are "
-                  "placed on the host tier (uvas_query reports where they are)");
+        uvas_warn("UVAS_HINT_DEVICE: %s; such blocks are placed on the host tier (uvas_query "
+                  "reports where they are; UVAS_DEVICE_STRICT=1 makes this an error)",
+                  uvas_g.device_note);
+}
+
+/* Device-heap memory lives on the device from the start, as cudaMalloc's
+ * does: no touch is needed for it to exist there. Blocks that do not fit
+ * stay untouched and are placed on first touch. */
+static void place_device_heap(void *p, size_t size)
+{
+    size_t first = uvas_block_index(p);
+    size_t n = uvas_block_index((char *)p + size - 1) - first + 1;
+    if (uvas_migrate_blocks(first, n, UVAS_RES_DEVICE, UVAS_MIG_WAIT) != UVAS_OK)
+        uvas_warn("UVAS_HINT_DEVICE: %s; the rest stays on the host", uvas_last_error());
+    uvas_clear_error(); /* the allocation itself succeeded */
 }
 
 static void *alloc_common(size_t size, size_t align, unsigned hints, const char *fn)
@@ -341,8 +356,16 @@ static void *alloc_common(size_t size, size_t align, unsigned hints, const char 
         errno = ENOMEM;
         return NULL;
     }
-    if (hints & UVAS_HINT_DEVICE)
+    bool device = uvas_devtier_present(&uvas_g.devtier);
+    if ((hints & UVAS_HINT_DEVICE) && !device) {
+        if (uvas_g.cfg.flags & UVAS_INIT_DEVICE_STRICT) {
+            uvas_fail(UVAS_ERR_NO_DEVICE, "%s: UVAS_HINT_DEVICE with UVAS_DEVICE_STRICT=1, "
+                      "but %s", fn, uvas_g.device_note);
+            errno = ENODEV;
+            return NULL;
+        }
         warn_no_device_once();
+    }
     pthread_mutex_lock(&uvas_g.lock);
     void *p = alloc_locked(size, align, heap_of(hints), hints);
     size_t free_bytes = uvas_g.extents.free_blocks << uvas_g.shift;
@@ -351,6 +374,8 @@ static void *alloc_common(size_t size, size_t align, unsigned hints, const char 
         uvas_fail(UVAS_ERR_NOMEM, "%s: no room for %zu bytes in the range (%zu bytes of "
                   "free blocks, possibly fragmented): raise UVAS_SIZE", fn, size, free_bytes);
         errno = ENOMEM;
+    } else if ((hints & UVAS_HINT_DEVICE) && device) {
+        place_device_heap(p, size);
     }
     return p;
 }

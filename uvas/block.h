@@ -35,8 +35,9 @@ struct uvas_block {
     _Atomic uint8_t hints;    /* owner's UVAS_HINT_* bits */
     _Atomic uint8_t heap;     /* owner's enum uvas_heap (policy input) */
     uint8_t flags;            /* UVAS_BF_* (allocator lock) */
+    _Atomic uint8_t tier_pref; /* advised preferred residence, 0 none */
     _Atomic uint32_t touches; /* faults seen on the block (policy input) */
-    uint32_t dev_slot;        /* device tier slot when DEVICE (next issue) */
+    uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in
      * the slab metadata area, indexed by block. */
     _Atomic uint16_t cls;     /* size class */
@@ -44,6 +45,7 @@ struct uvas_block {
     uint32_t used;            /* live slots */
     uint32_t hw;              /* slots ever handed out: [0, hw) */
     uint32_t next, prev;      /* partial-slab list, block index + 1 */
+    uint32_t lru_next, lru_prev; /* device-resident list (device tier lock) */
 };
 
 static inline int uvas_blk_res(uint32_t state)

@@ -172,6 +172,32 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o)
             return rc;
         c->fault_threads = (unsigned)v;
     }
+    if (!o->device && (s = getenv("UVAS_DEVICE"))) {
+        unsigned long long v;
+        if (!strcasecmp(s, "auto"))
+            c->device = UVAS_DEV_WANT_AUTO;
+        else if (!strcasecmp(s, "none"))
+            c->device = UVAS_DEV_WANT_NONE;
+        else if (!parse_uint(s, &v) && v < 64)
+            c->device = (int)v;
+        else
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_DEVICE='%s' is unknown: use auto, none or a "
+                             "Vulkan device index (0-63)", s);
+    }
+    if (!o->device_size) {
+        const char *var = "UVAS_DEVICE_SIZE";
+        if (!(s = getenv(var)) && (s = getenv("SHMEM_DEVICE_SYMMETRIC_SIZE")))
+            var = "SHMEM_DEVICE_SYMMETRIC_SIZE";
+        if (s && uvas_parse_size(s, &c->device_size))
+            return uvas_fail(UVAS_ERR_ENV, "%s='%s' is malformed: give a number with an "
+                             "optional K, M, G or T suffix (e.g. 8G)", var, s);
+    }
+    if (!(o->flags & UVAS_INIT_DEVICE_STRICT) && (s = getenv("UVAS_DEVICE_STRICT"))) {
+        if (!strcmp(s, "1"))
+            c->flags |= UVAS_INIT_DEVICE_STRICT;
+        else if (strcmp(s, "0"))
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_DEVICE_STRICT='%s' is unknown: use 0 or 1", s);
+    }
     if (!o->policy && (s = getenv("UVAS_POLICY"))) {
         if ((rc = check_policy(s, "UVAS_POLICY", UVAS_ERR_ENV)))
             return rc;
@@ -220,9 +246,16 @@ static int resolve_opts(struct uvas_config *c, const struct uvas_options *o)
             return rc;
         strcpy(c->policy, o->policy);
     }
-    if (o->flags & ~UVAS_INIT_QUIET)
+    if (o->flags & ~(UVAS_INIT_QUIET | UVAS_INIT_DEVICE_STRICT))
         return uvas_fail(UVAS_ERR_INVAL, "options.flags=%#x has unknown bits", o->flags);
     c->flags = o->flags;
+    if (o->device) {
+        if (o->device != UVAS_DEVICE_OFF && (o->device < 1 || o->device > 64))
+            return uvas_fail(UVAS_ERR_INVAL, "options.device=%d: use 0 (auto), "
+                             "UVAS_DEVICE_OFF or 1 + a Vulkan device index", o->device);
+        c->device = o->device == UVAS_DEVICE_OFF ? UVAS_DEV_WANT_NONE : o->device - 1;
+    }
+    c->device_size = o->device_size;
     return UVAS_OK;
 }
 
@@ -236,6 +269,7 @@ int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out
         .block_size = UVAS_DEFAULT_BLOCK,
         .fault_mode = UVAS_FAULT_AUTO,
         .fault_threads = 0,
+        .device = UVAS_DEV_WANT_AUTO,
     };
     strcpy(c.policy, "first-touch");
 

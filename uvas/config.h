@@ -15,6 +15,8 @@
 #define UVAS_MAX_BLOCK ((size_t)2 << 20)
 #define UVAS_DEFAULT_BLOCK ((size_t)2 << 20)
 #define UVAS_MAX_FAULT_THREADS 256u
+#define UVAS_DEV_WANT_AUTO (-1)
+#define UVAS_DEV_WANT_NONE (-2)
 #define UVAS_USER_ADDR_END ((uintptr_t)0x800000000000ull)
 
 #if defined(__SANITIZE_THREAD__)
@@ -34,6 +36,8 @@ struct uvas_config {
     unsigned fault_threads; /* 0: one per CPU the process may run on */
     char policy[64];
     unsigned flags;
+    int device;         /* UVAS_DEV_WANT_AUTO, UVAS_DEV_WANT_NONE or an index */
+    size_t device_size; /* 0: the device's budget */
 };
 
 struct uvas_options;

@@ -1,9 +1,11 @@
 /* The controller's life cycle: uvas_init, uvas_finalize, uvas_range. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "fault/service.h"
 #include "fault/uffd.h"
+#include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
 #include "uvas/range.h"
@@ -19,13 +21,18 @@ static bool same_config(const struct uvas_config *a, const struct uvas_config *b
 {
     return a->size == b->size && a->base == b->base && a->block_size == b->block_size &&
            a->fault_mode == b->fault_mode && a->fault_threads == b->fault_threads &&
-           !strcmp(a->policy, b->policy) && a->flags == b->flags;
+           !strcmp(a->policy, b->policy) && a->flags == b->flags && a->device == b->device &&
+           a->device_size == b->device_size;
 }
 
 static void teardown(void)
 {
+    uvas_migrate_async_stop();
     uvas_fault_service_stop(uvas_g.fault);
     uvas_g.fault = NULL;
+    uvas_copier_fini(&uvas_g.copier);
+    uvas_devtier_close(&uvas_g.devtier);
+
     uvas_uffd_close(&uvas_g.uffd);
     uvas_range_unmap(uvas_g.base, uvas_g.size, uvas_g.memfd);
     uvas_slabs_fini(&uvas_g.slabs);
@@ -67,6 +74,33 @@ static int start_fault_path(const struct uvas_config *c)
     return UVAS_OK;
 }
 
+/* The device tier needs the whole fault protocol: minor faults to catch
+ * CPU accesses to device-resident blocks, write-protect to hold writers
+ * off a block being copied out. */
+static int start_device_tier(const struct uvas_config *c)
+{
+    char *note = uvas_g.device_note;
+    size_t len = sizeof uvas_g.device_note;
+    if (c->device == UVAS_DEV_WANT_NONE) {
+        snprintf(note, len, "no device tier (UVAS_DEVICE=none)");
+        return UVAS_OK;
+    }
+    if (uvas_g.fault_mode != UVAS_FAULT_UFFD || !uvas_g.uffd.has_minor || !uvas_g.uffd.has_wp) {
+        snprintf(note, len, "no device tier: migration needs userfaultfd with minor and "
+                 "write-protect faults on shmem (%s)",
+                 uvas_g.fault_mode == UVAS_FAULT_UFFD ? "this kernel lacks them" : "eager mode");
+        return UVAS_OK;
+    }
+    int rc = uvas_devtier_open(&uvas_g.devtier, c->device, c->device_size, c->block_size, note,
+                               len);
+    if (rc || !uvas_devtier_present(&uvas_g.devtier))
+        return rc;
+    if ((rc = uvas_copier_init(&uvas_g.copier, &uvas_g.devtier.dev)) ||
+        (rc = uvas_migrate_async_start()))
+        return rc;
+    return UVAS_OK;
+}
+
 static int setup(const struct uvas_config *c)
 {
     uvas_g.cfg = *c;
@@ -81,7 +115,7 @@ static int setup(const struct uvas_config *c)
         (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
         (rc = uvas_slabs_init(&uvas_g.slabs, c->block_size, uvas_g.nblocks)) ||
         (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
-        (rc = start_fault_path(c)))
+        (rc = start_fault_path(c)) || (rc = start_device_tier(c)))
         return rc;
     return UVAS_OK;
 }
@@ -153,7 +187,15 @@ int uvas_range(struct uvas_range_desc *d)
         .fault_threads = uvas_fault_service_threads(uvas_g.fault),
         .policy = uvas_g.policy->name,
         .fault_note = uvas_g.fault_note,
-        .device_present = 0,
+        .device_present = uvas_devtier_present(&uvas_g.devtier),
+        .device_name = uvas_devtier_present(&uvas_g.devtier) ? uvas_g.devtier.dev.name : "",
+        .device_driver = uvas_devtier_present(&uvas_g.devtier) ? uvas_g.devtier.dev.driver : "",
+        .device_kind = uvas_devtier_present(&uvas_g.devtier)
+                           ? uvas_device_kind(&uvas_g.devtier.dev) : "none",
+        .device_capacity = uvas_devtier_capacity_blocks(&uvas_g.devtier) * uvas_g.block_size,
+        .device_note = uvas_g.device_note,
+        .device_numa_node = uvas_devtier_present(&uvas_g.devtier)
+                                ? uvas_g.devtier.dev.numa_node : -1,
     };
     return UVAS_OK;
 }

@@ -206,7 +206,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
 {
     memset(d, 0, sizeof *d);
     d->numa_node = -1;
-    if (want == UVAS_DEVICE_NONE) {
+    if (want == UVAS_DEV_WANT_NONE) {
         snprintf(note, notelen, "no device tier (UVAS_DEVICE=none)");
         return UVAS_OK;
     }
@@ -219,7 +219,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
     if (r != VK_SUCCESS) {
         d->inst = VK_NULL_HANDLE;
         snprintf(note, notelen, "no Vulkan driver could be loaded (vkCreateInstance: %d)", r);
-        return want == UVAS_DEVICE_AUTO
+        return want == UVAS_DEV_WANT_AUTO
                    ? UVAS_OK
                    : uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: %s", want, note);
     }
@@ -284,7 +284,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
         rc = create_device(d, bud[best]);
     if (rc) {
         uvas_device_close(d);
-        if (want == UVAS_DEVICE_AUTO) {
+        if (want == UVAS_DEV_WANT_AUTO) {
             snprintf(note, notelen, "%s", uvas_last_error());
             return UVAS_OK;
         }

@@ -40,8 +40,8 @@ struct uvas_device {
 };
 
 /* What UVAS_DEVICE asks for. */
-#define UVAS_DEVICE_AUTO (-1)
-#define UVAS_DEVICE_NONE (-2)
+#define UVAS_DEV_WANT_AUTO (-1)
+#define UVAS_DEV_WANT_NONE (-2)
 
 /*
  * Open the device `want` (an index, AUTO or NONE). With AUTO, finding no

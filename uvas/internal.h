@@ -13,7 +13,9 @@
 #include "fault/uffd.h"
 #include "uvas.h"
 #include "uvas/block.h"
+#include "migrate/copy.h"
 #include "uvas/config.h"
+#include "uvas/devtier.h"
 #include "uvas/extent.h"
 #include "uvas/slab.h"
 #include "uvas/stats.h"
@@ -40,6 +42,9 @@ struct uvas_global {
     char fault_note[256];
 
     int memfd;               /* the host tier's backing file */
+    struct uvas_devtier devtier;
+    struct uvas_copier copier;
+    char device_note[256];
     struct uvas_uffd uffd;   /* fd -1 in eager mode */
     struct uvas_fault_service *fault;
     const struct uvas_policy *policy;

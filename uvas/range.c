@@ -91,3 +91,4 @@ void uvas_range_unmap(char *base, size_t size, int memfd)
     if (memfd >= 0)
         close(memfd);
 }
+

@@ -9,4 +9,5 @@
 int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out);
 void uvas_range_unmap(char *base, size_t size, int memfd);
 
+
 #endif

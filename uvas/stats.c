@@ -86,6 +86,13 @@ int uvas_stats_get(struct uvas_stats *st)
     st->fault_ns_total = atomic_load_explicit(&uvas_g.ctr.fault_ns_total, RLX);
     st->fault_ns_max = atomic_load_explicit(&uvas_g.ctr.fault_ns_max, RLX);
     st->blocks_released = atomic_load_explicit(&uvas_g.ctr.blocks_released, RLX);
+    st->faults_device = atomic_load_explicit(&uvas_g.ctr.faults_device, RLX);
+    for (int r = 0; r < UVAS_RES_COUNT; r++) {
+        st->migrations[r] = atomic_load_explicit(&uvas_g.ctr.migrations[r], RLX);
+        st->bytes_migrated[r] = atomic_load_explicit(&uvas_g.ctr.bytes_migrated[r], RLX);
+    }
+    st->evictions = atomic_load_explicit(&uvas_g.ctr.evictions, RLX);
+    st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
     return UVAS_OK;
 }
 
@@ -151,5 +158,13 @@ int uvas_stats_print(FILE *out)
             (unsigned long long)st.faults, (unsigned long long)st.faults_spurious,
             (unsigned long long)st.faults_stray, avg, (double)st.fault_ns_max / 1000.0,
             (unsigned long long)st.blocks_released);
+    fprintf(out, "migrations: %llu to device (%.1f MiB), %llu to host (%.1f MiB), %llu "
+                 "evictions, %llu CPU faults on device blocks, %.1f ms migrating\n",
+            (unsigned long long)st.migrations[UVAS_RES_DEVICE],
+            (double)st.bytes_migrated[UVAS_RES_DEVICE] / (1 << 20),
+            (unsigned long long)st.migrations[UVAS_RES_HOST],
+            (double)st.bytes_migrated[UVAS_RES_HOST] / (1 << 20),
+            (unsigned long long)st.evictions, (unsigned long long)st.faults_device,
+            (double)st.migrate_ns_total / 1e6);
     return UVAS_OK;
 }

@@ -25,6 +25,11 @@ struct uvas_counters {
     _Atomic uint64_t fault_ns_total;
     _Atomic uint64_t fault_ns_max;
     _Atomic uint64_t blocks_released;
+    _Atomic uint64_t faults_device;
+    _Atomic uint64_t migrations[UVAS_RES_COUNT];
+    _Atomic uint64_t bytes_migrated[UVAS_RES_COUNT];
+    _Atomic uint64_t evictions;
+    _Atomic uint64_t migrate_ns_total;
 };
 
 /* A block became resident in tier `res` (first touch if populated). */

@@ -20,6 +20,7 @@ struct uvas_tier_ops {
 };
 
 extern const struct uvas_tier_ops uvas_tier_host;
+extern const struct uvas_tier_ops uvas_tier_device;
 
 /* The tier of a residence, NULL for UVAS_RES_UNPOPULATED or an absent one. */
 const struct uvas_tier_ops *uvas_tier_of(int res);

@@ -41,5 +41,9 @@ const struct uvas_tier_ops uvas_tier_host = {
 
 const struct uvas_tier_ops *uvas_tier_of(int res)
 {
-    return res == UVAS_RES_HOST ? &uvas_tier_host : NULL;
+    if (res == UVAS_RES_HOST)
+        return &uvas_tier_host;
+    if (res == UVAS_RES_DEVICE && uvas_devtier_present(&uvas_g.devtier))
+        return &uvas_tier_device;
+    return NULL;
 }

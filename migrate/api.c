@@ -1,0 +1,198 @@
+/*
+ * uvas_migrate, uvas_migrate_wait and uvas_advise: argument checks, and
+ * the asynchronous form (one worker thread draining a queue, in the spirit
+ * of cudaMemPrefetchAsync on one stream).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate/migrate.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+struct request {
+    struct request *next;
+    size_t first, n;
+    int to;
+};
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;
+    struct request *head, *tail;
+    bool busy, stop, running;
+    int first_error;
+    char error_msg[256];
+    pthread_t th;
+} q = {.mu = PTHREAD_MUTEX_INITIALIZER,
+       .work = PTHREAD_COND_INITIALIZER,
+       .idle = PTHREAD_COND_INITIALIZER};
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&q.mu);
+    for (;;) {
+        while (!q.head && !q.stop)
+            pthread_cond_wait(&q.work, &q.mu);
+        if (!q.head)
+            break;
+        struct request *r = q.head;
+        q.head = r->next;
+        if (!q.head)
+            q.tail = NULL;
+        q.busy = true;
+        pthread_mutex_unlock(&q.mu);
+        int rc = uvas_migrate_blocks(r->first, r->n, r->to, UVAS_MIG_WAIT);
+        pthread_mutex_lock(&q.mu);
+        if (rc && !q.first_error) {
+            q.first_error = rc;
+            snprintf(q.error_msg, sizeof q.error_msg, "%s", uvas_last_error());
+        }
+        free(r);
+        q.busy = false;
+        if (!q.head)
+            pthread_cond_broadcast(&q.idle);
+    }
+    pthread_mutex_unlock(&q.mu);
+    return NULL;
+}
+
+int uvas_migrate_async_start(void)
+{
+    q.stop = false;
+    q.first_error = 0;
+    int e = pthread_create(&q.th, NULL, worker, NULL);
+    if (e)
+        return uvas_fail(UVAS_ERR_SYS, "cannot start the migration thread: %s", strerror(e));
+    q.running = true;
+    return UVAS_OK;
+}
+
+void uvas_migrate_async_stop(void)
+{
+    if (!q.running)
+        return;
+    pthread_mutex_lock(&q.mu);
+    q.stop = true;
+    pthread_cond_broadcast(&q.work);
+    pthread_mutex_unlock(&q.mu);
+    pthread_join(q.th, NULL);
+    q.running = false;
+}
+
+int uvas_migrate_enqueue(size_t first, size_t n, int to)
+{
+    struct request *r = malloc(sizeof *r);
+    if (!r)
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_migrate: cannot queue the request");
+    *r = (struct request){NULL, first, n, to};
+    pthread_mutex_lock(&q.mu);
+    if (q.tail)
+        q.tail->next = r;
+    else
+        q.head = r;
+    q.tail = r;
+    pthread_cond_signal(&q.work);
+    pthread_mutex_unlock(&q.mu);
+    return UVAS_OK;
+}
+
+static int wait_all(void)
+{
+    pthread_mutex_lock(&q.mu);
+    while (q.head || q.busy)
+        pthread_cond_wait(&q.idle, &q.mu);
+    int rc = q.first_error;
+    if (rc)
+        uvas_fail(rc, "an asynchronous migration failed: %s", q.error_msg);
+    q.first_error = 0;
+    pthread_mutex_unlock(&q.mu);
+    return rc;
+}
+
+void uvas_migrate_async_wait(void)
+{
+    (void)wait_all();
+}
+
+/* The blocks covering [ptr, ptr+len), which must start in a live
+ * allocation and stay inside the range. */
+static int blocks_of(const void *ptr, size_t len, size_t *first, size_t *n, const char *fn)
+{
+    if (!atomic_load(&uvas_g.ready))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: call uvas_init first", fn);
+    if (len == 0)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: len 0 covers no block", fn);
+    struct uvas_ptr_info info;
+    if (uvas_query(ptr, &info) != UVAS_OK)
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no live uvas allocation",
+                         fn, ptr);
+    if (len > uvas_g.size || (size_t)((const char *)ptr - uvas_g.base) + len > uvas_g.size)
+        return uvas_fail(UVAS_ERR_INVAL, "%s(%p, %zu): the range runs past the end of the "
+                         "uvas range", fn, ptr, len);
+    *first = uvas_block_index(ptr);
+    *n = uvas_block_index((const char *)ptr + len - 1) - *first + 1;
+    return UVAS_OK;
+}
+
+int uvas_migrate(const void *ptr, size_t len, int location, unsigned flags)
+{
+    uvas_clear_error();
+    size_t first, n;
+    int rc = blocks_of(ptr, len, &first, &n, "uvas_migrate");
+    if (rc)
+        return rc;
+    if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate: location %d is neither UVAS_LOC_HOST "
+                         "nor UVAS_LOC_DEVICE", location);
+    if (flags & ~UVAS_MIGRATE_ASYNC)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate: flags %#x has unknown bits", flags);
+    if (!uvas_devtier_present(&uvas_g.devtier)) {
+        if (location == UVAS_LOC_HOST) /* everything already is */
+            return UVAS_OK;
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "uvas_migrate to the device: %s",
+                         uvas_g.device_note);
+    }
+    if (flags & UVAS_MIGRATE_ASYNC)
+        return uvas_migrate_enqueue(first, n, location);
+    return uvas_migrate_blocks(first, n, location, UVAS_MIG_WAIT);
+}
+
+int uvas_migrate_wait(void)
+{
+    uvas_clear_error();
+    if (!atomic_load(&uvas_g.ready))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_migrate_wait: call uvas_init first");
+    if (!q.running)
+        return UVAS_OK;
+    return wait_all();
+}
+
+int uvas_advise(const void *ptr, size_t len, int advice, int location)
+{
+    uvas_clear_error();
+    size_t first, n;
+    int rc = blocks_of(ptr, len, &first, &n, "uvas_advise");
+    if (rc)
+        return rc;
+    uint8_t pref;
+    switch (advice) {
+    case UVAS_ADVISE_PREFERRED_LOCATION:
+        if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
+            return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: location %d is neither "
+                             "UVAS_LOC_HOST nor UVAS_LOC_DEVICE", location);
+        pref = (uint8_t)location;
+        break;
+    case UVAS_ADVISE_UNSET_PREFERRED_LOCATION:
+        pref = 0;
+        break;
+    default:
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: advice %d is unknown", advice);
+    }
+    for (size_t i = first; i < first + n; i++)
+        atomic_store_explicit(&uvas_g.bt[i].tier_pref, pref, memory_order_relaxed);
+    return UVAS_OK;
+}

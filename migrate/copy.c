@@ -1,0 +1,106 @@
+/* One submission per batch, completion on a timeline semaphore. */
+#include "migrate/copy.h"
+
+#include <string.h>
+
+#include "uvas.h"
+#include "uvas/status.h"
+
+int uvas_copier_init(struct uvas_copier *c, struct uvas_device *dev)
+{
+    memset(c, 0, sizeof *c);
+    c->dev = dev;
+    pthread_mutex_init(&c->mu, NULL);
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                   .queueFamilyIndex = dev->qfam};
+    VkResult r = vkCreateCommandPool(dev->dev, &pci, NULL, &c->pool);
+    if (r != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "vkCreateCommandPool failed (VkResult %d)", r);
+    VkSemaphoreTypeCreateInfo sti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                     .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &sti};
+    r = vkCreateSemaphore(dev->dev, &sci, NULL, &c->timeline);
+    if (r != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "vkCreateSemaphore(timeline) failed (VkResult %d)",
+                         r);
+    return UVAS_OK;
+}
+
+void uvas_copier_fini(struct uvas_copier *c)
+{
+    if (!c->dev)
+        return;
+    VkDevice d = c->dev->dev;
+    if (c->timeline)
+        vkDestroySemaphore(d, c->timeline, NULL);
+    if (c->pool)
+        vkDestroyCommandPool(d, c->pool, NULL);
+    pthread_mutex_destroy(&c->mu);
+    memset(c, 0, sizeof *c);
+}
+
+int uvas_copier_run(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n)
+{
+    if (n == 0)
+        return UVAS_OK;
+    VkDevice d = c->dev->dev;
+    VkCommandBuffer cb;
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = c->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    pthread_mutex_lock(&c->mu);
+    VkResult r = vkAllocateCommandBuffers(d, &ai, &cb);
+    if (r != VK_SUCCESS) {
+        pthread_mutex_unlock(&c->mu);
+        return uvas_fail(UVAS_ERR_NOMEM, "vkAllocateCommandBuffers failed (VkResult %d)", r);
+    }
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(cb, &bi);
+    for (size_t i = 0; i < n; i++) {
+        const struct uvas_copy_op *o = &ops[i];
+        if (o->src == VK_NULL_HANDLE) {
+            vkCmdFillBuffer(cb, o->dst, o->dst_off, o->size, 0);
+            continue;
+        }
+        /* Consecutive ops between the same buffers become regions of one
+         * command. */
+        VkBufferCopy reg[64];
+        uint32_t k = 0;
+        size_t j = i;
+        while (j < n && k < 64 && ops[j].src == o->src && ops[j].dst == o->dst) {
+            reg[k++] = (VkBufferCopy){ops[j].src_off, ops[j].dst_off, ops[j].size};
+            j++;
+        }
+        vkCmdCopyBuffer(cb, o->src, o->dst, k, reg);
+        i = j - 1;
+    }
+    vkEndCommandBuffer(cb);
+    uint64_t value = ++c->last;
+    VkTimelineSemaphoreSubmitInfo tsi = {.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                         .signalSemaphoreValueCount = 1,
+                                         .pSignalSemaphoreValues = &value};
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .pNext = &tsi,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb,
+                       .signalSemaphoreCount = 1,
+                       .pSignalSemaphores = &c->timeline};
+    r = vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
+    pthread_mutex_unlock(&c->mu);
+    if (r == VK_SUCCESS) {
+        VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                                  .semaphoreCount = 1,
+                                  .pSemaphores = &c->timeline,
+                                  .pValues = &value};
+        r = vkWaitSemaphores(d, &wi, UINT64_MAX);
+    }
+    pthread_mutex_lock(&c->mu);
+    vkFreeCommandBuffers(d, c->pool, 1, &cb);
+    pthread_mutex_unlock(&c->mu);
+    if (r != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_SYS, "a copy on '%s' failed (VkResult %d)", c->dev->name, r);
+    return UVAS_OK;
+}

@@ -1,0 +1,64 @@
+/* Import of host pages as a transfer buffer. */
+#include "migrate/hostbuf.h"
+
+#include "uvas.h"
+#include "uvas/status.h"
+
+int uvas_hostbuf_import(struct uvas_device *d, void *ptr, size_t len, struct uvas_hostbuf *h)
+{
+    *h = (struct uvas_hostbuf){0};
+    const VkExternalMemoryHandleTypeFlagBits ht =
+        VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+    VkMemoryHostPointerPropertiesEXT props = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    VkResult r = d->get_host_ptr_props(d->dev, ht, ptr, &props);
+    if (r != VK_SUCCESS || !props.memoryTypeBits)
+        return uvas_fail(UVAS_ERR_SYS, "'%s' cannot import host memory at %p (VkResult %d)",
+                         d->name, ptr, r);
+    VkExternalMemoryBufferCreateInfo ebi = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO, .handleTypes = ht};
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .pNext = &ebi,
+                              .size = len,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    r = vkCreateBuffer(d->dev, &bci, NULL, &h->buf);
+    if (r != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_SYS, "vkCreateBuffer over host memory failed (VkResult %d)", r);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(d->dev, h->buf, &req);
+    uint32_t bits = props.memoryTypeBits & req.memoryTypeBits;
+    if (!bits) {
+        vkDestroyBuffer(d->dev, h->buf, NULL);
+        h->buf = VK_NULL_HANDLE;
+        return uvas_fail(UVAS_ERR_SYS, "'%s': no memory type fits imported host memory",
+                         d->name);
+    }
+    VkImportMemoryHostPointerInfoEXT imp = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .handleType = ht,
+        .pHostPointer = ptr};
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .pNext = &imp,
+                                .allocationSize = len,
+                                .memoryTypeIndex = (uint32_t)__builtin_ctz(bits)};
+    r = vkAllocateMemory(d->dev, &mai, NULL, &h->mem);
+    if (r != VK_SUCCESS) {
+        vkDestroyBuffer(d->dev, h->buf, NULL);
+        h->buf = VK_NULL_HANDLE;
+        return uvas_fail(UVAS_ERR_NOMEM, "importing %zu bytes of host memory into '%s' failed "
+                         "(VkResult %d)", len, d->name, r);
+    }
+    vkBindBufferMemory(d->dev, h->buf, h->mem, 0);
+    return UVAS_OK;
+}
+
+void uvas_hostbuf_release(struct uvas_device *d, struct uvas_hostbuf *h)
+{
+    if (h->buf)
+        vkDestroyBuffer(d->dev, h->buf, NULL);
+    if (h->mem)
+        vkFreeMemory(d->dev, h->mem, NULL);
+    *h = (struct uvas_hostbuf){0};
+}

@@ -1,0 +1,45 @@
+/*
+ * The migration engine: moves blocks between the host tier and the device
+ * tier without losing or tearing data. The protocol (docs/migration.md):
+ *
+ *  host -> device: take the block (BUSY), write-protect its pages in the
+ *      range, copy host pages -> device slot on the copy engine, unmap the
+ *      pages from the range (they stay in the memfd as a stale shadow),
+ *      lift the protection, publish DEVICE, wake. A writer that comes
+ *      during the copy parks on the write-protect fault until the block is
+ *      published, then faults on the device-resident block: its write is
+ *      never applied to a copy that is being thrown away.
+ *  device -> host: take the block, make sure the memfd holds its pages,
+ *      copy device slot -> host pages, map them into the range
+ *      (UFFDIO_CONTINUE), free the slot, publish HOST, wake. Any CPU
+ *      access meanwhile is a minor fault that parks until the wake.
+ */
+#ifndef UVAS_MIGRATE_H
+#define UVAS_MIGRATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define UVAS_MIG_WAIT 0x1u   /* wait out blocks in transition (else skip them) */
+#define UVAS_MIG_NO_MAP 0x2u /* to host: leave the pages unmapped (eviction) */
+
+/* Move blocks [first, first+n) to residence `to` (UVAS_RES_HOST or
+ * UVAS_RES_DEVICE). Untouched blocks are populated there. Status; blocks
+ * that could not move (device full) stay where they were. */
+int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags);
+
+/* Fault path: block bi is BUSY (taken from UNPOPULATED by the caller);
+ * give it a zeroed device slot. UVAS_ERR_NOMEM if the tier has no room
+ * even after eviction: the caller places it on the host instead. */
+int uvas_migrate_place_on_device(size_t bi);
+
+/* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY). */
+void uvas_migrate_drop_device(size_t bi, size_t n);
+
+/* Asynchronous migrations (uvas_migrate with UVAS_MIGRATE_ASYNC). */
+int uvas_migrate_async_start(void);
+void uvas_migrate_async_stop(void);
+int uvas_migrate_enqueue(size_t first, size_t n, int to);
+void uvas_migrate_async_wait(void);
+
+#endif

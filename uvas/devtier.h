@@ -1,0 +1,64 @@
+/*
+ * The device tier's memory: Vulkan device-local memory in slabs, each
+ * exported as a file descriptor (dma-buf where the driver offers it, the
+ * opaque fd otherwise) and bound to one buffer, carved into block-sized
+ * slots. Slabs are allocated on demand up to the tier's capacity.
+ */
+#ifndef UVAS_DEVTIER_H
+#define UVAS_DEVTIER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "uvas/device.h"
+
+struct uvas_dslab {
+    VkDeviceMemory mem;
+    VkBuffer buf;
+    int fd; /* exported handle; owned here */
+};
+
+struct uvas_devtier {
+    struct uvas_device dev;
+    pthread_mutex_t mu;       /* slots, slabs and the LRU */
+    size_t cap_bytes;         /* the most device memory the tier takes */
+    size_t slab_bytes;
+    uint32_t slots_per_slab;
+    struct uvas_dslab *slabs;
+    uint32_t nslabs, max_slabs;
+    uint32_t *free_slots;     /* stack of free slot numbers */
+    uint32_t nfree;
+    uint32_t lru_head, lru_tail; /* device-resident blocks, block index + 1 */
+    bool full;                /* the driver refused a slab: no more growth */
+};
+
+/* Open the device tier; `want` is the UVAS_DEVICE choice, cap_bytes the
+ * user's bound (0: the device's budget). No device is not an error. */
+int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
+                      char *note, size_t notelen);
+void uvas_devtier_close(struct uvas_devtier *t);
+
+static inline bool uvas_devtier_present(const struct uvas_devtier *t)
+{
+    return uvas_device_present(&t->dev);
+}
+
+/* A free slot (slot numbers start at 1, 0 means none); UVAS_ERR_NOMEM when
+ * the tier is at capacity. */
+int uvas_devtier_slot_alloc(struct uvas_devtier *t, uint32_t *slot);
+void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot);
+/* Where a slot lives: buffer and offset (copies), fd and offset (peers). */
+void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,
+                             VkDeviceSize *off, int *fd);
+size_t uvas_devtier_capacity_blocks(const struct uvas_devtier *t);
+
+/* Least-recently-migrated order of device-resident blocks (victims). */
+void uvas_devtier_lru_add(struct uvas_devtier *t, size_t bi);
+void uvas_devtier_lru_remove(struct uvas_devtier *t, size_t bi);
+/* Up to max victim candidates, oldest first; returns how many. */
+size_t uvas_devtier_lru_oldest(struct uvas_devtier *t, size_t *out, size_t max);
+
+#endif

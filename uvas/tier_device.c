@@ -1,0 +1,23 @@
+/* The device tier's operations, over devtier.c's slots and the engine. */
+#include "migrate/migrate.h"
+#include "uvas/internal.h"
+#include "uvas/tier.h"
+
+static int device_populate(size_t bi, uintptr_t hot)
+{
+    (void)hot; /* a device slot is filled whole by the copy engine */
+    return uvas_migrate_place_on_device(bi);
+}
+
+static int device_release(size_t bi, size_t n)
+{
+    uvas_migrate_drop_device(bi, n);
+    return UVAS_OK;
+}
+
+const struct uvas_tier_ops uvas_tier_device = {
+    .res = UVAS_RES_DEVICE,
+    .name = "device",
+    .populate = device_populate,
+    .release = device_release,
+};
