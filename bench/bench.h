@@ -15,6 +15,7 @@ static inline uint64_t bench_now_ns(void)
 
 int bench_first_touch(int argc, char **argv);
 int bench_query(int argc, char **argv);
+int bench_migrate(int argc, char **argv);
 
 /* Median of n doubles (sorts in place). */
 double bench_median(double *v, int n);

@@ -25,6 +25,8 @@ static const struct {
     {"first-touch", bench_first_touch,
      "[-p pages] [-r reps] [-b block]  first touch per page: uvas vs kernel demand paging"},
     {"query", bench_query, "[-n queries]  uvas_query on random pointers"},
+    {"migrate", bench_migrate,
+     "[-s MiB] [-r reps]  uvas_migrate vs bare vkCmdCopyBuffer; CPU faults on device blocks"},
 };
 
 static void usage(FILE *f)

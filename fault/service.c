@@ -122,39 +122,20 @@ static void map_host(size_t bi)
         return;
     }
     char *a = uvas_block_addr(bi);
-    /* Missing pages (never there) get zeros, present ones are mapped. */
-    uvas_uffd_zero(&uvas_g.uffd, a, uvas_g.block_size);
     uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
-    atomic_store_explicit(&b->state, seen, memory_order_release);
-    uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
-}
-
-/* A write-protect fault outside a migration: the protection is stale. */
-static void stale_protect(size_t bi)
-{
-    struct uvas_block *b = &uvas_g.bt[bi];
-    uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
-    uint32_t seen;
-    if (!uvas_blk_try_busy(b, uvas_blk_res(s), &seen))
-        return; /* a migration holds it and will wake the writer */
-    char *a = uvas_block_addr(bi);
-    uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
     atomic_store_explicit(&b->state, seen, memory_order_release);
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }
 
 void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
 {
+    (void)flags; /* missing and minor faults are told apart by the block's state */
     struct uvas_counters *c = &uvas_g.ctr;
     atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
     size_t bi = uvas_block_index((void *)addr);
     uint32_t s = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
     if (s & UVAS_BLK_BUSY) { /* whoever holds it wakes the block when done */
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
-        return;
-    }
-    if (flags & UFFD_PAGEFAULT_FLAG_WP) {
-        stale_protect(bi);
         return;
     }
     switch (uvas_blk_res(s)) {

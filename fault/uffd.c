@@ -67,7 +67,7 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
         return UVAS_ERR_SYS;
     }
     uint64_t want = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_THREAD_ID |
-                    UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
+                    UFFD_FEATURE_MINOR_SHMEM;
     int fd = open_raw(note, notelen);
     if (fd < 0)
         return UVAS_ERR_PERM;
@@ -86,23 +86,22 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
 
 int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
 {
-    /* Missing faults place untouched blocks. Minor faults catch CPU
-     * accesses to blocks whose pages stay in the memfd while the data
-     * lives on the device; write-protect faults hold writers off a block
-     * while it is copied out. Without the latter two (old kernels) blocks
-     * cannot migrate, and the device tier stays off. */
+    /* Missing faults place untouched blocks. Minor faults catch accesses
+     * to blocks whose pages stay in the memfd but are unmapped here: while
+     * they are copied out, and while the data lives on the device. Without
+     * them (kernels before 5.14) blocks cannot migrate and the device
+     * tier stays off. */
     struct uffdio_register reg = {
         .range = {.start = (uintptr_t)addr, .len = len},
         .mode = UFFDIO_REGISTER_MODE_MISSING,
     };
-    if ((u->features & UFFD_FEATURE_MINOR_SHMEM) && (u->features & UFFD_FEATURE_WP_HUGETLBFS_SHMEM))
-        reg.mode |= UFFDIO_REGISTER_MODE_MINOR | UFFDIO_REGISTER_MODE_WP;
+    if (u->features & UFFD_FEATURE_MINOR_SHMEM)
+        reg.mode |= UFFDIO_REGISTER_MODE_MINOR;
     if (ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
         return uvas_fail(UVAS_ERR_SYS, "UFFDIO_REGISTER of the range failed: %s",
                          strerror(errno));
     u->has_zeropage = reg.ioctls & (1ull << _UFFDIO_ZEROPAGE);
     u->has_minor = reg.ioctls & (1ull << _UFFDIO_CONTINUE);
-    u->has_wp = reg.ioctls & (1ull << _UFFDIO_WRITEPROTECT);
     if (!(reg.ioctls & (1ull << _UFFDIO_COPY)))
         return uvas_fail(UVAS_ERR_SYS, "userfaultfd offers no UFFDIO_COPY on the range");
     return UVAS_OK;
@@ -167,24 +166,18 @@ int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
         int e = errno;
         if (c.mapped > 0)
             a += (uintptr_t)c.mapped;
-        if (e == EEXIST)
+        if (e == EEXIST) {
             a += 4096; /* already mapped */
-        else if (e != EAGAIN)
+        } else if (e == EFAULT) {
+            /* The memfd has no page here: a zero page, as a first touch. */
+            struct uffdio_zeropage z = {.range = {.start = a, .len = 4096},
+                                        .mode = UFFDIO_ZEROPAGE_MODE_DONTWAKE};
+            if (ioctl(u->fd, UFFDIO_ZEROPAGE, &z) < 0 && errno != EEXIST)
+                return -errno;
+            a += 4096;
+        } else if (e != EAGAIN) {
             return -e;
+        }
     }
-    return 0;
-}
-
-int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on)
-{
-    struct uffdio_writeprotect w = {
-        .range = {.start = (uintptr_t)addr, .len = len},
-        /* The kernel refuses DONTWAKE with WP (nobody waits on a page
-         * that is about to be protected anyway). */
-        .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE,
-    };
-    while (ioctl(u->fd, UFFDIO_WRITEPROTECT, &w) < 0)
-        if (errno != EAGAIN)
-            return -errno;
     return 0;
 }

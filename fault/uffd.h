@@ -26,7 +26,6 @@ struct uvas_uffd {
     uint64_t features; /* negotiated */
     bool has_zeropage; /* UFFDIO_ZEROPAGE allowed on the range */
     bool has_minor;    /* registered for minor faults (UFFDIO_CONTINUE) */
-    bool has_wp;       /* registered for write-protect faults */
 };
 
 /*
@@ -48,11 +47,11 @@ int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len);
 /* Wake threads parked on [addr, addr+len) so they retry their access. */
 int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len);
 
-/* Map the pages the memfd already holds for [addr, addr+len) (minor
- * faults), skipping pages already mapped; no wake. 0 or -errno. */
+/* Map the pages the memfd holds for [addr, addr+len) (minor faults),
+ * skipping pages already mapped and mapping zero pages where the memfd
+ * has none; no wake. 0 or -errno. */
 int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len);
 
-/* Write-protect [addr, addr+len), or lift the protection; no wake. */
-int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on);
+
 
 #endif

@@ -62,9 +62,9 @@ static void wake_block(size_t bi)
 }
 
 /* Host-page buffers for the jobs' blocks: one import per run of
- * consecutive blocks, through a mapping of the memfd made for the run
- * (the range itself is registered with userfaultfd and may be unmapped
- * there; a permanent second view of a 64 TiB range would not fit).
+ * consecutive blocks, through the alias view of the memfd (the range
+ * itself is registered with userfaultfd and unmapped there), or, for a
+ * range too large to map twice, a view made for the run.
  * run_of[i] and off_of[i] say where job i's pages are. */
 struct imports {
     struct uvas_hostbuf buf[BATCH];
@@ -79,7 +79,8 @@ static void release_runs(struct imports *im)
 {
     for (size_t r = 0; r < im->n; r++) {
         uvas_hostbuf_release(&uvas_g.devtier.dev, &im->buf[r]);
-        munmap(im->view[r], im->view_len[r]);
+        if (!uvas_g.alias)
+            munmap(im->view[r], im->view_len[r]);
     }
     im->n = 0;
 }
@@ -92,14 +93,16 @@ static int import_runs(struct imports *im, const struct job *j, size_t m)
         while (k < m && j[k].bi == j[k - 1].bi + 1)
             k++;
         size_t len = (k - i) << uvas_g.shift;
-        void *v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, uvas_g.memfd,
-                       (off_t)(j[i].bi << uvas_g.shift));
+        void *v = uvas_g.alias ? uvas_g.alias + (j[i].bi << uvas_g.shift)
+                               : mmap(NULL, len, PROT_READ | PROT_WRITE,
+                                      MAP_SHARED | MAP_POPULATE, uvas_g.memfd,
+                                      (off_t)(j[i].bi << uvas_g.shift));
         int rc = v == MAP_FAILED
                      ? uvas_fail(UVAS_ERR_NOMEM, "cannot map host pages of block %zu: %s",
                                  j[i].bi, strerror(errno))
                      : uvas_hostbuf_import(&uvas_g.devtier.dev, v, len, &im->buf[im->n]);
         if (rc) {
-            if (v != MAP_FAILED)
+            if (v != MAP_FAILED && !uvas_g.alias)
                 munmap(v, len);
             release_runs(im);
             return rc;
@@ -186,6 +189,7 @@ int uvas_migrate_place_on_device(size_t bi)
         return rc;
     }
     uvas_g.bt[bi].dev_slot = slot;
+    atomic_store_explicit(&uvas_g.bt[bi].shadow, 0, RLX);
     uvas_devtier_lru_add(&uvas_g.devtier, bi);
     return UVAS_OK;
 }
@@ -199,6 +203,7 @@ void uvas_migrate_drop_device(size_t bi, size_t n)
         uvas_devtier_lru_remove(&uvas_g.devtier, i);
         uvas_devtier_slot_free(&uvas_g.devtier, b->dev_slot);
         b->dev_slot = 0;
+        atomic_store_explicit(&b->shadow, 0, RLX);
     }
 }
 
@@ -206,20 +211,19 @@ void uvas_migrate_drop_device(size_t bi, size_t n)
 
 static int batch_to_device(struct job *j, size_t m)
 {
-    /* Untouched blocks get zeroed slots; host blocks are protected, then
-     * copied. */
+    /* Host blocks are unmapped from the range first: from then on every
+     * CPU access (user or kernel) is a minor fault that parks until the
+     * block is published, so nothing can change the pages being copied.
+     * The pages stay in the memfd (a stale shadow after the copy): a later
+     * return costs a copy, not an allocation. Untouched blocks get zeroed
+     * slots. */
     size_t nh = 0;
     struct job host[BATCH];
     struct uvas_copy_op ops[BATCH];
     size_t nops = 0;
-    int rc = UVAS_OK;
     for (size_t i = 0; i < m; i++) {
         if (j[i].from == UVAS_RES_HOST) {
-            int e = uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(j[i].bi), uvas_g.block_size,
-                                      true);
-            if (e && !rc) /* without protection a write could be lost: move nothing */
-                rc = uvas_fail(UVAS_ERR_SYS, "cannot write-protect block %zu for migration: "
-                               "%s", j[i].bi, strerror(-e));
+            madvise(uvas_block_addr(j[i].bi), uvas_g.block_size, MADV_DONTNEED);
             host[nh++] = j[i];
         } else {
             slot_op(j[i].slot, &ops[nops], true, VK_NULL_HANDLE, 0);
@@ -227,8 +231,7 @@ static int batch_to_device(struct job *j, size_t m)
         }
     }
     struct imports im = {0};
-    if (rc == UVAS_OK)
-        rc = import_runs(&im, host, nh);
+    int rc = import_runs(&im, host, nh);
     if (rc == UVAS_OK) {
         for (size_t i = 0; i < nh; i++)
             slot_op(host[i].slot, &ops[nops++], true, im.buf[im.run_of[i]].buf, im.off_of[i]);
@@ -238,23 +241,14 @@ static int batch_to_device(struct job *j, size_t m)
     for (size_t i = 0; i < m; i++) {
         size_t bi = j[i].bi;
         struct uvas_block *b = &uvas_g.bt[bi];
-        char *a = uvas_block_addr(bi);
-        if (rc) { /* nothing moved: the host copy is still the data */
-            if (j[i].from == UVAS_RES_HOST)
-                uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
+        if (rc) { /* nothing moved: the host pages are still the data */
             uvas_devtier_slot_free(&uvas_g.devtier, j[i].slot);
             untake(b, j[i].seen);
-            wake_block(bi);
+            wake_block(bi); /* parked accessors retry: a minor fault maps it */
             continue;
         }
-        if (j[i].from == UVAS_RES_HOST) {
-            /* Unmap while still protected, then lift the protection (which
-             * also clears the markers the zap left). The pages stay in the
-             * memfd: a later return costs a copy, not an allocation. */
-            madvise(a, uvas_g.block_size, MADV_DONTNEED);
-            uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
-        }
         b->dev_slot = j[i].slot;
+        atomic_store_explicit(&b->shadow, j[i].from == UVAS_RES_HOST, RLX);
         uvas_devtier_lru_add(&uvas_g.devtier, bi);
         uvas_blk_publish(b, j[i].seen, UVAS_RES_DEVICE);
         count_move(j[i].from, UVAS_RES_DEVICE, j[i].from == UVAS_RES_UNPOPULATED);
@@ -269,10 +263,11 @@ static int batch_to_host(struct job *j, size_t m, unsigned flags)
 {
     struct uvas_copy_op ops[BATCH];
     int rc = UVAS_OK;
-    /* The memfd must hold the pages the copy lands in (it does, unless the
-     * block was placed on the device directly). */
+    /* The memfd must hold the pages the copy lands in: it keeps them as a
+     * shadow, unless the block was placed on the device directly. */
     for (size_t i = 0; i < m && !rc; i++)
-        if (fallocate(uvas_g.memfd, 0, (off_t)(j[i].bi << uvas_g.shift),
+        if (!atomic_load_explicit(&uvas_g.bt[j[i].bi].shadow, RLX) &&
+            fallocate(uvas_g.memfd, 0, (off_t)(j[i].bi << uvas_g.shift),
                       (off_t)uvas_g.block_size) < 0)
             rc = uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s",
                            j[i].bi, strerror(errno));

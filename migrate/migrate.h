@@ -2,13 +2,12 @@
  * The migration engine: moves blocks between the host tier and the device
  * tier without losing or tearing data. The protocol (docs/migration.md):
  *
- *  host -> device: take the block (BUSY), write-protect its pages in the
- *      range, copy host pages -> device slot on the copy engine, unmap the
- *      pages from the range (they stay in the memfd as a stale shadow),
- *      lift the protection, publish DEVICE, wake. A writer that comes
- *      during the copy parks on the write-protect fault until the block is
- *      published, then faults on the device-resident block: its write is
- *      never applied to a copy that is being thrown away.
+ *  host -> device: take the block (BUSY), unmap its pages from the range
+ *      (they stay in the memfd), copy host pages -> device slot on the
+ *      copy engine, publish DEVICE, wake. Any access that comes during the
+ *      copy, by a thread or by the kernel, is a minor fault that parks
+ *      until the block is published, then finds it on the device: no write
+ *      can land in pages that are being copied or thrown away.
  *  device -> host: take the block, make sure the memfd holds its pages,
  *      copy device slot -> host pages, map them into the range
  *      (UFFDIO_CONTINUE), free the slot, publish HOST, wake. Any CPU

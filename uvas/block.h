@@ -36,6 +36,7 @@ struct uvas_block {
     _Atomic uint8_t heap;     /* owner's enum uvas_heap (policy input) */
     uint8_t flags;            /* UVAS_BF_* (allocator lock) */
     _Atomic uint8_t tier_pref; /* advised preferred residence, 0 none */
+    _Atomic uint8_t shadow;   /* DEVICE: the memfd still holds its (stale) pages */
     _Atomic uint32_t touches; /* faults seen on the block (policy input) */
     uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in

@@ -32,6 +32,9 @@ static void teardown(void)
     uvas_g.fault = NULL;
     uvas_copier_fini(&uvas_g.copier);
     uvas_devtier_close(&uvas_g.devtier);
+    if (uvas_g.alias)
+        munmap(uvas_g.alias, uvas_g.size);
+    uvas_g.alias = NULL;
 
     uvas_uffd_close(&uvas_g.uffd);
     uvas_range_unmap(uvas_g.base, uvas_g.size, uvas_g.memfd);
@@ -74,9 +77,8 @@ static int start_fault_path(const struct uvas_config *c)
     return UVAS_OK;
 }
 
-/* The device tier needs the whole fault protocol: minor faults to catch
- * CPU accesses to device-resident blocks, write-protect to hold writers
- * off a block being copied out. */
+/* The device tier needs minor faults: they catch CPU accesses to blocks
+ * being copied out and to device-resident blocks. */
 static int start_device_tier(const struct uvas_config *c)
 {
     char *note = uvas_g.device_note;
@@ -85,9 +87,9 @@ static int start_device_tier(const struct uvas_config *c)
         snprintf(note, len, "no device tier (UVAS_DEVICE=none)");
         return UVAS_OK;
     }
-    if (uvas_g.fault_mode != UVAS_FAULT_UFFD || !uvas_g.uffd.has_minor || !uvas_g.uffd.has_wp) {
-        snprintf(note, len, "no device tier: migration needs userfaultfd with minor and "
-                 "write-protect faults on shmem (%s)",
+    if (uvas_g.fault_mode != UVAS_FAULT_UFFD || !uvas_g.uffd.has_minor) {
+        snprintf(note, len, "no device tier: migration needs userfaultfd with minor faults "
+                 "on shmem (%s)",
                  uvas_g.fault_mode == UVAS_FAULT_UFFD ? "this kernel lacks them" : "eager mode");
         return UVAS_OK;
     }
@@ -95,6 +97,15 @@ static int start_device_tier(const struct uvas_config *c)
                                len);
     if (rc || !uvas_devtier_present(&uvas_g.devtier))
         return rc;
+    /* The engine's view of host pages; page tables it builds stay. */
+    if (uvas_g.size <= ((size_t)16 << 40)) {
+        void *a = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                       uvas_g.memfd, 0);
+        if (a != MAP_FAILED) {
+            madvise(a, uvas_g.size, MADV_DONTFORK);
+            uvas_g.alias = a;
+        }
+    }
     if ((rc = uvas_copier_init(&uvas_g.copier, &uvas_g.devtier.dev)) ||
         (rc = uvas_migrate_async_start()))
         return rc;

@@ -42,6 +42,9 @@ struct uvas_global {
     char fault_note[256];
 
     int memfd;               /* the host tier's backing file */
+    char *alias;             /* the memfd mapped again, unregistered: the
+                                engine's view of host pages (NULL when the
+                                range is too large to map twice) */
     struct uvas_devtier devtier;
     struct uvas_copier copier;
     char device_note[256];

@@ -1,0 +1,306 @@
+/*
+ * Migration throughput: uvas_migrate of N bytes to the device and back,
+ * beside the same bytes copied with a bare vkCmdCopyBuffer between
+ * imported host memory and device memory on the same device (the floor
+ * uvas's protocol adds to), alternating the two within each repetition.
+ * Then fault-driven migration: the CPU touching device-resident blocks.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vulkan/vulkan.h>
+
+#include "bench.h"
+#include "uvas.h"
+
+struct raw {
+    VkInstance inst;
+    VkPhysicalDevice phys;
+    VkDevice dev;
+    VkQueue q;
+    uint32_t qfam;
+    VkCommandPool pool;
+    VkFence fence;
+    VkBuffer hbuf, dbuf;
+    VkDeviceMemory hmem, dmem;
+    void *host;
+};
+
+#define VKCHECK(x)                                                                        \
+    do {                                                                                  \
+        VkResult r_ = (x);                                                                \
+        if (r_ != VK_SUCCESS) {                                                           \
+            fprintf(stderr, "migrate: %s failed (VkResult %d)\n", #x, r_);                \
+            return -1;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+/* The same physical device as uvas's tier, found by name. */
+static int raw_open(struct raw *w, const char *name, size_t len)
+{
+    memset(w, 0, sizeof *w);
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                .pApplicationInfo = &app};
+    VKCHECK(vkCreateInstance(&ici, NULL, &w->inst));
+    uint32_t n = 16;
+    VkPhysicalDevice ph[16];
+    vkEnumeratePhysicalDevices(w->inst, &n, ph);
+    for (uint32_t i = 0; i < n && !w->phys; i++) {
+        VkPhysicalDeviceProperties p;
+        vkGetPhysicalDeviceProperties(ph[i], &p);
+        if (!strcmp(p.deviceName, name))
+            w->phys = ph[i];
+    }
+    if (!w->phys) {
+        fprintf(stderr, "migrate: device '%s' not found\n", name);
+        return -1;
+    }
+    uint32_t nq = 16;
+    VkQueueFamilyProperties qf[16];
+    vkGetPhysicalDeviceQueueFamilyProperties(w->phys, &nq, qf);
+    w->qfam = 0;
+    for (uint32_t i = 0; i < nq; i++) /* the copy engine, as uvas picks it */
+        if ((qf[i].queueFlags & VK_QUEUE_TRANSFER_BIT) &&
+            !(qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT))) {
+            w->qfam = i;
+            break;
+        }
+    float prio = 1;
+    VkDeviceQueueCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                   .queueFamilyIndex = w->qfam,
+                                   .queueCount = 1,
+                                   .pQueuePriorities = &prio};
+    const char *ext[] = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                         VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
+    VkDeviceCreateInfo dci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                              .queueCreateInfoCount = 1,
+                              .pQueueCreateInfos = &qci,
+                              .enabledExtensionCount = 2,
+                              .ppEnabledExtensionNames = ext};
+    VKCHECK(vkCreateDevice(w->phys, &dci, NULL, &w->dev));
+    vkGetDeviceQueue(w->dev, w->qfam, 0, &w->q);
+
+    /* device buffer */
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .size = len,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    VKCHECK(vkCreateBuffer(w->dev, &bci, NULL, &w->dbuf));
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(w->dev, w->dbuf, &req);
+    VkPhysicalDeviceMemoryProperties mp;
+    vkGetPhysicalDeviceMemoryProperties(w->phys, &mp);
+    uint32_t type = UINT32_MAX;
+    for (uint32_t i = 0; i < mp.memoryTypeCount && type == UINT32_MAX; i++)
+        if ((req.memoryTypeBits & (1u << i)) &&
+            (mp.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            type = i;
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = type};
+    VKCHECK(vkAllocateMemory(w->dev, &mai, NULL, &w->dmem));
+    VKCHECK(vkBindBufferMemory(w->dev, w->dbuf, w->dmem, 0));
+
+    /* imported host buffer over ordinary page-aligned memory */
+    w->host = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (w->host == MAP_FAILED)
+        return -1;
+    memset(w->host, 0x5a, len);
+    PFN_vkGetMemoryHostPointerPropertiesEXT hpp =
+        (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
+            w->dev, "vkGetMemoryHostPointerPropertiesEXT");
+    VkMemoryHostPointerPropertiesEXT hp = {
+        .sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+    VKCHECK(hpp(w->dev, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, w->host, &hp));
+    VkExternalMemoryBufferCreateInfo ebi = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT};
+    bci.pNext = &ebi;
+    VKCHECK(vkCreateBuffer(w->dev, &bci, NULL, &w->hbuf));
+    vkGetBufferMemoryRequirements(w->dev, w->hbuf, &req);
+    VkImportMemoryHostPointerInfoEXT imp = {
+        .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+        .handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
+        .pHostPointer = w->host};
+    mai = (VkMemoryAllocateInfo){.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                 .pNext = &imp,
+                                 .allocationSize = len,
+                                 .memoryTypeIndex = (uint32_t)__builtin_ctz(
+                                     hp.memoryTypeBits & req.memoryTypeBits)};
+    VKCHECK(vkAllocateMemory(w->dev, &mai, NULL, &w->hmem));
+    VKCHECK(vkBindBufferMemory(w->dev, w->hbuf, w->hmem, 0));
+
+    VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .queueFamilyIndex = w->qfam};
+    VKCHECK(vkCreateCommandPool(w->dev, &pci, NULL, &w->pool));
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VKCHECK(vkCreateFence(w->dev, &fci, NULL, &w->fence));
+    return 0;
+}
+
+/* One copy of len bytes, recorded, submitted and waited for: ns. */
+static double raw_copy(struct raw *w, bool to_device, size_t len)
+{
+    VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                      .commandPool = w->pool,
+                                      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                      .commandBufferCount = 1};
+    VkCommandBuffer cb;
+    uint64_t t0 = bench_now_ns();
+    vkAllocateCommandBuffers(w->dev, &ai, &cb);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(cb, &bi);
+    VkBufferCopy r = {0, 0, len};
+    vkCmdCopyBuffer(cb, to_device ? w->hbuf : w->dbuf, to_device ? w->dbuf : w->hbuf, 1, &r);
+    vkEndCommandBuffer(cb);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb};
+    vkQueueSubmit(w->q, 1, &si, w->fence);
+    vkWaitForFences(w->dev, 1, &w->fence, VK_TRUE, UINT64_MAX);
+    double ns = (double)(bench_now_ns() - t0);
+    vkResetFences(w->dev, 1, &w->fence);
+    vkFreeCommandBuffers(w->dev, w->pool, 1, &cb);
+    return ns;
+}
+
+static void raw_close(struct raw *w, size_t len)
+{
+    if (!w->dev)
+        return;
+    vkDeviceWaitIdle(w->dev);
+    vkDestroyFence(w->dev, w->fence, NULL);
+    vkDestroyCommandPool(w->dev, w->pool, NULL);
+    vkDestroyBuffer(w->dev, w->hbuf, NULL);
+    vkDestroyBuffer(w->dev, w->dbuf, NULL);
+    vkFreeMemory(w->dev, w->hmem, NULL);
+    vkFreeMemory(w->dev, w->dmem, NULL);
+    munmap(w->host, len);
+    vkDestroyDevice(w->dev, NULL);
+    vkDestroyInstance(w->inst, NULL);
+}
+
+static double gbps(size_t bytes, double ns)
+{
+    return (double)bytes / ns;
+}
+
+static double time_migrate(void *p, size_t len, int to)
+{
+    uint64_t t0 = bench_now_ns();
+    if (uvas_migrate(p, len, to, 0)) {
+        fprintf(stderr, "migrate: uvas_migrate: %s\n", uvas_last_error());
+        exit(1);
+    }
+    return (double)(bench_now_ns() - t0);
+}
+
+/* One size: returns the ratio of the medians (uvas throughput / raw). */
+static double run_size(struct raw *w, size_t len, int reps, size_t block)
+{
+    char *p = uvas_malloc(len);
+    if (!p) {
+        fprintf(stderr, "migrate: uvas_malloc(%zu): %s\n", len, uvas_last_error());
+        exit(1);
+    }
+    for (size_t i = 0; i < len; i += 4096)
+        p[i] = (char)i;
+    double *ud = calloc((size_t)reps, sizeof(double)), *uh = calloc((size_t)reps, sizeof(double));
+    double *rd = calloc((size_t)reps, sizeof(double)), *rh = calloc((size_t)reps, sizeof(double));
+    time_migrate(p, len, UVAS_LOC_DEVICE); /* warm: slabs, pipelines, page tables */
+    time_migrate(p, len, UVAS_LOC_HOST);
+    raw_copy(w, true, len);
+    raw_copy(w, false, len);
+    for (int r = 0; r < reps; r++) {
+        if (r % 2) {
+            ud[r] = time_migrate(p, len, UVAS_LOC_DEVICE);
+            uh[r] = time_migrate(p, len, UVAS_LOC_HOST);
+            rd[r] = raw_copy(w, true, len);
+            rh[r] = raw_copy(w, false, len);
+        } else {
+            rd[r] = raw_copy(w, true, len);
+            rh[r] = raw_copy(w, false, len);
+            ud[r] = time_migrate(p, len, UVAS_LOC_DEVICE);
+            uh[r] = time_migrate(p, len, UVAS_LOC_HOST);
+        }
+    }
+    for (size_t i = 0; i < len; i += 4096)
+        if (p[i] != (char)i) {
+            fprintf(stderr, "migrate: data changed at offset %zu\n", i);
+            exit(1);
+        }
+    double mud = bench_median(ud, reps), muh = bench_median(uh, reps);
+    double mrd = bench_median(rd, reps), mrh = bench_median(rh, reps);
+    printf("  %8zu KiB  to device: uvas %6.2f GB/s  raw %6.2f GB/s   to host: uvas %6.2f GB/s  "
+           "raw %6.2f GB/s\n", len >> 10, gbps(len, mud), gbps(len, mrd), gbps(len, muh),
+           gbps(len, mrh));
+
+    /* Fault-driven: the CPU touches device-resident blocks, one per block. */
+    double *fd = calloc((size_t)reps, sizeof(double));
+    for (int r = 0; r < reps; r++) {
+        time_migrate(p, len, UVAS_LOC_DEVICE);
+        uint64_t t0 = bench_now_ns();
+        for (size_t i = 0; i < len; i += block)
+            ((volatile char *)p)[i]++;
+        fd[r] = (double)(bench_now_ns() - t0);
+        for (size_t i = 0; i < len; i += block)
+            p[i]--;
+    }
+    printf("  %8zu KiB  CPU touching device-resident blocks: %6.2f GB/s\n", len >> 10,
+           gbps(len, bench_median(fd, reps)));
+    uvas_free(p);
+    double ratio = (mrd + mrh) / (mud + muh);
+    free(ud), free(uh), free(rd), free(rh), free(fd);
+    return ratio;
+}
+
+int bench_migrate(int argc, char **argv)
+{
+    size_t big = (size_t)256 << 20;
+    int reps = 5;
+    int opt;
+    optind = 1;
+    while ((opt = getopt(argc, argv, "s:r:")) != -1) {
+        if (opt == 's')
+            big = strtoull(optarg, NULL, 0) << 20;
+        else if (opt == 'r')
+            reps = atoi(optarg);
+        else
+            return 2;
+    }
+    if (reps < 1 || big < ((size_t)2 << 20)) {
+        fprintf(stderr, "migrate: need -r >= 1 and -s >= 2 (MiB)\n");
+        return 2;
+    }
+    if (uvas_init(NULL)) {
+        fprintf(stderr, "migrate: uvas_init: %s\n", uvas_last_error());
+        return 1;
+    }
+    struct uvas_range_desc d;
+    uvas_range(&d);
+    if (!d.device_present) {
+        fprintf(stderr, "migrate: no device tier: %s\n", d.device_note);
+        return 77;
+    }
+    printf("migrate: %s (%s), block %zu KiB, %d reps, medians\n", d.device_name, d.device_kind,
+           d.block_size >> 10, reps);
+    struct raw w;
+    if (raw_open(&w, d.device_name, big)) {
+        raw_close(&w, big);
+        return 1;
+    }
+    double small = run_size(&w, (size_t)2 << 20, reps, d.block_size);
+    double ratio = run_size(&w, big, reps, d.block_size);
+    raw_close(&w, big);
+    uvas_finalize();
+    printf("migrate ratio uvas/raw at 2 MiB: %.2f\n", small);
+    printf("migrate ratio uvas/raw: %.2f\n", ratio);
+    return 0;
+}

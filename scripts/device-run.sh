@@ -1,0 +1,46 @@
+#!/bin/bash
+# On the lent GPU machine (see docs/device.md): run the test programs and
+# the benchmarks of a build made on the Debian machine, with the Vulkan
+# loader and hwloc carried as .deb files, and CUDA Unified Memory beside
+# them. usage: scripts/device-run.sh [tests|bench|all]
+# Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs).
+set -u
+what=${1:-all}
+cd "$(dirname "$0")/.."
+B=${UVAS_BUILD:-build}
+OUT=${OUT:-/tmp/uvas-out}
+mkdir -p "$OUT"
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+mkdir -p /tmp/uvas-deps
+for f in .deps/*.deb; do dpkg -x "$f" /tmp/uvas-deps; done
+export LD_LIBRARY_PATH=/tmp/uvas-deps/usr/lib/x86_64-linux-gnu:/tmp/uvas-deps/lib/x86_64-linux-gnu
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+[ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion" | head -4
+
+if [ "$what" = tests ] || [ "$what" = all ]; then
+    pass=0 fail=0 skip=0
+    for t in "$B"/tests/test-* "$B"/tests/unit-*; do
+        [ -x "$t" ] || continue
+        n=$(basename "$t")
+        timeout 120 "$t" >"$OUT/$n.log" 2>&1
+        rc=$?
+        case $rc in
+            0) pass=$((pass + 1)) ;;
+            77) skip=$((skip + 1)); echo "SKIP $n: $(grep -m1 SKIP "$OUT/$n.log")" ;;
+            *) fail=$((fail + 1)); echo "FAIL $n (rc $rc):"; tail -5 "$OUT/$n.log" ;;
+        esac
+    done
+    echo "device tests: $pass passed, $fail failed, $skip skipped"
+fi
+if [ "$what" = bench ] || [ "$what" = all ]; then
+    "$B"/bench/uvas-bench first-touch -r 7 2>&1 | tee "$OUT/first-touch.txt" | tail -4
+    "$B"/bench/uvas-bench query 2>&1 | tail -1
+    "$B"/bench/uvas-bench migrate -r 5 2>&1 | tee "$OUT/migrate.txt"
+    if command -v nvcc >/dev/null; then
+        nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu && /tmp/um-bench 256 |
+            tee "$OUT/cuda-um.txt"
+    fi
+fi
