@@ -256,6 +256,13 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block)
     printf("  %8zu KiB  CPU touching device-resident blocks: %6.2f GB/s\n", len >> 10,
            gbps(len, bench_median(fd, reps)));
     uvas_free(p);
+    struct uvas_stats st;
+    uvas_stats_get(&st);
+    double tot = (double)st.migrate_ns_total;
+    printf("  %8zu KiB  uvas migration time so far: copy %.0f%%, import %.0f%%, page tables "
+           "%.0f%%, other %.0f%%\n", len >> 10, 100 * st.migrate_ns_copy / tot,
+           100 * st.migrate_ns_import / tot, 100 * st.migrate_ns_map / tot,
+           100 * (tot - st.migrate_ns_copy - st.migrate_ns_import - st.migrate_ns_map) / tot);
     double ratio = (mrd + mrh) / (mud + muh);
     free(ud), free(uh), free(rd), free(rh), free(fd);
     return ratio;

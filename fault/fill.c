@@ -13,6 +13,7 @@
 
 struct uvas_fill_job {
     struct uvas_fill_job *next;
+    enum uvas_fill_op op;
     uintptr_t addr;
     uint32_t n, first; /* chunks, and the hot one */
     uint32_t claimed, done;
@@ -56,9 +57,15 @@ static uint32_t claim(struct uvas_fill *f, struct uvas_fill_job *j)
     return c;
 }
 
+static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
+{
+    return op == UVAS_FILL_ZERO ? uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len)
+                                : uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len);
+}
+
 static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
 {
-    int e = uvas_uffd_zero(&uvas_g.uffd, (void *)(j->addr + c * CHUNK), CHUNK);
+    int e = do_op(j->op, j->addr + c * CHUNK, CHUNK);
     pthread_mutex_lock(&f->mu);
     if (e && !j->err)
         j->err = e;
@@ -67,11 +74,13 @@ static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
     pthread_mutex_unlock(&f->mu);
 }
 
-int uvas_fill_zero(struct uvas_fill *f, uintptr_t addr, size_t len, uintptr_t hot)
+int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,
+                  uintptr_t hot)
 {
     if (!f || f->helpers == 0 || len < 2 * CHUNK)
-        return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
+        return do_op(op, addr, len);
     struct uvas_fill_job j = {
+        .op = op,
         .addr = addr,
         .n = (uint32_t)(len / CHUNK),
         .first = (uint32_t)((hot - addr) / CHUNK),

@@ -122,7 +122,7 @@ static void map_host(size_t bi)
         return;
     }
     char *a = uvas_block_addr(bi);
-    uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
+    uvas_fault_map_block(uvas_g.fault, (uintptr_t)a, uvas_g.block_size);
     atomic_store_explicit(&b->state, seen, memory_order_release);
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }
@@ -252,7 +252,12 @@ int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service 
 int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
                           uintptr_t hot)
 {
-    return uvas_fill_zero(s ? &s->fill : NULL, addr, len, hot);
+    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_ZERO, addr, len, hot);
+}
+
+int uvas_fault_map_block(struct uvas_fault_service *s, uintptr_t addr, size_t len)
+{
+    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_CONTINUE, addr, len, addr);
 }
 
 unsigned uvas_fault_service_threads(const struct uvas_fault_service *s)

@@ -17,6 +17,9 @@ void uvas_fault_service_stop(struct uvas_fault_service *s);
 int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
                           uintptr_t hot);
 
+/* Map the memfd's pages over [addr, addr+len) with the threads' help. */
+int uvas_fault_map_block(struct uvas_fault_service *s, uintptr_t addr, size_t len);
+
 /* Resolve the fault at addr (exported for the service threads and tests
  * of the fault path). */
 void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid);

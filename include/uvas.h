@@ -254,6 +254,9 @@ struct uvas_stats {
     uint64_t bytes_migrated[UVAS_RES_COUNT]; /* bytes moved to [tier]    */
     uint64_t evictions;       /* blocks pushed out of a full device tier */
     uint64_t migrate_ns_total;
+    /* where migration time went: copy engine, importing host pages,
+     * unmapping and mapping the range's page tables */
+    uint64_t migrate_ns_copy, migrate_ns_import, migrate_ns_map;
 };
 
 int uvas_stats_get(struct uvas_stats *st);

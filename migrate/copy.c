@@ -40,22 +40,24 @@ void uvas_copier_fini(struct uvas_copier *c)
     memset(c, 0, sizeof *c);
 }
 
-int uvas_copier_run(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n)
+int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n,
+                       struct uvas_copy_ticket *t)
 {
+    *t = (struct uvas_copy_ticket){0};
     if (n == 0)
         return UVAS_OK;
     VkDevice d = c->dev->dev;
-    VkCommandBuffer cb;
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                       .commandPool = c->pool,
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = 1};
     pthread_mutex_lock(&c->mu);
-    VkResult r = vkAllocateCommandBuffers(d, &ai, &cb);
+    VkResult r = vkAllocateCommandBuffers(d, &ai, &t->cb);
     if (r != VK_SUCCESS) {
         pthread_mutex_unlock(&c->mu);
         return uvas_fail(UVAS_ERR_NOMEM, "vkAllocateCommandBuffers failed (VkResult %d)", r);
     }
+    VkCommandBuffer cb = t->cb;
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vkBeginCommandBuffer(cb, &bi);
@@ -89,18 +91,42 @@ int uvas_copier_run(struct uvas_copier *c, const struct uvas_copy_op *ops, size_
                        .signalSemaphoreCount = 1,
                        .pSignalSemaphores = &c->timeline};
     r = vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
-    pthread_mutex_unlock(&c->mu);
-    if (r == VK_SUCCESS) {
-        VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
-                                  .semaphoreCount = 1,
-                                  .pSemaphores = &c->timeline,
-                                  .pValues = &value};
-        r = vkWaitSemaphores(d, &wi, UINT64_MAX);
+    if (r != VK_SUCCESS) {
+        vkFreeCommandBuffers(d, c->pool, 1, &cb);
+        t->cb = VK_NULL_HANDLE;
+        pthread_mutex_unlock(&c->mu);
+        return uvas_fail(UVAS_ERR_SYS, "vkQueueSubmit on '%s' failed (VkResult %d)",
+                         c->dev->name, r);
     }
-    pthread_mutex_lock(&c->mu);
-    vkFreeCommandBuffers(d, c->pool, 1, &cb);
     pthread_mutex_unlock(&c->mu);
+    t->value = value;
+    return UVAS_OK;
+}
+
+int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t)
+{
+    if (!t->value)
+        return UVAS_OK;
+    VkDevice d = c->dev->dev;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+                              .semaphoreCount = 1,
+                              .pSemaphores = &c->timeline,
+                              .pValues = &t->value};
+    VkResult r = vkWaitSemaphores(d, &wi, UINT64_MAX);
+    pthread_mutex_lock(&c->mu);
+    vkFreeCommandBuffers(d, c->pool, 1, &t->cb);
+    pthread_mutex_unlock(&c->mu);
+    *t = (struct uvas_copy_ticket){0};
     if (r != VK_SUCCESS)
         return uvas_fail(UVAS_ERR_SYS, "a copy on '%s' failed (VkResult %d)", c->dev->name, r);
     return UVAS_OK;
+}
+
+int uvas_copier_run(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n)
+{
+    struct uvas_copy_ticket t;
+    int rc = uvas_copier_submit(c, ops, n, &t);
+    if (rc)
+        return rc;
+    return uvas_copier_wait(c, &t);
 }

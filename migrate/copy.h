@@ -33,7 +33,18 @@ struct uvas_copier {
 
 int uvas_copier_init(struct uvas_copier *c, struct uvas_device *dev);
 void uvas_copier_fini(struct uvas_copier *c);
-/* Run the ops as one submission and wait for them. Status. */
+/* A submission in flight. */
+struct uvas_copy_ticket {
+    uint64_t value; /* timeline value it signals; 0: nothing submitted */
+    VkCommandBuffer cb;
+};
+
+/* Record the ops into one command buffer and submit it. Status. */
+int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n,
+                       struct uvas_copy_ticket *t);
+/* Wait for a submission and recycle its command buffer. Status. */
+int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t);
+/* Submit and wait. */
 int uvas_copier_run(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Host pages as a Vulkan buffer, without a copy: the memfd's pages, seen
  * through the controller's alias mapping, imported with
- * VK_EXT_external_memory_host for the duration of one migration.
+ * VK_EXT_external_memory_host (migrate/hostcache.h keeps them).
  */
 #ifndef UVAS_HOSTBUF_H
 #define UVAS_HOSTBUF_H
@@ -14,6 +14,8 @@
 struct uvas_hostbuf {
     VkDeviceMemory mem;
     VkBuffer buf;
+    void *view;      /* a mapping made for this import, else NULL */
+    size_t view_len;
 };
 
 /* ptr and len aligned to the device's import alignment. Status. */

@@ -8,13 +8,19 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "fault/service.h"
 #include "fault/uffd.h"
 #include "migrate/copy.h"
 #include "migrate/hostbuf.h"
+#include "migrate/hostcache.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
+/* Blocks taken at a time, and blocks per submission: the copies of one
+ * stage run on the copy engine while the CPU unmaps the next stage's
+ * pages (to the device) or maps the last stage's (to the host). */
 #define BATCH 64
+#define STAGE 8
 #define RLX memory_order_relaxed
 #define ACQ memory_order_acquire
 
@@ -23,6 +29,7 @@ struct job {
     uint32_t seen; /* state before BUSY */
     int from;
     uint32_t slot;
+    struct uvas_hostbuf tmp; /* an uncached import to release */
 };
 
 static uint64_t now_ns(void)
@@ -61,62 +68,12 @@ static void wake_block(size_t bi)
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
-/* Host-page buffers for the jobs' blocks: one import per run of
- * consecutive blocks, through the alias view of the memfd (the range
- * itself is registered with userfaultfd and unmapped there), or, for a
- * range too large to map twice, a view made for the run.
- * run_of[i] and off_of[i] say where job i's pages are. */
-struct imports {
-    struct uvas_hostbuf buf[BATCH];
-    void *view[BATCH];
-    size_t view_len[BATCH];
-    size_t n;
-    uint8_t run_of[BATCH];
-    VkDeviceSize off_of[BATCH];
-};
-
-static void release_runs(struct imports *im)
+/* Time spent since *t0 goes to counter c; *t0 moves on. */
+static void lap(_Atomic uint64_t *c, uint64_t *t0)
 {
-    for (size_t r = 0; r < im->n; r++) {
-        uvas_hostbuf_release(&uvas_g.devtier.dev, &im->buf[r]);
-        if (!uvas_g.alias)
-            munmap(im->view[r], im->view_len[r]);
-    }
-    im->n = 0;
-}
-
-static int import_runs(struct imports *im, const struct job *j, size_t m)
-{
-    im->n = 0;
-    for (size_t i = 0; i < m;) {
-        size_t k = i + 1;
-        while (k < m && j[k].bi == j[k - 1].bi + 1)
-            k++;
-        size_t len = (k - i) << uvas_g.shift;
-        void *v = uvas_g.alias ? uvas_g.alias + (j[i].bi << uvas_g.shift)
-                               : mmap(NULL, len, PROT_READ | PROT_WRITE,
-                                      MAP_SHARED | MAP_POPULATE, uvas_g.memfd,
-                                      (off_t)(j[i].bi << uvas_g.shift));
-        int rc = v == MAP_FAILED
-                     ? uvas_fail(UVAS_ERR_NOMEM, "cannot map host pages of block %zu: %s",
-                                 j[i].bi, strerror(errno))
-                     : uvas_hostbuf_import(&uvas_g.devtier.dev, v, len, &im->buf[im->n]);
-        if (rc) {
-            if (v != MAP_FAILED && !uvas_g.alias)
-                munmap(v, len);
-            release_runs(im);
-            return rc;
-        }
-        im->view[im->n] = v;
-        im->view_len[im->n] = len;
-        for (size_t x = i; x < k; x++) {
-            im->run_of[x] = (uint8_t)im->n;
-            im->off_of[x] = (VkDeviceSize)(x - i) << uvas_g.shift;
-        }
-        im->n++;
-        i = k;
-    }
-    return UVAS_OK;
+    uint64_t t = now_ns();
+    atomic_fetch_add_explicit(c, t - *t0, RLX);
+    *t0 = t;
 }
 
 static void count_move(int from, int to, bool populated)
@@ -207,62 +164,142 @@ void uvas_migrate_drop_device(size_t bi, size_t n)
     }
 }
 
+/* ---- staged copies ------------------------------------------------------------ */
+
+/* The copy ops of jobs [a, b); fills for untouched blocks going to the
+ * device. */
+static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
+                     struct uvas_copy_op *ops)
+{
+    uint64_t t0 = now_ns();
+    int rc = UVAS_OK;
+    for (size_t i = a; i < b && rc == UVAS_OK; i++) {
+        if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
+            slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0);
+            ops[i - a].src = VK_NULL_HANDLE;
+            continue;
+        }
+        VkBuffer hb;
+        VkDeviceSize ho;
+        rc = uvas_hostcache_get(j[i].bi, &hb, &ho, &j[i].tmp);
+        if (rc == UVAS_OK)
+            slot_op(j[i].slot, &ops[i - a], to_device, hb, ho);
+    }
+    lap(&uvas_g.ctr.migrate_ns_import, &t0);
+    return rc;
+}
+
+static void stage_put(struct job *j, size_t a, size_t b)
+{
+    uint64_t t0 = now_ns();
+    for (size_t i = a; i < b; i++)
+        uvas_hostcache_put(&j[i].tmp);
+    lap(&uvas_g.ctr.migrate_ns_import, &t0);
+}
+
+static int stage_submit(struct job *j, size_t a, size_t b, bool to_device,
+                        struct uvas_copy_ticket *t)
+{
+    struct uvas_copy_op ops[STAGE];
+    *t = (struct uvas_copy_ticket){0};
+    int rc = stage_ops(j, a, b, to_device, ops);
+    if (rc == UVAS_OK)
+        rc = uvas_copier_submit(&uvas_g.copier, ops, b - a, t);
+    return rc;
+}
+
+static int stage_wait(struct uvas_copy_ticket *t)
+{
+    uint64_t t0 = now_ns();
+    int rc = uvas_copier_wait(&uvas_g.copier, t);
+    lap(&uvas_g.ctr.migrate_ns_copy, &t0);
+    return rc;
+}
+
 /* ---- host -> device ---------------------------------------------------------- */
+
+/* Host blocks are unmapped from the range before their copy starts: from
+ * then on every CPU access (user or kernel) is a minor fault that parks
+ * until the block is published, so nothing can change the pages being
+ * copied. The pages stay in the memfd as a stale shadow: a later return
+ * costs a copy, not an allocation. */
+static void unmap_stage(struct job *j, size_t a, size_t b)
+{
+    uint64_t t0 = now_ns();
+    for (size_t i = a; i < b; i++)
+        if (j[i].from == UVAS_RES_HOST)
+            madvise(uvas_block_addr(j[i].bi), uvas_g.block_size, MADV_DONTNEED);
+    lap(&uvas_g.ctr.migrate_ns_map, &t0);
+}
+
+static void finish_to_device(struct job *x, int rc)
+{
+    struct uvas_block *b = &uvas_g.bt[x->bi];
+    if (rc) { /* nothing moved: the host pages are still the data */
+        uvas_devtier_slot_free(&uvas_g.devtier, x->slot);
+        untake(b, x->seen);
+    } else {
+        b->dev_slot = x->slot;
+        atomic_store_explicit(&b->shadow, x->from == UVAS_RES_HOST, RLX);
+        uvas_devtier_lru_add(&uvas_g.devtier, x->bi);
+        uvas_blk_publish(b, x->seen, UVAS_RES_DEVICE);
+        count_move(x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED);
+    }
+    wake_block(x->bi); /* parked accessors retry against the new state */
+}
 
 static int batch_to_device(struct job *j, size_t m)
 {
-    /* Host blocks are unmapped from the range first: from then on every
-     * CPU access (user or kernel) is a minor fault that parks until the
-     * block is published, so nothing can change the pages being copied.
-     * The pages stay in the memfd (a stale shadow after the copy): a later
-     * return costs a copy, not an allocation. Untouched blocks get zeroed
-     * slots. */
-    size_t nh = 0;
-    struct job host[BATCH];
-    struct uvas_copy_op ops[BATCH];
-    size_t nops = 0;
-    for (size_t i = 0; i < m; i++) {
-        if (j[i].from == UVAS_RES_HOST) {
-            madvise(uvas_block_addr(j[i].bi), uvas_g.block_size, MADV_DONTNEED);
-            host[nh++] = j[i];
-        } else {
-            slot_op(j[i].slot, &ops[nops], true, VK_NULL_HANDLE, 0);
-            ops[nops++].src = VK_NULL_HANDLE;
+    size_t nst = (m + STAGE - 1) / STAGE;
+    struct uvas_copy_ticket t[BATCH / STAGE];
+    int st_rc[BATCH / STAGE];
+    int rc = UVAS_OK;
+    for (size_t s = 0; s <= nst; s++) {
+        if (s < nst) { /* prepare and start stage s ... */
+            size_t a = s * STAGE, b = a + STAGE < m ? a + STAGE : m;
+            unmap_stage(j, a, b);
+            st_rc[s] = rc ? rc : stage_submit(j, a, b, true, &t[s]);
         }
-    }
-    struct imports im = {0};
-    int rc = import_runs(&im, host, nh);
-    if (rc == UVAS_OK) {
-        for (size_t i = 0; i < nh; i++)
-            slot_op(host[i].slot, &ops[nops++], true, im.buf[im.run_of[i]].buf, im.off_of[i]);
-        rc = uvas_copier_run(&uvas_g.copier, ops, nops);
-        release_runs(&im);
-    }
-    for (size_t i = 0; i < m; i++) {
-        size_t bi = j[i].bi;
-        struct uvas_block *b = &uvas_g.bt[bi];
-        if (rc) { /* nothing moved: the host pages are still the data */
-            uvas_devtier_slot_free(&uvas_g.devtier, j[i].slot);
-            untake(b, j[i].seen);
-            wake_block(bi); /* parked accessors retry: a minor fault maps it */
+        if (s == 0)
             continue;
-        }
-        b->dev_slot = j[i].slot;
-        atomic_store_explicit(&b->shadow, j[i].from == UVAS_RES_HOST, RLX);
-        uvas_devtier_lru_add(&uvas_g.devtier, bi);
-        uvas_blk_publish(b, j[i].seen, UVAS_RES_DEVICE);
-        count_move(j[i].from, UVAS_RES_DEVICE, j[i].from == UVAS_RES_UNPOPULATED);
-        wake_block(bi);
+        /* ... while stage s-1 copies */
+        size_t p = s - 1, a = p * STAGE, b = a + STAGE < m ? a + STAGE : m;
+        if (st_rc[p] == UVAS_OK)
+            st_rc[p] = stage_wait(&t[p]);
+        stage_put(j, a, b);
+        for (size_t i = a; i < b; i++)
+            finish_to_device(&j[i], st_rc[p]);
+        if (!rc)
+            rc = st_rc[p];
     }
     return rc;
 }
 
 /* ---- device -> host ---------------------------------------------------------- */
 
+static void finish_to_host(struct job *x, int rc, unsigned flags)
+{
+    struct uvas_block *b = &uvas_g.bt[x->bi];
+    if (rc) { /* the device copy is still the data */
+        untake(b, x->seen);
+    } else {
+        if (!(flags & UVAS_MIG_NO_MAP)) {
+            uint64_t t0 = now_ns();
+            uvas_fault_map_block(uvas_g.fault, (uintptr_t)uvas_block_addr(x->bi),
+                                 uvas_g.block_size);
+            lap(&uvas_g.ctr.migrate_ns_map, &t0);
+        }
+        uvas_migrate_drop_device(x->bi, 1);
+        uvas_blk_publish(b, x->seen, UVAS_RES_HOST);
+        count_move(UVAS_RES_DEVICE, UVAS_RES_HOST, false);
+    }
+    wake_block(x->bi);
+}
+
 static int batch_to_host(struct job *j, size_t m, unsigned flags)
 {
-    struct uvas_copy_op ops[BATCH];
     int rc = UVAS_OK;
+    uint64_t t0 = now_ns();
     /* The memfd must hold the pages the copy lands in: it keeps them as a
      * shadow, unless the block was placed on the device directly. */
     for (size_t i = 0; i < m && !rc; i++)
@@ -271,29 +308,26 @@ static int batch_to_host(struct job *j, size_t m, unsigned flags)
                       (off_t)uvas_g.block_size) < 0)
             rc = uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s",
                            j[i].bi, strerror(errno));
-    struct imports im = {0};
-    if (!rc)
-        rc = import_runs(&im, j, m);
-    if (!rc) {
-        for (size_t i = 0; i < m; i++)
-            slot_op(j[i].slot, &ops[i], false, im.buf[im.run_of[i]].buf, im.off_of[i]);
-        rc = uvas_copier_run(&uvas_g.copier, ops, m);
-        release_runs(&im);
-    }
-    for (size_t i = 0; i < m; i++) {
-        size_t bi = j[i].bi;
-        struct uvas_block *b = &uvas_g.bt[bi];
-        if (rc) { /* the device copy is still the data */
-            untake(b, j[i].seen);
-            wake_block(bi);
-            continue;
+    lap(&uvas_g.ctr.migrate_ns_map, &t0);
+    size_t nst = (m + STAGE - 1) / STAGE;
+    struct uvas_copy_ticket t[BATCH / STAGE];
+    int st_rc[BATCH / STAGE];
+    for (size_t s = 0; s <= nst; s++) {
+        if (s < nst) { /* queue stage s behind the one copying ... */
+            size_t a = s * STAGE, b = a + STAGE < m ? a + STAGE : m;
+            st_rc[s] = rc ? rc : stage_submit(j, a, b, false, &t[s]);
         }
-        if (!(flags & UVAS_MIG_NO_MAP))
-            uvas_uffd_continue(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
-        uvas_migrate_drop_device(bi, 1);
-        uvas_blk_publish(b, j[i].seen, UVAS_RES_HOST);
-        count_move(UVAS_RES_DEVICE, UVAS_RES_HOST, false);
-        wake_block(bi);
+        if (s == 0)
+            continue;
+        /* ... and map stage s-1 into the range while s copies */
+        size_t p = s - 1, a = p * STAGE, b = a + STAGE < m ? a + STAGE : m;
+        if (st_rc[p] == UVAS_OK)
+            st_rc[p] = stage_wait(&t[p]);
+        stage_put(j, a, b);
+        for (size_t i = a; i < b; i++)
+            finish_to_host(&j[i], st_rc[p], flags);
+        if (!rc)
+            rc = st_rc[p];
     }
     return rc;
 }

@@ -23,7 +23,7 @@ vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion"
 if [ "$what" = tests ] || [ "$what" = all ]; then
     pass=0 fail=0 skip=0
     for t in "$B"/tests/test-* "$B"/tests/unit-*; do
-        [ -x "$t" ] || continue
+        [ -f "$t" ] && [ -x "$t" ] || continue
         n=$(basename "$t")
         timeout 120 "$t" >"$OUT/$n.log" 2>&1
         rc=$?

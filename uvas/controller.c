@@ -5,6 +5,7 @@
 
 #include "fault/service.h"
 #include "fault/uffd.h"
+#include "migrate/hostcache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
@@ -30,6 +31,7 @@ static void teardown(void)
     uvas_migrate_async_stop();
     uvas_fault_service_stop(uvas_g.fault);
     uvas_g.fault = NULL;
+    uvas_hostcache_fini();
     uvas_copier_fini(&uvas_g.copier);
     uvas_devtier_close(&uvas_g.devtier);
     if (uvas_g.alias)
@@ -106,7 +108,8 @@ static int start_device_tier(const struct uvas_config *c)
             uvas_g.alias = a;
         }
     }
-    if ((rc = uvas_copier_init(&uvas_g.copier, &uvas_g.devtier.dev)) ||
+    if ((rc = uvas_hostcache_init(uvas_g.nblocks)) ||
+        (rc = uvas_copier_init(&uvas_g.copier, &uvas_g.devtier.dev)) ||
         (rc = uvas_migrate_async_start()))
         return rc;
     return UVAS_OK;

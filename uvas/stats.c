@@ -93,6 +93,9 @@ int uvas_stats_get(struct uvas_stats *st)
     }
     st->evictions = atomic_load_explicit(&uvas_g.ctr.evictions, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
+    st->migrate_ns_copy = atomic_load_explicit(&uvas_g.ctr.migrate_ns_copy, RLX);
+    st->migrate_ns_import = atomic_load_explicit(&uvas_g.ctr.migrate_ns_import, RLX);
+    st->migrate_ns_map = atomic_load_explicit(&uvas_g.ctr.migrate_ns_map, RLX);
     return UVAS_OK;
 }
 

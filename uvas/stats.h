@@ -30,6 +30,7 @@ struct uvas_counters {
     _Atomic uint64_t bytes_migrated[UVAS_RES_COUNT];
     _Atomic uint64_t evictions;
     _Atomic uint64_t migrate_ns_total;
+    _Atomic uint64_t migrate_ns_copy, migrate_ns_import, migrate_ns_map;
 };
 
 /* A block became resident in tier `res` (first touch if populated). */

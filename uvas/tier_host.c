@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fault/service.h"
+#include "migrate/hostcache.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -24,7 +25,9 @@ static int host_populate(size_t bi, uintptr_t hot)
 static int host_release(size_t bi, size_t n)
 {
     /* Frees the pages and zaps them from every mapping of the memfd, so
-     * the next touch faults again and reads zero. */
+     * the next touch faults again and reads zero. Imports pin pages: they
+     * go first, or the punched pages would live on in the driver. */
+    uvas_hostcache_drop(bi, n);
     if (fallocate(uvas_g.memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
                   (off_t)(bi << uvas_g.shift), (off_t)(n << uvas_g.shift)) < 0)
         return uvas_fail(UVAS_ERR_SYS, "cannot release blocks %zu..%zu of the host tier: %s",

@@ -25,6 +25,19 @@ static double now_ns()
         .count();
 }
 
+// CUDA 13 takes a cudaMemLocation and flags; older toolkits a device id.
+static cudaError_t prefetch(void *p, size_t len, bool gpu, int dev, cudaStream_t s)
+{
+#if CUDART_VERSION >= 13000
+    cudaMemLocation loc = {};
+    loc.type = gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+    loc.id = gpu ? dev : 0;
+    return cudaMemPrefetchAsync(p, len, loc, 0, s);
+#else
+    return cudaMemPrefetchAsync(p, len, gpu ? dev : cudaCpuDeviceId, s);
+#endif
+}
+
 static double median(std::vector<double> v)
 {
     std::sort(v.begin(), v.end());
@@ -58,11 +71,11 @@ int main(int argc, char **argv)
         ft.push_back((now_ns() - t0) / (len / 4096));
         // prefetch to the GPU and back
         t0 = now_ns();
-        CK(cudaMemPrefetchAsync(p, len, dev, s));
+        CK(prefetch(p, len, true, dev, s));
         CK(cudaStreamSynchronize(s));
         pd.push_back(len / (now_ns() - t0));
         t0 = now_ns();
-        CK(cudaMemPrefetchAsync(p, len, cudaCpuDeviceId, s));
+        CK(prefetch(p, len, false, dev, s));
         CK(cudaStreamSynchronize(s));
         ph.push_back(len / (now_ns() - t0));
         // fault-driven: GPU touching CPU-resident pages, then CPU touching GPU-resident ones

@@ -1,0 +1,30 @@
+/*
+ * Host pages as copy-engine buffers, cached per block. Importing host
+ * memory into a driver pins it, and pinning is the dearest step of a
+ * migration (70% of its time on the H100 when done per migration), so a
+ * block's import is made once, on its first migration, and kept while its
+ * pages stay in the memfd (host-resident, or a shadow while on the
+ * device). It is dropped before the pages are freed. Past the cache's cap
+ * imports are made for one migration and released after it.
+ */
+#ifndef UVAS_HOSTCACHE_H
+#define UVAS_HOSTCACHE_H
+
+#include <stddef.h>
+#include <vulkan/vulkan.h>
+
+#include "migrate/hostbuf.h"
+
+int uvas_hostcache_init(size_t nblocks);
+void uvas_hostcache_fini(void);
+
+/* A buffer and offset holding block bi's host pages (the caller holds the
+ * block BUSY). If `tmp` comes back with a buffer, release it with
+ * uvas_hostcache_put once the copy is done. */
+int uvas_hostcache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_hostbuf *tmp);
+void uvas_hostcache_put(struct uvas_hostbuf *tmp);
+
+/* Forget the imports of blocks [bi, bi+n) before their pages go. */
+void uvas_hostcache_drop(size_t bi, size_t n);
+
+#endif
