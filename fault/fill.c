@@ -4,17 +4,18 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "fault/uffd.h"
 #include "uvas/internal.h"
 
-#define CHUNK ((size_t)256 << 10)
 
 struct uvas_fill_job {
     struct uvas_fill_job *next;
     enum uvas_fill_op op;
     uintptr_t addr;
+    size_t chunk;
     uint32_t n, first; /* chunks, and the hot one */
     uint32_t claimed, done;
     int err;
@@ -59,13 +60,20 @@ static uint32_t claim(struct uvas_fill *f, struct uvas_fill_job *j)
 
 static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
 {
-    return op == UVAS_FILL_ZERO ? uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len)
-                                : uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len);
+    switch (op) {
+    case UVAS_FILL_ZERO:
+        return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
+    case UVAS_FILL_CONTINUE:
+        return uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len);
+    case UVAS_FILL_UNMAP:
+        return madvise((void *)addr, len, MADV_DONTNEED) ? -errno : 0;
+    }
+    return -EINVAL;
 }
 
 static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
 {
-    int e = do_op(j->op, j->addr + c * CHUNK, CHUNK);
+    int e = do_op(j->op, j->addr + c * j->chunk, j->chunk);
     pthread_mutex_lock(&f->mu);
     if (e && !j->err)
         j->err = e;
@@ -75,15 +83,16 @@ static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
 }
 
 int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,
-                  uintptr_t hot)
+                  size_t chunk, uintptr_t hot)
 {
-    if (!f || f->helpers == 0 || len < 2 * CHUNK)
+    if (!f || f->helpers == 0 || len < 2 * chunk || len % chunk)
         return do_op(op, addr, len);
     struct uvas_fill_job j = {
         .op = op,
         .addr = addr,
-        .n = (uint32_t)(len / CHUNK),
-        .first = (uint32_t)((hot - addr) / CHUNK),
+        .chunk = chunk,
+        .n = (uint32_t)(len / chunk),
+        .first = (uint32_t)((hot - addr) / chunk),
     };
     pthread_mutex_lock(&f->mu);
     uint32_t c = claim(f, &j); /* the hot chunk, before anyone can help */

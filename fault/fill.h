@@ -4,8 +4,8 @@
  * that one core does at the speed of kernel demand paging. Splitting the
  * block into chunks that idle fault-service threads on other cores help to
  * fill makes a first touch cheaper per page than the kernel's own demand
- * paging. Mapping a migrated block back page by page (UFFDIO_CONTINUE) is
- * the same kind of work and is split the same way. The thread that took the fault starts with the chunk that holds
+ * paging. Mapping migrated blocks back (UFFDIO_CONTINUE) is split the same
+ * way, a block (a page table) per chunk. The thread that took the fault starts with the chunk that holds
  * the faulting address, and fills every chunk no helper claimed: no helper
  * is ever waited for unless it has started a chunk.
  */
@@ -32,12 +32,19 @@ void uvas_fill_fini(struct uvas_fill *f);
 enum uvas_fill_op {
     UVAS_FILL_ZERO,     /* map zero pages (first touch) */
     UVAS_FILL_CONTINUE, /* map the pages the memfd holds (migration back) */
+    UVAS_FILL_UNMAP,    /* unmap, keeping the memfd's pages (migration out) */
 };
 
-/* Run op over [addr, addr+len), hot chunk first, with the idle service
- * threads' help. No wake. 0 or -errno. */
+/* Run op over [addr, addr+len) in chunks of `chunk` bytes (a power of
+ * two), hot chunk first, with the idle service threads' help. No wake.
+ * 0 or -errno. Chunks that share a page table contend for its lock:
+ * zeroing pays off split finer (its cost is outside the lock), mapping
+ * existing pages does not (it is all page-table work). */
 int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,
-                  uintptr_t hot);
+                  size_t chunk, uintptr_t hot);
+
+/* The chunk for zero fills. */
+#define UVAS_FILL_ZERO_CHUNK ((size_t)256 << 10)
 
 /* Called by a service thread when f->evfd is readable: fill claimed chunks. */
 void uvas_fill_help(struct uvas_fill *f);

@@ -122,7 +122,7 @@ static void map_host(size_t bi)
         return;
     }
     char *a = uvas_block_addr(bi);
-    uvas_fault_map_block(uvas_g.fault, (uintptr_t)a, uvas_g.block_size);
+    uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
     atomic_store_explicit(&b->state, seen, memory_order_release);
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }
@@ -252,12 +252,26 @@ int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service 
 int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
                           uintptr_t hot)
 {
-    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_ZERO, addr, len, hot);
+    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_ZERO, addr, len, UVAS_FILL_ZERO_CHUNK,
+                         hot);
 }
 
-int uvas_fault_map_block(struct uvas_fault_service *s, uintptr_t addr, size_t len)
+/* A page table's worth (2 MiB) per thread, or a block if larger. */
+static int per_table(struct uvas_fault_service *s, enum uvas_fill_op op, uintptr_t addr,
+                     size_t len)
 {
-    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_CONTINUE, addr, len, addr);
+    size_t chunk = uvas_g.block_size > ((size_t)2 << 20) ? uvas_g.block_size : (size_t)2 << 20;
+    return uvas_fill_run(s ? &s->fill : NULL, op, addr, len, chunk, addr);
+}
+
+int uvas_fault_map_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len)
+{
+    return per_table(s, UVAS_FILL_CONTINUE, addr, len);
+}
+
+int uvas_fault_unmap_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len)
+{
+    return per_table(s, UVAS_FILL_UNMAP, addr, len);
 }
 
 unsigned uvas_fault_service_threads(const struct uvas_fault_service *s)

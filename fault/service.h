@@ -17,8 +17,12 @@ void uvas_fault_service_stop(struct uvas_fault_service *s);
 int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
                           uintptr_t hot);
 
-/* Map the memfd's pages over [addr, addr+len) with the threads' help. */
-int uvas_fault_map_block(struct uvas_fault_service *s, uintptr_t addr, size_t len);
+/* Map the memfd's pages over [addr, addr+len) (whole blocks), a page
+ * table's worth per thread. */
+int uvas_fault_map_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len);
+/* Unmap [addr, addr+len) from the range, keeping the memfd's pages; the
+ * same spread. */
+int uvas_fault_unmap_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len);
 
 /* Resolve the fault at addr (exported for the service threads and tests
  * of the fault path). */

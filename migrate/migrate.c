@@ -226,9 +226,18 @@ static int stage_wait(struct uvas_copy_ticket *t)
 static void unmap_stage(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = now_ns();
-    for (size_t i = a; i < b; i++)
-        if (j[i].from == UVAS_RES_HOST)
-            madvise(uvas_block_addr(j[i].bi), uvas_g.block_size, MADV_DONTNEED);
+    for (size_t i = a; i < b;) {
+        if (j[i].from != UVAS_RES_HOST) {
+            i++;
+            continue;
+        }
+        size_t k = i + 1;
+        while (k < b && j[k].from == UVAS_RES_HOST && j[k].bi == j[k - 1].bi + 1)
+            k++;
+        uvas_fault_unmap_blocks(uvas_g.fault, (uintptr_t)uvas_block_addr(j[i].bi),
+                                (k - i) << uvas_g.shift);
+        i = k;
+    }
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
 }
 
@@ -277,18 +286,28 @@ static int batch_to_device(struct job *j, size_t m)
 
 /* ---- device -> host ---------------------------------------------------------- */
 
-static void finish_to_host(struct job *x, int rc, unsigned flags)
+/* Map the copied pages of jobs [a, b) into the range, runs of
+ * consecutive blocks at a time, spread over the service threads. */
+static void map_stage(struct job *j, size_t a, size_t b)
+{
+    uint64_t t0 = now_ns();
+    for (size_t i = a; i < b;) {
+        size_t k = i + 1;
+        while (k < b && j[k].bi == j[k - 1].bi + 1)
+            k++;
+        uvas_fault_map_blocks(uvas_g.fault, (uintptr_t)uvas_block_addr(j[i].bi),
+                              (k - i) << uvas_g.shift);
+        i = k;
+    }
+    lap(&uvas_g.ctr.migrate_ns_map, &t0);
+}
+
+static void finish_to_host(struct job *x, int rc)
 {
     struct uvas_block *b = &uvas_g.bt[x->bi];
     if (rc) { /* the device copy is still the data */
         untake(b, x->seen);
     } else {
-        if (!(flags & UVAS_MIG_NO_MAP)) {
-            uint64_t t0 = now_ns();
-            uvas_fault_map_block(uvas_g.fault, (uintptr_t)uvas_block_addr(x->bi),
-                                 uvas_g.block_size);
-            lap(&uvas_g.ctr.migrate_ns_map, &t0);
-        }
         uvas_migrate_drop_device(x->bi, 1);
         uvas_blk_publish(b, x->seen, UVAS_RES_HOST);
         count_move(UVAS_RES_DEVICE, UVAS_RES_HOST, false);
@@ -324,8 +343,10 @@ static int batch_to_host(struct job *j, size_t m, unsigned flags)
         if (st_rc[p] == UVAS_OK)
             st_rc[p] = stage_wait(&t[p]);
         stage_put(j, a, b);
+        if (st_rc[p] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
+            map_stage(j, a, b);
         for (size_t i = a; i < b; i++)
-            finish_to_host(&j[i], st_rc[p], flags);
+            finish_to_host(&j[i], st_rc[p]);
         if (!rc)
             rc = st_rc[p];
     }

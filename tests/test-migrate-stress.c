@@ -7,6 +7,7 @@
  * makes of its own word must return what it last stored.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "check.h"
@@ -16,7 +17,7 @@
 
 static uint64_t *area;
 static size_t words, bs;
-static atomic_int stop;
+static atomic_int stop, started;
 static atomic_long migrations;
 
 static void *writer(void *arg)
@@ -33,6 +34,8 @@ static void *writer(void *arg)
                   (unsigned long long)prev, (unsigned long long)((v - 1) * WRITERS + t));
             area[i] = v * WRITERS + (uint64_t)t;
         }
+        if (v == 1)
+            atomic_fetch_add(&started, 1);
     }
     return (void *)(uintptr_t)v;
 }
@@ -56,6 +59,8 @@ int main(void)
     pthread_t th[WRITERS];
     for (int t = 0; t < WRITERS; t++)
         CHECK(pthread_create(&th[t], NULL, writer, (void *)(intptr_t)t) == 0, "pthread_create");
+    while (atomic_load(&started) < WRITERS) /* every writer stores before blocks move */
+        sched_yield();
     for (int round = 0; round < 1500; round++) {
         int to = round % 2 ? UVAS_LOC_HOST : UVAS_LOC_DEVICE;
         CHECK_OK(uvas_migrate(area, len, to, 0));
