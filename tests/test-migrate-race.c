@@ -1,0 +1,161 @@
+/*
+ * No lost, torn or stale data while two threads migrate overlapping
+ * ranges (device tier needed): migrator 0 moves [0, 4 blocks + 100) and
+ * random sub-ranges of it, migrator 1 moves [2 blocks + 7, 6 blocks) and
+ * random sub-ranges of it, each to the device and back, both at once and
+ * for a fixed number of calls (every call returns 0). Meanwhile three
+ * writer threads own disjoint 8-byte words spread over all six blocks and
+ * keep storing an increasing counter into them, first reading each word
+ * back: it must hold the value the writer last stored (no lost write, no
+ * stale read). A reader thread checks words nobody writes: they keep the
+ * random pattern they were filled with. At the end every owned word holds
+ * its writer's last value and every other byte its pattern.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "check.h"
+
+#define WRITERS 3
+#define BLOCKS 6
+#define STRIDE 37 /* words between two owned words */
+#define CALLS 1000 /* uvas_migrate calls per migrator */
+
+static uint64_t *area, *pattern;
+static size_t words, bs;
+static atomic_int stop;
+static atomic_long calls_done;
+
+/* Word i is owned by writer i % WRITERS if i % STRIDE < WRITERS. */
+static int owner(size_t i)
+{
+    return i % STRIDE < WRITERS ? (int)(i % STRIDE) : -1;
+}
+
+static void *writer(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    uint64_t v = 0;
+    while (!atomic_load(&stop)) {
+        v++;
+        for (size_t i = (size_t)t; i < words; i += STRIDE) {
+            uint64_t want = v == 1 ? pattern[i] : ((v - 1) << 8) | (uint64_t)t;
+            uint64_t got = ((volatile uint64_t *)area)[i];
+            CHECK(got == want, "writer %d, pass %llu: word %zu (block %zu) holds %#llx, "
+                  "last stored %#llx: lost write or stale read", t, (unsigned long long)v, i,
+                  i * 8 / bs, (unsigned long long)got, (unsigned long long)want);
+            ((volatile uint64_t *)area)[i] = (v << 8) | (uint64_t)t;
+        }
+    }
+    return (void *)(uintptr_t)v;
+}
+
+static void *reader(void *arg)
+{
+    (void)arg;
+    uint64_t passes = 0;
+    while (!atomic_load(&stop)) {
+        for (size_t i = 0; i < words; i += 5) {
+            if (owner(i) >= 0)
+                continue;
+            uint64_t got = ((volatile uint64_t *)area)[i];
+            CHECK(got == pattern[i], "reader: unowned word %zu (block %zu) holds %#llx, "
+                  "expected %#llx", i, i * 8 / bs, (unsigned long long)got,
+                  (unsigned long long)pattern[i]);
+        }
+        passes++;
+    }
+    return (void *)(uintptr_t)passes;
+}
+
+static void *migrator(void *arg)
+{
+    int m = (int)(intptr_t)arg;
+    char *base = (char *)area;
+    size_t lo = m == 0 ? 0 : 2 * bs + 7;
+    size_t hi = m == 0 ? 4 * bs + 100 : BLOCKS * bs;
+    uint64_t rng = 0x1234567ull + (uint64_t)m;
+    for (int c = 0; c < CALLS; c++) {
+        size_t off = lo, n = hi - lo;
+        if (c % 3 == 2) { /* a random piece of this migrator's range */
+            off = lo + tu_rand(&rng) % (hi - lo);
+            n = 1 + tu_rand(&rng) % (hi - off);
+        }
+        int to = (c / 2 + m) % 2 ? UVAS_LOC_HOST : UVAS_LOC_DEVICE;
+        int rc = uvas_migrate(base + off, n, to, 0);
+        CHECK(rc == 0, "migrator %d, call %d: uvas_migrate(+%zu, %zu, %s) returned %d (%s)", m,
+              c, off, n, uvas_residence_name(to), rc, uvas_strerror(rc));
+        atomic_fetch_add(&calls_done, 1);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    tu_deadline(55);
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "1G");
+    tu_setenv("UVAS_BLOCK_SIZE", "64K");
+    tu_init_env();
+    struct uvas_range_desc d = tu_require_uffd();
+    if (!d.device_present)
+        SKIP("no device tier: %s", d.device_note);
+    bs = d.block_size;
+    size_t len = BLOCKS * bs;
+    area = uvas_aligned_alloc(bs, len, 0);
+    CHECK(area != NULL, "uvas_aligned_alloc");
+    words = len / sizeof *area;
+    pattern = malloc(len);
+    CHECK(pattern != NULL, "malloc");
+    uint64_t rng = 0xabcdefull;
+    for (size_t i = 0; i < words; i++)
+        pattern[i] = tu_rand(&rng) | 1;
+    memcpy(area, pattern, len);
+    struct uvas_stats s0 = tu_stats();
+
+    pthread_t wt[WRITERS], rt, mt[2];
+    for (int t = 0; t < WRITERS; t++)
+        CHECK(pthread_create(&wt[t], NULL, writer, (void *)(intptr_t)t) == 0, "pthread_create");
+    CHECK(pthread_create(&rt, NULL, reader, NULL) == 0, "pthread_create");
+    for (int m = 0; m < 2; m++)
+        CHECK(pthread_create(&mt[m], NULL, migrator, (void *)(intptr_t)m) == 0,
+              "pthread_create");
+    for (int m = 0; m < 2; m++)
+        pthread_join(mt[m], NULL);
+    atomic_store(&stop, 1);
+    uint64_t last[WRITERS];
+    void *r;
+    for (int t = 0; t < WRITERS; t++) {
+        pthread_join(wt[t], &r);
+        last[t] = (uint64_t)(uintptr_t)r;
+    }
+    pthread_join(rt, &r);
+    uint64_t reads = (uint64_t)(uintptr_t)r;
+
+    /* Check on the device and again on the host. */
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK_OK(uvas_migrate(area, len, pass ? UVAS_LOC_HOST : UVAS_LOC_DEVICE, 0));
+        for (size_t i = 0; i < words; i++) {
+            int t = owner(i);
+            uint64_t want = t < 0 ? pattern[i] : (last[t] << 8) | (uint64_t)t;
+            CHECK(area[i] == want, "after the run (%s): word %zu (block %zu, owner %d) holds "
+                  "%#llx, expected %#llx", pass ? "back on the host" : "read from the device",
+                  i, i * 8 / bs, t, (unsigned long long)area[i], (unsigned long long)want);
+        }
+    }
+    struct uvas_stats s1 = tu_stats();
+    printf("%ld migrate calls: %llu blocks to device, %llu to host, %llu CPU faults on device "
+           "blocks; writers %llu/%llu/%llu passes, reader %llu\n",
+           atomic_load(&calls_done),
+           (unsigned long long)(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE]),
+           (unsigned long long)(s1.migrations[UVAS_RES_HOST] - s0.migrations[UVAS_RES_HOST]),
+           (unsigned long long)(s1.faults_device - s0.faults_device),
+           (unsigned long long)last[0], (unsigned long long)last[1],
+           (unsigned long long)last[2], (unsigned long long)reads);
+    CHECK(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE] >= 50,
+          "too few blocks moved to the device for the test to mean anything");
+    free(pattern);
+    CHECK_OK(uvas_try_free(area));
+    CHECK_OK(uvas_finalize());
+    return 0;
+}
