@@ -15,8 +15,13 @@ int main(void)
     }
     struct uvas_range_desc d;
     uvas_range(&d);
-    printf("uvas range %p + %zu GiB, block %zu KiB, policy %s\nfault path: %s\n\n", d.base,
+    printf("uvas range %p + %zu GiB, block %zu KiB, policy %s\nfault path: %s\n", d.base,
            d.size >> 30, d.block_size >> 10, d.policy, d.fault_note);
+    printf("device tier: %s\n", d.device_note);
+    if (d.device_pci[0])
+        printf("device at PCI %s, NUMA node %d, local cores %s\n", d.device_pci,
+               d.device_numa_node, d.device_cpuset[0] ? d.device_cpuset : "?");
+    printf("\n");
 
     size_t len = 64 * d.block_size;
     char *a = uvas_malloc(len);                         /* no hints: policy decides */

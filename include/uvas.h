@@ -214,6 +214,8 @@ struct uvas_range_desc {
     size_t device_capacity;    /* bytes the device tier may take           */
     const char *device_note;   /* the device, or why there is none         */
     int device_numa_node;      /* NUMA node near the GPU, -1 unknown       */
+    const char *device_pci;    /* PCI bus id, "" unknown                   */
+    const char *device_cpuset; /* cores near the GPU (hwloc list), ""      */
 };
 
 int uvas_range(struct uvas_range_desc *desc);

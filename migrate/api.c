@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "migrate/migrate.h"
+#include "uvas/locality.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -33,6 +34,7 @@ static struct {
 static void *worker(void *arg)
 {
     (void)arg;
+    uvas_locality_bind_thread(&uvas_g.devtier.dev);
     pthread_mutex_lock(&q.mu);
     for (;;) {
         while (!q.head && !q.stop)

@@ -9,6 +9,7 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
+#include "uvas/locality.h"
 #include "uvas/range.h"
 #include "uvas/status.h"
 
@@ -99,6 +100,11 @@ static int start_device_tier(const struct uvas_config *c)
                                len);
     if (rc || !uvas_devtier_present(&uvas_g.devtier))
         return rc;
+    if (uvas_locality_bind_memory(&uvas_g.devtier.dev, uvas_g.base, uvas_g.size)) {
+        size_t used = strlen(note);
+        snprintf(note + used, len - used, ", host tier on NUMA node %d",
+                 uvas_g.devtier.dev.numa_node);
+    }
     /* The engine's view of host pages; page tables it builds stay. */
     if (uvas_g.size <= ((size_t)16 << 40)) {
         void *a = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
@@ -210,6 +216,8 @@ int uvas_range(struct uvas_range_desc *d)
         .device_note = uvas_g.device_note,
         .device_numa_node = uvas_devtier_present(&uvas_g.devtier)
                                 ? uvas_g.devtier.dev.numa_node : -1,
+        .device_pci = uvas_g.devtier.dev.pci,
+        .device_cpuset = uvas_g.devtier.dev.cpuset,
     };
     return UVAS_OK;
 }
