@@ -129,7 +129,6 @@ static void map_host(size_t bi)
 
 void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
 {
-    (void)flags; /* missing and minor faults are told apart by the block's state */
     struct uvas_counters *c = &uvas_g.ctr;
     atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
     size_t bi = uvas_block_index((void *)addr);
@@ -138,6 +137,12 @@ void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
         return;
     }
+    if (flags & UFFD_PAGEFAULT_FLAG_WP) { /* a write to a read-only host copy */
+        atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
+        uvas_migrate_write_fault(bi);
+        return;
+    }
+    /* Missing and minor faults are told apart by the block's state. */
     switch (uvas_blk_res(s)) {
     case UVAS_RES_UNPOPULATED:
         first_touch(bi, addr, tid);

@@ -67,7 +67,7 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
         return UVAS_ERR_SYS;
     }
     uint64_t want = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_THREAD_ID |
-                    UFFD_FEATURE_MINOR_SHMEM;
+                    UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
     int fd = open_raw(note, notelen);
     if (fd < 0)
         return UVAS_ERR_PERM;
@@ -97,11 +97,16 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
     };
     if (u->features & UFFD_FEATURE_MINOR_SHMEM)
         reg.mode |= UFFDIO_REGISTER_MODE_MINOR;
+    /* Write-protect faults let read-mostly blocks keep a read-only host
+     * copy while they live on the device. */
+    if (u->features & UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
+        reg.mode |= UFFDIO_REGISTER_MODE_WP;
     if (ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
         return uvas_fail(UVAS_ERR_SYS, "UFFDIO_REGISTER of the range failed: %s",
                          strerror(errno));
     u->has_zeropage = reg.ioctls & (1ull << _UFFDIO_ZEROPAGE);
     u->has_minor = reg.ioctls & (1ull << _UFFDIO_CONTINUE);
+    u->has_wp = reg.ioctls & (1ull << _UFFDIO_WRITEPROTECT);
     if (!(reg.ioctls & (1ull << _UFFDIO_COPY)))
         return uvas_fail(UVAS_ERR_SYS, "userfaultfd offers no UFFDIO_COPY on the range");
     return UVAS_OK;
@@ -179,5 +184,18 @@ int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
             return -e;
         }
     }
+    return 0;
+}
+
+int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on)
+{
+    struct uffdio_writeprotect w = {
+        .range = {.start = (uintptr_t)addr, .len = len},
+        /* The kernel refuses DONTWAKE together with WP. */
+        .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE,
+    };
+    while (ioctl(u->fd, UFFDIO_WRITEPROTECT, &w) < 0)
+        if (errno != EAGAIN)
+            return -errno;
     return 0;
 }

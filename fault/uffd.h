@@ -26,6 +26,7 @@ struct uvas_uffd {
     uint64_t features; /* negotiated */
     bool has_zeropage; /* UFFDIO_ZEROPAGE allowed on the range */
     bool has_minor;    /* registered for minor faults (UFFDIO_CONTINUE) */
+    bool has_wp;       /* registered for write-protect faults */
 };
 
 /*
@@ -46,6 +47,9 @@ void uvas_uffd_close(struct uvas_uffd *u);
 int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len);
 /* Wake threads parked on [addr, addr+len) so they retry their access. */
 int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len);
+
+/* Write-protect [addr, addr+len), or lift the protection (no wake). */
+int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on);
 
 /* Map the pages the memfd holds for [addr, addr+len) (minor faults),
  * skipping pages already mapped and mapping zero pages where the memfd

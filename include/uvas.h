@@ -144,6 +144,7 @@ struct uvas_ptr_info {
     void *alloc_base;     /* the allocation ptr belongs to                  */
     size_t alloc_size;    /* its requested size                             */
     unsigned alloc_hints; /* its UVAS_HINT_* bits                           */
+    int duplicated;       /* DEVICE with a valid read-only host copy too    */
 };
 
 /* Where does ptr live right now? UVAS_ERR_NOT_OWNED if no live allocation
@@ -193,6 +194,11 @@ int uvas_migrate_wait(void);
 enum uvas_advice {
     UVAS_ADVISE_PREFERRED_LOCATION = 1,   /* first touch places it there */
     UVAS_ADVISE_UNSET_PREFERRED_LOCATION = 2,
+    /* Moving to the device keeps a read-only copy on the host: CPU reads
+     * do not fault; a CPU write drops the device copy (the block is then
+     * host-resident). location is ignored. */
+    UVAS_ADVISE_READ_MOSTLY = 3,
+    UVAS_ADVISE_UNSET_READ_MOSTLY = 4,    /* duplicates collapse to the host */
 };
 /* Advice for the blocks covering [ptr, ptr+len) (as cudaMemAdvise). */
 int uvas_advise(const void *ptr, size_t len, int advice, int location);

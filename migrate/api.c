@@ -180,21 +180,37 @@ int uvas_advise(const void *ptr, size_t len, int advice, int location)
     int rc = blocks_of(ptr, len, &first, &n, "uvas_advise");
     if (rc)
         return rc;
-    uint8_t pref;
     switch (advice) {
     case UVAS_ADVISE_PREFERRED_LOCATION:
-        if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
-            return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: location %d is neither "
-                             "UVAS_LOC_HOST nor UVAS_LOC_DEVICE", location);
-        pref = (uint8_t)location;
-        break;
-    case UVAS_ADVISE_UNSET_PREFERRED_LOCATION:
-        pref = 0;
-        break;
+    case UVAS_ADVISE_UNSET_PREFERRED_LOCATION: {
+        uint8_t pref = 0;
+        if (advice == UVAS_ADVISE_PREFERRED_LOCATION) {
+            if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
+                return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: location %d is neither "
+                                 "UVAS_LOC_HOST nor UVAS_LOC_DEVICE", location);
+            pref = (uint8_t)location;
+        }
+        for (size_t i = first; i < first + n; i++)
+            atomic_store_explicit(&uvas_g.bt[i].tier_pref, pref, memory_order_relaxed);
+        return UVAS_OK;
+    }
+    case UVAS_ADVISE_READ_MOSTLY:
+        if (uvas_devtier_present(&uvas_g.devtier) && !uvas_g.uffd.has_wp)
+            return uvas_fail(UVAS_ERR_PERM, "uvas_advise: read-mostly needs userfaultfd "
+                             "write-protect on shmem, which this kernel lacks");
+        for (size_t i = first; i < first + n; i++)
+            atomic_fetch_or_explicit(&uvas_g.bt[i].advice, UVAS_BA_READ_MOSTLY,
+                                     memory_order_relaxed);
+        return UVAS_OK;
+    case UVAS_ADVISE_UNSET_READ_MOSTLY:
+        for (size_t i = first; i < first + n; i++)
+            atomic_fetch_and_explicit(&uvas_g.bt[i].advice, (uint8_t)~UVAS_BA_READ_MOSTLY,
+                                      memory_order_relaxed);
+        /* Duplicates collapse to the host, the side that asked. */
+        if (uvas_devtier_present(&uvas_g.devtier))
+            return uvas_migrate_collapse(first, n);
+        return UVAS_OK;
     default:
         return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: advice %d is unknown", advice);
     }
-    for (size_t i = first; i < first + n; i++)
-        atomic_store_explicit(&uvas_g.bt[i].tier_pref, pref, memory_order_relaxed);
-    return UVAS_OK;
 }

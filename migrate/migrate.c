@@ -29,6 +29,7 @@ struct job {
     uint32_t seen; /* state before BUSY */
     int from;
     uint32_t slot;
+    bool dup;                /* to the device keeping a read-only host copy */
     struct uvas_hostbuf tmp; /* an uncached import to release */
 };
 
@@ -161,6 +162,8 @@ void uvas_migrate_drop_device(size_t bi, size_t n)
         uvas_devtier_slot_free(&uvas_g.devtier, b->dev_slot);
         b->dev_slot = 0;
         atomic_store_explicit(&b->shadow, 0, RLX);
+        if (atomic_exchange_explicit(&b->dup, 0, RLX))
+            uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(i), uvas_g.block_size, false);
     }
 }
 
@@ -223,16 +226,31 @@ static int stage_wait(struct uvas_copy_ticket *t)
  * until the block is published, so nothing can change the pages being
  * copied. The pages stay in the memfd as a stale shadow: a later return
  * costs a copy, not an allocation. */
+/* Read-mostly host blocks stay mapped, write-protected: readers keep the
+ * host pages; a writer parks on the protection and, once the block is
+ * published, drops the device copy. (If protecting fails, the block is
+ * unmapped like any other.) */
+static void protect_read_mostly(struct job *j, size_t a, size_t b)
+{
+    for (size_t i = a; i < b; i++)
+        j[i].dup = j[i].from == UVAS_RES_HOST &&
+                   (atomic_load_explicit(&uvas_g.bt[j[i].bi].advice, RLX) &
+                    UVAS_BA_READ_MOSTLY) &&
+                   uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(j[i].bi), uvas_g.block_size,
+                                     true) == 0;
+}
+
 static void unmap_stage(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = now_ns();
+    protect_read_mostly(j, a, b);
     for (size_t i = a; i < b;) {
-        if (j[i].from != UVAS_RES_HOST) {
+        if (j[i].from != UVAS_RES_HOST || j[i].dup) {
             i++;
             continue;
         }
         size_t k = i + 1;
-        while (k < b && j[k].from == UVAS_RES_HOST && j[k].bi == j[k - 1].bi + 1)
+        while (k < b && j[k].from == UVAS_RES_HOST && !j[k].dup && j[k].bi == j[k - 1].bi + 1)
             k++;
         uvas_fault_unmap_blocks(uvas_g.fault, (uintptr_t)uvas_block_addr(j[i].bi),
                                 (k - i) << uvas_g.shift);
@@ -244,12 +262,16 @@ static void unmap_stage(struct job *j, size_t a, size_t b)
 static void finish_to_device(struct job *x, int rc)
 {
     struct uvas_block *b = &uvas_g.bt[x->bi];
+    bool dup = x->dup;
     if (rc) { /* nothing moved: the host pages are still the data */
+        if (dup)
+            uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(x->bi), uvas_g.block_size, false);
         uvas_devtier_slot_free(&uvas_g.devtier, x->slot);
         untake(b, x->seen);
     } else {
         b->dev_slot = x->slot;
         atomic_store_explicit(&b->shadow, x->from == UVAS_RES_HOST, RLX);
+        atomic_store_explicit(&b->dup, dup, RLX);
         uvas_devtier_lru_add(&uvas_g.devtier, x->bi);
         uvas_blk_publish(b, x->seen, UVAS_RES_DEVICE);
         count_move(x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED);
@@ -353,6 +375,47 @@ static int batch_to_host(struct job *j, size_t m, unsigned flags)
     return rc;
 }
 
+/* A duplicated block keeps its host copy only: no data moves. */
+static void collapse(struct job *x)
+{
+    uvas_migrate_drop_device(x->bi, 1); /* lifts the protection too */
+    uvas_blk_publish(&uvas_g.bt[x->bi], x->seen, UVAS_RES_HOST);
+    uvas_stats_block_out(UVAS_RES_DEVICE);
+    uvas_stats_block_in(UVAS_RES_HOST, 0);
+    wake_block(x->bi);
+}
+
+int uvas_migrate_collapse(size_t first, size_t n)
+{
+    for (size_t i = first; i < first + n; i++) {
+        struct uvas_block *b = &uvas_g.bt[i];
+        struct job x = {.bi = i};
+        if (!take(b, true, &x.seen))
+            continue;
+        if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX))
+            collapse(&x);
+        else
+            untake(b, x.seen);
+    }
+    return UVAS_OK;
+}
+
+void uvas_migrate_write_fault(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    struct job x = {.bi = bi};
+    if (!take(b, false, &x.seen))
+        return; /* in a transition: its end wakes the writer */
+    if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX)) {
+        collapse(&x);
+        return;
+    }
+    /* A protection outside any duplicate is stale: lift it. */
+    uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size, false);
+    untake(b, x.seen);
+    wake_block(bi);
+}
+
 /* Populate untouched blocks on the host (a migration to the host of
  * memory nobody touched yet): zero pages, as a first touch would. */
 static void place_on_host(struct job *j)
@@ -391,6 +454,10 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
             if (to == UVAS_RES_HOST) {
                 if (x.from == UVAS_RES_UNPOPULATED) {
                     place_on_host(&x);
+                    continue;
+                }
+                if (atomic_load_explicit(&b->dup, RLX)) {
+                    collapse(&x);
                     continue;
                 }
                 x.slot = b->dev_slot;

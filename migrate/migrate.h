@@ -32,6 +32,14 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags);
  * even after eviction: the caller places it on the host instead. */
 int uvas_migrate_place_on_device(size_t bi);
 
+/* Read-mostly blocks in [first, first+n) that hold a device copy and a
+ * host copy keep only the host one. Status. */
+int uvas_migrate_collapse(size_t first, size_t n);
+
+/* A write fault on block bi (fault path): a duplicated block drops its
+ * device copy; a stale protection is lifted. */
+void uvas_migrate_write_fault(size_t bi);
+
 /* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY). */
 void uvas_migrate_drop_device(size_t bi, size_t n);
 

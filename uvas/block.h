@@ -25,6 +25,8 @@ enum uvas_blk_kind { UVAS_BK_NONE = 0, UVAS_BK_EXTENT = 1, UVAS_BK_SLAB = 2 };
 
 #define UVAS_BF_FREED_HEAD 0x1u /* was the head of an extent freed since */
 
+#define UVAS_BA_READ_MOSTLY 0x1u /* keep a read-only host copy on the device */
+
 struct uvas_block {
     /* Read without locks (fault path, queries). */
     _Atomic uint32_t state;
@@ -36,7 +38,10 @@ struct uvas_block {
     _Atomic uint8_t heap;     /* owner's enum uvas_heap (policy input) */
     uint8_t flags;            /* UVAS_BF_* (allocator lock) */
     _Atomic uint8_t tier_pref; /* advised preferred residence, 0 none */
-    _Atomic uint8_t shadow;   /* DEVICE: the memfd still holds its (stale) pages */
+    _Atomic uint8_t shadow;   /* DEVICE: the memfd still holds its pages */
+    _Atomic uint8_t dup;      /* DEVICE: those pages are a valid copy, mapped
+                                 read-only (read-mostly advice) */
+    _Atomic uint8_t advice;   /* UVAS_BA_* bits */
     _Atomic uint32_t touches; /* faults seen on the block (policy input) */
     uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in

@@ -69,6 +69,7 @@ int uvas_query(const void *p, struct uvas_ptr_info *info)
     info->alloc_base = base;
     info->alloc_size = size;
     info->alloc_hints = atomic_load_explicit(&h->hints, RLX);
+    info->duplicated = info->residence == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX);
     return UVAS_OK;
 }
 
