@@ -154,7 +154,7 @@ void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
         /* The CPU wants a device-resident block: bring it back (the
          * policy hook for other answers comes with the policy layer). */
         atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
-        if (uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
+        if (!uvas_migrate_cpu_map(bi) && uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
             give_up(bi, addr, tid);
         break;
     }

@@ -104,12 +104,22 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
     if (ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
         return uvas_fail(UVAS_ERR_SYS, "UFFDIO_REGISTER of the range failed: %s",
                          strerror(errno));
+    u->reg_mode = reg.mode;
     u->has_zeropage = reg.ioctls & (1ull << _UFFDIO_ZEROPAGE);
     u->has_minor = reg.ioctls & (1ull << _UFFDIO_CONTINUE);
     u->has_wp = reg.ioctls & (1ull << _UFFDIO_WRITEPROTECT);
     if (!(reg.ioctls & (1ull << _UFFDIO_COPY)))
         return uvas_fail(UVAS_ERR_SYS, "userfaultfd offers no UFFDIO_COPY on the range");
     return UVAS_OK;
+}
+
+int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    struct uffdio_register reg = {
+        .range = {.start = (uintptr_t)addr, .len = len},
+        .mode = u->reg_mode,
+    };
+    return ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
 }
 
 void uvas_uffd_close(struct uvas_uffd *u)

@@ -27,6 +27,7 @@ struct uvas_uffd {
     bool has_zeropage; /* UFFDIO_ZEROPAGE allowed on the range */
     bool has_minor;    /* registered for minor faults (UFFDIO_CONTINUE) */
     bool has_wp;       /* registered for write-protect faults */
+    uint64_t reg_mode; /* UFFDIO_REGISTER_MODE_* the range was registered with */
 };
 
 /*
@@ -39,6 +40,8 @@ struct uvas_uffd {
 int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen);
 int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len);
 void uvas_uffd_close(struct uvas_uffd *u);
+/* Register a part of the range mapped anew (same modes as the range). */
+int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len);
 
 /* Map zero pages over [addr, addr+len), skipping pages that exist. The
  * threads parked there stay parked: the caller wakes them once the block's

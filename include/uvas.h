@@ -145,6 +145,7 @@ struct uvas_ptr_info {
     size_t alloc_size;    /* its requested size                             */
     unsigned alloc_hints; /* its UVAS_HINT_* bits                           */
     int duplicated;       /* DEVICE with a valid read-only host copy too    */
+    int cpu_mapped;       /* DEVICE, and the CPU reaches it where it is     */
 };
 
 /* Where does ptr live right now? UVAS_ERR_NOT_OWNED if no live allocation
@@ -199,6 +200,12 @@ enum uvas_advice {
      * host-resident). location is ignored. */
     UVAS_ADVISE_READ_MOSTLY = 3,
     UVAS_ADVISE_UNSET_READ_MOSTLY = 4,    /* duplicates collapse to the host */
+    /* A CPU access to a device-resident block maps the device memory at
+     * the block's address instead of migrating it (stores go to the GPU;
+     * loads through a PCIe BAR are slow: for data the CPU writes). Where
+     * the driver offers no such mapping the block migrates as usual. */
+    UVAS_ADVISE_ACCESSED_BY_CPU = 5,
+    UVAS_ADVISE_UNSET_ACCESSED_BY_CPU = 6, /* mapped blocks fault again */
 };
 /* Advice for the blocks covering [ptr, ptr+len) (as cudaMemAdvise). */
 int uvas_advise(const void *ptr, size_t len, int advice, int location);

@@ -210,6 +210,18 @@ int uvas_advise(const void *ptr, size_t len, int advice, int location)
         if (uvas_devtier_present(&uvas_g.devtier))
             return uvas_migrate_collapse(first, n);
         return UVAS_OK;
+    case UVAS_ADVISE_ACCESSED_BY_CPU:
+        for (size_t i = first; i < first + n; i++)
+            atomic_fetch_or_explicit(&uvas_g.bt[i].advice, UVAS_BA_CPU_MAP,
+                                     memory_order_relaxed);
+        return UVAS_OK;
+    case UVAS_ADVISE_UNSET_ACCESSED_BY_CPU:
+        for (size_t i = first; i < first + n; i++)
+            atomic_fetch_and_explicit(&uvas_g.bt[i].advice, (uint8_t)~UVAS_BA_CPU_MAP,
+                                      memory_order_relaxed);
+        if (uvas_devtier_present(&uvas_g.devtier))
+            return uvas_migrate_cpu_unmap(first, n);
+        return UVAS_OK;
     default:
         return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: advice %d is unknown", advice);
     }

@@ -11,6 +11,7 @@
 #include "fault/service.h"
 #include "fault/uffd.h"
 #include "migrate/copy.h"
+#include "migrate/cpuview.h"
 #include "migrate/hostbuf.h"
 #include "migrate/hostcache.h"
 #include "uvas/internal.h"
@@ -158,6 +159,7 @@ void uvas_migrate_drop_device(size_t bi, size_t n)
         struct uvas_block *b = &uvas_g.bt[i];
         if (!b->dev_slot)
             continue;
+        uvas_cpuview_unmap(i); /* before the memory it maps goes */
         uvas_devtier_lru_remove(&uvas_g.devtier, i);
         uvas_devtier_slot_free(&uvas_g.devtier, b->dev_slot);
         b->dev_slot = 0;
@@ -341,6 +343,10 @@ static int batch_to_host(struct job *j, size_t m, unsigned flags)
 {
     int rc = UVAS_OK;
     uint64_t t0 = now_ns();
+    /* A CPU view of device memory goes first: writes through it must all
+     * be in before the copy starts. */
+    for (size_t i = 0; i < m && !rc; i++)
+        rc = uvas_cpuview_unmap(j[i].bi);
     /* The memfd must hold the pages the copy lands in: it keeps them as a
      * shadow, unless the block was placed on the device directly. */
     for (size_t i = 0; i < m && !rc; i++)
@@ -414,6 +420,46 @@ void uvas_migrate_write_fault(size_t bi)
     uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size, false);
     untake(b, x.seen);
     wake_block(bi);
+}
+
+bool uvas_migrate_cpu_map(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    if (!(atomic_load_explicit(&b->advice, RLX) & UVAS_BA_CPU_MAP) || !uvas_cpuview_available())
+        return false;
+    struct job x = {.bi = bi};
+    if (!take(b, false, &x.seen))
+        return true; /* in a transition: its end wakes the thread */
+    if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
+        untake(b, x.seen);
+        wake_block(bi);
+        return true;
+    }
+    if (uvas_cpuview_map(bi) != UVAS_OK) {
+        uvas_warn("%s; migrating the block instead", uvas_last_error());
+        untake(b, x.seen);
+        return false;
+    }
+    uvas_blk_publish(b, x.seen, UVAS_RES_DEVICE);
+    wake_block(bi);
+    return true;
+}
+
+int uvas_migrate_cpu_unmap(size_t first, size_t n)
+{
+    int rc = UVAS_OK;
+    for (size_t i = first; i < first + n; i++) {
+        struct uvas_block *b = &uvas_g.bt[i];
+        struct job x = {.bi = i};
+        if (!atomic_load_explicit(&b->cpu_mapped, RLX) || !take(b, true, &x.seen))
+            continue;
+        int r = uvas_cpuview_unmap(i);
+        if (r && !rc)
+            rc = r;
+        uvas_blk_publish(b, x.seen, uvas_blk_res(x.seen));
+        wake_block(i);
+    }
+    return rc;
 }
 
 /* Populate untouched blocks on the host (a migration to the host of

@@ -16,6 +16,7 @@
 #ifndef UVAS_MIGRATE_H
 #define UVAS_MIGRATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,13 @@ int uvas_migrate_collapse(size_t first, size_t n);
 /* A write fault on block bi (fault path): a duplicated block drops its
  * device copy; a stale protection is lifted. */
 void uvas_migrate_write_fault(size_t bi);
+
+/* Fault path: a CPU access to device-resident block bi advised
+ * accessed-by-CPU maps its device memory there; false if it cannot (the
+ * caller migrates it back instead). */
+bool uvas_migrate_cpu_map(size_t bi);
+/* Unmap the CPU views of blocks in [first, first+n). Status. */
+int uvas_migrate_cpu_unmap(size_t first, size_t n);
 
 /* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY). */
 void uvas_migrate_drop_device(size_t bi, size_t n);

@@ -9,7 +9,7 @@
  *    with UVAS_ADVISE_UNSET_PREFERRED_LOCATION, get the default placement:
  *    the host (tier[DEVICE].blocks_populated does not grow,
  *    tier[HOST].blocks_populated does);
- *  - an unknown advice value (0, 5, 99, -1) is UVAS_ERR_INVAL, and so is
+ *  - an unknown advice value (0, 7, 99, -1) is UVAS_ERR_INVAL, and so is
  *    a bad location with PREFERRED_LOCATION; neither changes placement.
  */
 #include "check.h"
@@ -39,7 +39,7 @@ int main(void)
     /* Bad advice: checked with or without a device. */
     unsigned char *e = uvas_aligned_alloc(bs, 2 * bs, 0);
     CHECK(e != NULL, "uvas_aligned_alloc");
-    const int bad_advice[] = {0, 5, 99, -1};
+    const int bad_advice[] = {0, 7, 99, -1};
     for (size_t i = 0; i < sizeof bad_advice / sizeof bad_advice[0]; i++) {
         CHECK_STATUS(uvas_advise(e, 2 * bs, bad_advice[i], UVAS_LOC_DEVICE), UVAS_ERR_INVAL);
         CHECK(*uvas_last_error(), "uvas_advise with advice %d: no uvas_last_error message",

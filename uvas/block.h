@@ -26,6 +26,7 @@ enum uvas_blk_kind { UVAS_BK_NONE = 0, UVAS_BK_EXTENT = 1, UVAS_BK_SLAB = 2 };
 #define UVAS_BF_FREED_HEAD 0x1u /* was the head of an extent freed since */
 
 #define UVAS_BA_READ_MOSTLY 0x1u /* keep a read-only host copy on the device */
+#define UVAS_BA_CPU_MAP 0x2u     /* a CPU access maps the device memory */
 
 struct uvas_block {
     /* Read without locks (fault path, queries). */
@@ -42,6 +43,7 @@ struct uvas_block {
     _Atomic uint8_t dup;      /* DEVICE: those pages are a valid copy, mapped
                                  read-only (read-mostly advice) */
     _Atomic uint8_t advice;   /* UVAS_BA_* bits */
+    _Atomic uint8_t cpu_mapped; /* DEVICE: the range maps the device memory */
     _Atomic uint32_t touches; /* faults seen on the block (policy input) */
     uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in

@@ -34,7 +34,11 @@ const char *uvas_device_kind(const struct uvas_device *d)
 }
 
 /* Why a physical device cannot back the tier, or NULL if it can. */
-static const char *unusable(VkPhysicalDevice p, bool *dma_buf, bool *budget, bool *pci)
+struct exts {
+    bool dma_buf, budget, pci, placed;
+};
+
+static const char *unusable(VkPhysicalDevice p, struct exts *x)
 {
     uint32_t n = 0;
     vkEnumerateDeviceExtensionProperties(p, NULL, &n, NULL);
@@ -47,9 +51,11 @@ static const char *unusable(VkPhysicalDevice p, bool *dma_buf, bool *budget, boo
         why = "no VK_KHR_external_memory_fd (device memory cannot be exported)";
     else if (!has_ext(e, n, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME))
         why = "no VK_EXT_external_memory_host (host pages cannot be copied without staging)";
-    *dma_buf = has_ext(e, n, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
-    *budget = has_ext(e, n, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
-    *pci = has_ext(e, n, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
+    x->dma_buf = has_ext(e, n, VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME);
+    x->budget = has_ext(e, n, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+    x->pci = has_ext(e, n, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
+    x->placed = has_ext(e, n, VK_EXT_MAP_MEMORY_PLACED_EXTENSION_NAME) &&
+                has_ext(e, n, VK_KHR_MAP_MEMORY_2_EXTENSION_NAME);
     free(e);
     if (!why) {
         VkPhysicalDeviceVulkan12Features f12 = {
@@ -157,16 +163,48 @@ static void locate(struct uvas_device *d, bool pci_ext)
     hwloc_topology_destroy(topo);
 }
 
-static int create_device(struct uvas_device *d, bool budget)
+/* Placed maps need the feature, unmap-with-reserve (so the range never
+ * has a hole another mmap could take), and host-visible device memory. */
+static void probe_placed(struct uvas_device *d, UvasVkMapPlacedFeatures *f)
 {
-    const char *exts[4];
+    *f = (UvasVkMapPlacedFeatures){.sType = UVAS_VK_STYPE_MAP_PLACED_FEATURES};
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                    .pNext = f};
+    vkGetPhysicalDeviceFeatures2(d->phys, &f2);
+    UvasVkMapPlacedProperties pp = {.sType = UVAS_VK_STYPE_MAP_PLACED_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &pp};
+    vkGetPhysicalDeviceProperties2(d->phys, &p2);
+    d->placed_align = pp.minPlacedMemoryMapAlignment;
+    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    d->map_type = UINT32_MAX;
+    for (uint32_t i = 0; i < d->mem.memoryTypeCount && d->map_type == UINT32_MAX; i++)
+        if ((d->mem.memoryTypes[i].propertyFlags & want) == want)
+            d->map_type = i;
+    d->placed_map = f->memoryMapPlaced && f->memoryUnmapReserve && d->map_type != UINT32_MAX &&
+                    d->placed_align <= 4096;
+}
+
+static int create_device(struct uvas_device *d, const struct exts *x)
+{
+    const char *exts[6];
     uint32_t ne = 0;
     exts[ne++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
     exts[ne++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (d->export_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT)
         exts[ne++] = VK_EXT_EXTERNAL_MEMORY_DMA_BUF_EXTENSION_NAME;
-    if (budget)
+    if (x->budget)
         exts[ne++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+    UvasVkMapPlacedFeatures placed = {.sType = UVAS_VK_STYPE_MAP_PLACED_FEATURES};
+    if (x->placed)
+        probe_placed(d, &placed);
+    if (d->placed_map) {
+        exts[ne++] = VK_KHR_MAP_MEMORY_2_EXTENSION_NAME;
+        exts[ne++] = VK_EXT_MAP_MEMORY_PLACED_EXTENSION_NAME;
+        placed.memoryMapRangePlaced = VK_FALSE; /* not needed: whole allocations */
+    }
     float prio = 1.0f;
     VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                  .queueFamilyIndex = d->qfam,
@@ -174,6 +212,7 @@ static int create_device(struct uvas_device *d, bool budget)
                                  .pQueuePriorities = &prio};
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
+        .pNext = d->placed_map ? &placed : NULL,
         .timelineSemaphore = VK_TRUE};
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f12,
@@ -185,7 +224,12 @@ static int create_device(struct uvas_device *d, bool budget)
     if (r != VK_SUCCESS)
         return uvas_fail(UVAS_ERR_NO_DEVICE, "vkCreateDevice on '%s' failed (VkResult %d)",
                          d->name, r);
-    d->ext_budget = budget;
+    d->ext_budget = x->budget;
+    if (d->placed_map) {
+        d->map_memory2 = (UvasPfnMapMemory2)vkGetDeviceProcAddr(d->dev, "vkMapMemory2KHR");
+        d->unmap_memory2 = (UvasPfnUnmapMemory2)vkGetDeviceProcAddr(d->dev, "vkUnmapMemory2KHR");
+        d->placed_map = d->map_memory2 && d->unmap_memory2;
+    }
     vkGetDeviceQueue(d->dev, d->qfam, 0, &d->queue);
     d->get_memory_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(d->dev, "vkGetMemoryFdKHR");
     d->get_host_ptr_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
@@ -236,12 +280,12 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
                          want, n);
     }
     int best = -1, best_score = -1;
-    bool dma[16], bud[16], pci[16];
+    struct exts x[16];
     char why[256] = "no Vulkan device";
     for (uint32_t i = 0; i < n; i++) {
         VkPhysicalDeviceProperties p;
         vkGetPhysicalDeviceProperties(phys[i], &p);
-        const char *u = unusable(phys[i], &dma[i], &bud[i], &pci[i]);
+        const char *u = unusable(phys[i], &x[i]);
         if (u) {
             snprintf(why, sizeof why, "'%.200s': %s", p.deviceName, u);
             if (want == (int)i) {
@@ -265,7 +309,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
     }
     d->phys = phys[best];
     d->index = best;
-    d->ext_dma_buf = dma[best];
+    d->ext_dma_buf = x[best].dma_buf;
     VkPhysicalDeviceDriverProperties drv = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
@@ -281,7 +325,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
         rc = uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' has no exportable device-local memory",
                        d->name);
     else
-        rc = create_device(d, bud[best]);
+        rc = create_device(d, &x[best]);
     if (rc) {
         uvas_device_close(d);
         if (want == UVAS_DEV_WANT_AUTO) {
@@ -290,7 +334,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
         }
         return rc;
     }
-    locate(d, pci[best]);
+    locate(d, x[best].pci);
     snprintf(note, notelen, "%s (%s, %s), export %s, %s queue", d->name, uvas_device_kind(d),
              d->driver, d->export_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
                             ? "dma-buf" : "opaque fd",

@@ -12,6 +12,53 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+/* VK_KHR_map_memory2 and VK_EXT_map_memory_placed, newer than Debian 12's
+ * Vulkan headers (1.3.239). */
+#ifndef VK_EXT_map_memory_placed
+#define VK_KHR_MAP_MEMORY_2_EXTENSION_NAME "VK_KHR_map_memory2"
+#define VK_EXT_MAP_MEMORY_PLACED_EXTENSION_NAME "VK_EXT_map_memory_placed"
+#define UVAS_VK_STYPE_MEMORY_MAP_INFO ((VkStructureType)1000271000)
+#define UVAS_VK_STYPE_MEMORY_UNMAP_INFO ((VkStructureType)1000271001)
+#define UVAS_VK_STYPE_MAP_PLACED_FEATURES ((VkStructureType)1000272000)
+#define UVAS_VK_STYPE_MAP_PLACED_PROPERTIES ((VkStructureType)1000272001)
+#define UVAS_VK_STYPE_MEMORY_MAP_PLACED_INFO ((VkStructureType)1000272002)
+#define UVAS_VK_MEMORY_MAP_PLACED_BIT 0x1u
+#define UVAS_VK_MEMORY_UNMAP_RESERVE_BIT 0x1u
+typedef struct {
+    VkStructureType sType;
+    const void *pNext;
+    VkFlags flags;
+    VkDeviceMemory memory;
+    VkDeviceSize offset;
+    VkDeviceSize size;
+} UvasVkMemoryMapInfo;
+typedef struct {
+    VkStructureType sType;
+    const void *pNext;
+    VkFlags flags;
+    VkDeviceMemory memory;
+} UvasVkMemoryUnmapInfo;
+typedef struct {
+    VkStructureType sType;
+    const void *pNext;
+    void *pPlacedAddress;
+} UvasVkMemoryMapPlacedInfo;
+typedef struct {
+    VkStructureType sType;
+    void *pNext;
+    VkBool32 memoryMapPlaced;
+    VkBool32 memoryMapRangePlaced;
+    VkBool32 memoryUnmapReserve;
+} UvasVkMapPlacedFeatures;
+typedef struct {
+    VkStructureType sType;
+    void *pNext;
+    VkDeviceSize minPlacedMemoryMapAlignment;
+} UvasVkMapPlacedProperties;
+typedef VkResult(VKAPI_PTR *UvasPfnMapMemory2)(VkDevice, const UvasVkMemoryMapInfo *, void **);
+typedef VkResult(VKAPI_PTR *UvasPfnUnmapMemory2)(VkDevice, const UvasVkMemoryUnmapInfo *);
+#endif
+
 struct uvas_device {
     VkInstance inst;
     VkPhysicalDevice phys;
@@ -31,6 +78,14 @@ struct uvas_device {
     bool ext_budget;
     VkExternalMemoryHandleTypeFlagBits export_type; /* dma-buf or opaque fd */
     VkDeviceSize host_import_align;
+    /* Placed maps of whole allocations (VK_EXT_map_memory_placed), of
+     * host-visible device-local memory: how NVIDIA lets the CPU see a
+     * device block at the block's own address. */
+    bool placed_map;
+    uint32_t map_type;       /* host-visible device-local type */
+    VkDeviceSize placed_align;
+    UvasPfnMapMemory2 map_memory2;
+    UvasPfnUnmapMemory2 unmap_memory2;
     PFN_vkGetMemoryFdKHR get_memory_fd;
     PFN_vkGetMemoryHostPointerPropertiesEXT get_host_ptr_props;
     /* locality */

@@ -2,14 +2,19 @@
 #include "uvas/devtier.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
 #define SLAB_BYTES ((size_t)64 << 20)
+
+static int grow(struct uvas_devtier *t);
 
 int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
                       char *note, size_t notelen)
@@ -26,16 +31,25 @@ int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t
     if (t->cap_bytes < t->slab_bytes) /* a small bound: one slab of exactly that */
         t->slab_bytes = t->cap_bytes / block_size * block_size;
     t->slots_per_slab = (uint32_t)(t->slab_bytes / block_size);
+    t->block_size = block_size;
     t->max_slabs = t->slots_per_slab ? (uint32_t)(t->cap_bytes / t->slab_bytes) : 0;
     size_t total = (size_t)t->max_slabs * t->slots_per_slab;
+    t->ded_base = (uint32_t)total + 1;
     t->slabs = calloc(t->max_slabs ? t->max_slabs : 1, sizeof *t->slabs);
     t->free_slots = calloc(total ? total : 1, sizeof *t->free_slots);
     if (!t->slabs || !t->free_slots) {
         uvas_devtier_close(t);
         return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the device tier's tables");
     }
+    /* The first slab now: it also tells whether its fd maps (the CPU view
+     * of device blocks). */
+    pthread_mutex_lock(&t->mu);
+    grow(t);
+    pthread_mutex_unlock(&t->mu);
     size_t used = strlen(note);
-    snprintf(note + used, notelen - used, ", capacity %zu MiB", total * block_size >> 20);
+    snprintf(note + used, notelen - used, ", capacity %zu MiB, CPU view of device blocks: %s",
+             total * block_size >> 20,
+             t->fd_mappable ? "fd map" : t->dev.placed_map ? "placed map" : "none");
     return UVAS_OK;
 }
 
@@ -50,11 +64,51 @@ void uvas_devtier_close(struct uvas_devtier *t)
         vkDestroyBuffer(d, t->slabs[i].buf, NULL);
         vkFreeMemory(d, t->slabs[i].mem, NULL);
     }
+    for (uint32_t i = 0; i < t->nded; i++) {
+        vkDestroyBuffer(d, t->ded[i].buf, NULL);
+        vkFreeMemory(d, t->ded[i].mem, NULL);
+    }
+    free(t->ded);
+    free(t->free_ded);
     free(t->slabs);
     free(t->free_slots);
     uvas_device_close(&t->dev);
     pthread_mutex_destroy(&t->mu);
     memset(t, 0, sizeof *t);
+}
+
+/*
+ * Can the CPU map device memory through the exported fd, and where in the
+ * file does the memory start? lavapipe's fd is a memfd with a header in
+ * front of the memory (Mesa's os_malloc_aligned_fd); rather than trust that
+ * layout, write a marker through vkMapMemory and look for it in the file.
+ */
+static void probe_fd_map(struct uvas_devtier *t, const struct uvas_dslab *s)
+{
+    struct uvas_device *dv = &t->dev;
+    if (!(dv->mem.memoryTypes[dv->dev_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
+        return;
+    struct stat st;
+    if (fstat(s->fd, &st) < 0 || st.st_size < (off_t)t->slab_bytes)
+        return;
+    size_t flen = (size_t)st.st_size;
+    char *f = mmap(NULL, flen, PROT_READ, MAP_SHARED, s->fd, 0);
+    if (f == MAP_FAILED)
+        return;
+    uint64_t *m = NULL;
+    if (vkMapMemory(dv->dev, s->mem, 0, 4096, 0, (void **)&m) == VK_SUCCESS) {
+        uint64_t mark[4] = {0x7576617370726f62ull, (uintptr_t)t, (uintptr_t)f, (uint64_t)flen};
+        memcpy(m, mark, sizeof mark);
+        for (size_t off = 0; off + t->slab_bytes <= flen; off += 4096)
+            if (!memcmp(f + off, mark, sizeof mark)) {
+                t->fd_base = off;
+                t->fd_mappable = true;
+                break;
+            }
+        memset(m, 0, sizeof mark);
+        vkUnmapMemory(dv->dev, s->mem);
+    }
+    munmap(f, flen);
 }
 
 /* One more slab (lock held). */
@@ -103,6 +157,8 @@ static int grow(struct uvas_devtier *t)
                                 .handleType = dv->export_type};
     if (dv->get_memory_fd(dv->dev, &gfi, &s.fd) != VK_SUCCESS)
         s.fd = -1; /* usable for copies; peers cannot import this slab */
+    if (t->nslabs == 0 && s.fd >= 0)
+        probe_fd_map(t, &s);
     uint32_t base = t->nslabs * t->slots_per_slab;
     t->slabs[t->nslabs++] = s;
     /* Pushed in reverse so slots are handed out in address order. */
@@ -116,10 +172,14 @@ refused:
     return UVAS_ERR_NOMEM;
 }
 
+static size_t in_use(const struct uvas_devtier *t);
+
 int uvas_devtier_slot_alloc(struct uvas_devtier *t, uint32_t *slot)
 {
     pthread_mutex_lock(&t->mu);
-    int rc = t->nfree ? UVAS_OK : grow(t);
+    int rc = in_use(t) >= uvas_devtier_capacity_blocks(t) ? UVAS_ERR_NOMEM
+             : t->nfree                                      ? UVAS_OK
+                                                             : grow(t);
     if (rc == UVAS_OK)
         *slot = t->free_slots[--t->nfree];
     pthread_mutex_unlock(&t->mu);
@@ -129,13 +189,104 @@ int uvas_devtier_slot_alloc(struct uvas_devtier *t, uint32_t *slot)
 void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot)
 {
     pthread_mutex_lock(&t->mu);
-    t->free_slots[t->nfree++] = slot;
+    if (uvas_devtier_is_dedicated(t, slot))
+        t->free_ded[t->nfree_ded++] = slot - t->ded_base;
+    else
+        t->free_slots[t->nfree++] = slot;
     pthread_mutex_unlock(&t->mu);
+}
+
+/* Slots in use, slab and dedicated (lock held). */
+static size_t in_use(const struct uvas_devtier *t)
+{
+    return (size_t)t->nslabs * t->slots_per_slab - t->nfree + (t->nded - t->nfree_ded);
+}
+
+static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
+{
+    struct uvas_device *dv = &t->dev;
+    if (t->nded == t->cap_ded) {
+        uint32_t cap = t->cap_ded ? 2 * t->cap_ded : 64;
+        struct uvas_dedicated *d = realloc(t->ded, cap * sizeof *d);
+        uint32_t *f = d ? realloc(t->free_ded, cap * sizeof *f) : NULL;
+        if (d)
+            t->ded = d;
+        if (!f)
+            return uvas_fail(UVAS_ERR_NOMEM, "cannot grow the dedicated allocation table");
+        t->free_ded = f;
+        t->cap_ded = cap;
+    }
+    struct uvas_dedicated x = {0};
+    VkExternalMemoryBufferCreateInfo ebi = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = dv->export_type};
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .pNext = &ebi,
+                              .size = t->block_size,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+    VkResult r = vkCreateBuffer(dv->dev, &bci, NULL, &x.buf);
+    if (r != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_NOMEM, "vkCreateBuffer (dedicated) failed (VkResult %d)", r);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(dv->dev, x.buf, &req);
+    VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+                                      .handleTypes = dv->export_type};
+    VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+                                         .pNext = &exp,
+                                         .buffer = x.buf};
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .pNext = &dai,
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = dv->map_type};
+    r = (req.memoryTypeBits & (1u << dv->map_type)) ? vkAllocateMemory(dv->dev, &mai, NULL, &x.mem)
+                                                    : VK_ERROR_FEATURE_NOT_PRESENT;
+    if (r != VK_SUCCESS) {
+        vkDestroyBuffer(dv->dev, x.buf, NULL);
+        return uvas_fail(UVAS_ERR_NOMEM, "a CPU-mappable device block could not be allocated "
+                         "(VkResult %d)", r);
+    }
+    vkBindBufferMemory(dv->dev, x.buf, x.mem, 0);
+    t->ded[t->nded] = x;
+    *idx = t->nded++;
+    return UVAS_OK;
+}
+
+int uvas_devtier_dedicated_alloc(struct uvas_devtier *t, uint32_t *slot)
+{
+    pthread_mutex_lock(&t->mu);
+    int rc = UVAS_OK;
+    uint32_t idx = 0;
+    if (t->nfree_ded)
+        idx = t->free_ded[--t->nfree_ded];
+    else if (in_use(t) >= uvas_devtier_capacity_blocks(t))
+        rc = uvas_fail(UVAS_ERR_NOMEM, "the device tier is at capacity");
+    else
+        rc = new_dedicated(t, &idx);
+    if (rc == UVAS_OK)
+        *slot = t->ded_base + idx;
+    pthread_mutex_unlock(&t->mu);
+    return rc;
+}
+
+VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint32_t slot)
+{
+    return t->ded[slot - t->ded_base].mem;
 }
 
 void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,
                              VkDeviceSize *off, int *fd)
 {
+    if (uvas_devtier_is_dedicated(t, slot)) {
+        if (buf)
+            *buf = t->ded[slot - t->ded_base].buf;
+        if (off)
+            *off = 0;
+        if (fd)
+            *fd = -1;
+        return;
+    }
     uint32_t i = (slot - 1) / t->slots_per_slab, k = (slot - 1) % t->slots_per_slab;
     if (buf)
         *buf = t->slabs[i].buf;
@@ -188,4 +339,27 @@ size_t uvas_devtier_lru_oldest(struct uvas_devtier *t, size_t *out, size_t max)
         out[n++] = b - 1;
     pthread_mutex_unlock(&t->mu);
     return n;
+}
+
+int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, uint64_t *mem_off,
+                        uint64_t *map_off)
+{
+    VkDeviceSize off = 0;
+    int sfd = -1;
+    uvas_devtier_slot_where(t, slot, NULL, &off, &sfd);
+    if (uvas_devtier_is_dedicated(t, slot)) {
+        VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+                                    .memory = uvas_devtier_dedicated_memory(t, slot),
+                                    .handleType = t->dev.export_type};
+        if (t->dev.get_memory_fd(t->dev.dev, &gfi, fd) != VK_SUCCESS)
+            return uvas_fail(UVAS_ERR_SYS, "cannot export a dedicated device block");
+    } else {
+        *fd = sfd < 0 ? -1 : fcntl(sfd, F_DUPFD_CLOEXEC, 0);
+        if (*fd < 0)
+            return uvas_fail(UVAS_ERR_SYS, "the device slab holding slot %u has no exportable "
+                             "descriptor", slot);
+    }
+    *mem_off = off;
+    *map_off = t->fd_mappable ? t->fd_base + off : UINT64_MAX;
+    return UVAS_OK;
 }

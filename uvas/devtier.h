@@ -21,6 +21,13 @@ struct uvas_dslab {
     int fd; /* exported handle; owned here */
 };
 
+/* A block-sized allocation of its own, for blocks the CPU maps where only
+ * whole allocations can be mapped at a chosen address (NVIDIA). */
+struct uvas_dedicated {
+    VkDeviceMemory mem;
+    VkBuffer buf;
+};
+
 struct uvas_devtier {
     struct uvas_device dev;
     pthread_mutex_t mu;       /* slots, slabs and the LRU */
@@ -33,6 +40,12 @@ struct uvas_devtier {
     uint32_t nfree;
     uint32_t lru_head, lru_tail; /* device-resident blocks, block index + 1 */
     bool full;                /* the driver refused a slab: no more growth */
+    bool fd_mappable;         /* the exported slab fd can be mmapped (lavapipe) */
+    size_t fd_base;           /* where the memory starts in that file */
+    size_t block_size;
+    struct uvas_dedicated *ded; /* dedicated allocations, slot numbers from ded_base */
+    uint32_t nded, cap_ded, *free_ded, nfree_ded;
+    uint32_t ded_base;          /* first dedicated slot number */
 };
 
 /* Open the device tier; `want` is the UVAS_DEVICE choice, cap_bytes the
@@ -54,6 +67,23 @@ void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot);
 void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,
                              VkDeviceSize *off, int *fd);
 size_t uvas_devtier_capacity_blocks(const struct uvas_devtier *t);
+
+/*
+ * For the transport layer: a descriptor of the device memory holding a
+ * slot, to be imported by a peer (VkImportMemoryFdInfoKHR, then the block
+ * is at *mem_off in that memory) or, where the fd maps (lavapipe), mmapped
+ * at *map_off. The descriptor is the caller's to close. Status.
+ */
+int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, uint64_t *mem_off,
+                        uint64_t *map_off);
+
+/* A dedicated, CPU-mappable slot (see struct uvas_dedicated). */
+int uvas_devtier_dedicated_alloc(struct uvas_devtier *t, uint32_t *slot);
+static inline bool uvas_devtier_is_dedicated(const struct uvas_devtier *t, uint32_t slot)
+{
+    return slot >= t->ded_base;
+}
+VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint32_t slot);
 
 /* Least-recently-migrated order of device-resident blocks (victims). */
 void uvas_devtier_lru_add(struct uvas_devtier *t, size_t bi);

@@ -70,6 +70,8 @@ int uvas_query(const void *p, struct uvas_ptr_info *info)
     info->alloc_size = size;
     info->alloc_hints = atomic_load_explicit(&h->hints, RLX);
     info->duplicated = info->residence == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX);
+    info->cpu_mapped = info->residence == UVAS_RES_DEVICE &&
+                       atomic_load_explicit(&b->cpu_mapped, RLX);
     return UVAS_OK;
 }
 
