@@ -47,6 +47,17 @@ int main(void)
     printf("residency of a (%zu blocks; . unpopulated, H host, D device):\n",
            len / d.block_size);
     uvas_residency_print(stdout, a, len);
+    if (d.device_present) {
+        /* The second half to the GPU, then the CPU reads one block back. */
+        if (uvas_migrate(a + len / 2, len / 2, UVAS_LOC_DEVICE, 0))
+            fprintf(stderr, "uvas-demo: %s\n", uvas_last_error());
+        printf("after uvas_migrate(a + len/2, len/2, UVAS_LOC_DEVICE):\n");
+        uvas_residency_print(stdout, a, len);
+        volatile char c = a[len - 1];
+        (void)c;
+        printf("after the CPU read a[len-1]:\n");
+        uvas_residency_print(stdout, a, len);
+    }
     printf("\n");
     uvas_stats_print(stdout);
     uvas_free(a);
