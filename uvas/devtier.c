@@ -217,36 +217,45 @@ static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
         t->cap_ded = cap;
     }
     struct uvas_dedicated x = {0};
-    VkExternalMemoryBufferCreateInfo ebi = {
-        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
-        .handleTypes = dv->export_type};
-    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                              .pNext = &ebi,
-                              .size = t->block_size,
-                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
-    VkResult r = vkCreateBuffer(dv->dev, &bci, NULL, &x.buf);
+    /* Exportable if the driver lets exportable memory be host-visible
+     * (NVIDIA does not: then the block cannot be handed to a peer while
+     * the CPU maps it, and the transport goes through the owner). */
+    VkResult r = VK_ERROR_FEATURE_NOT_PRESENT;
+    for (int exportable = 1; exportable >= 0 && r != VK_SUCCESS; exportable--) {
+        VkExternalMemoryBufferCreateInfo ebi = {
+            .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+            .handleTypes = dv->export_type};
+        VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                  .pNext = exportable ? &ebi : NULL,
+                                  .size = t->block_size,
+                                  .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                           VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+        r = vkCreateBuffer(dv->dev, &bci, NULL, &x.buf);
+        if (r != VK_SUCCESS)
+            continue;
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(dv->dev, x.buf, &req);
+        VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+                                          .handleTypes = dv->export_type};
+        VkMemoryDedicatedAllocateInfo dai = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+            .pNext = exportable ? &exp : NULL,
+            .buffer = x.buf};
+        VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                    .pNext = &dai,
+                                    .allocationSize = req.size,
+                                    .memoryTypeIndex = dv->map_type};
+        r = (req.memoryTypeBits & (1u << dv->map_type))
+                ? vkAllocateMemory(dv->dev, &mai, NULL, &x.mem)
+                : VK_ERROR_FEATURE_NOT_PRESENT;
+        if (r != VK_SUCCESS)
+            vkDestroyBuffer(dv->dev, x.buf, NULL);
+        x.exportable = exportable;
+    }
     if (r != VK_SUCCESS)
-        return uvas_fail(UVAS_ERR_NOMEM, "vkCreateBuffer (dedicated) failed (VkResult %d)", r);
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(dv->dev, x.buf, &req);
-    VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
-                                      .handleTypes = dv->export_type};
-    VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-                                         .pNext = &exp,
-                                         .buffer = x.buf};
-    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = &dai,
-                                .allocationSize = req.size,
-                                .memoryTypeIndex = dv->map_type};
-    r = (req.memoryTypeBits & (1u << dv->map_type)) ? vkAllocateMemory(dv->dev, &mai, NULL, &x.mem)
-                                                    : VK_ERROR_FEATURE_NOT_PRESENT;
-    if (r != VK_SUCCESS) {
-        vkDestroyBuffer(dv->dev, x.buf, NULL);
         return uvas_fail(UVAS_ERR_NOMEM, "a CPU-mappable device block could not be allocated "
                          "(VkResult %d)", r);
-    }
     vkBindBufferMemory(dv->dev, x.buf, x.mem, 0);
     t->ded[t->nded] = x;
     *idx = t->nded++;
@@ -348,6 +357,9 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
     int sfd = -1;
     uvas_devtier_slot_where(t, slot, NULL, &off, &sfd);
     if (uvas_devtier_is_dedicated(t, slot)) {
+        if (!t->ded[slot - t->ded_base].exportable)
+            return uvas_fail(UVAS_ERR_NO_DEVICE, "this block is mapped for the CPU in memory "
+                             "the driver cannot export");
         VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
                                     .memory = uvas_devtier_dedicated_memory(t, slot),
                                     .handleType = t->dev.export_type};

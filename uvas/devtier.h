@@ -26,6 +26,7 @@ struct uvas_dslab {
 struct uvas_dedicated {
     VkDeviceMemory mem;
     VkBuffer buf;
+    bool exportable;
 };
 
 struct uvas_devtier {
