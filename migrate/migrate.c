@@ -281,33 +281,6 @@ static void finish_to_device(struct job *x, int rc)
     wake_block(x->bi); /* parked accessors retry against the new state */
 }
 
-static int batch_to_device(struct job *j, size_t m)
-{
-    size_t nst = (m + STAGE - 1) / STAGE;
-    struct uvas_copy_ticket t[BATCH / STAGE];
-    int st_rc[BATCH / STAGE];
-    int rc = UVAS_OK;
-    for (size_t s = 0; s <= nst; s++) {
-        if (s < nst) { /* prepare and start stage s ... */
-            size_t a = s * STAGE, b = a + STAGE < m ? a + STAGE : m;
-            unmap_stage(j, a, b);
-            st_rc[s] = rc ? rc : stage_submit(j, a, b, true, &t[s]);
-        }
-        if (s == 0)
-            continue;
-        /* ... while stage s-1 copies */
-        size_t p = s - 1, a = p * STAGE, b = a + STAGE < m ? a + STAGE : m;
-        if (st_rc[p] == UVAS_OK)
-            st_rc[p] = stage_wait(&t[p]);
-        stage_put(j, a, b);
-        for (size_t i = a; i < b; i++)
-            finish_to_device(&j[i], st_rc[p]);
-        if (!rc)
-            rc = st_rc[p];
-    }
-    return rc;
-}
-
 /* ---- device -> host ---------------------------------------------------------- */
 
 /* Map the copied pages of jobs [a, b) into the range, runs of
@@ -339,7 +312,8 @@ static void finish_to_host(struct job *x, int rc)
     wake_block(x->bi);
 }
 
-static int batch_to_host(struct job *j, size_t m, unsigned flags)
+/* Before the way back: CPU views gone, the memfd holding pages. Status. */
+static int prepare_to_host(struct job *j, size_t m)
 {
     int rc = UVAS_OK;
     uint64_t t0 = now_ns();
@@ -356,25 +330,45 @@ static int batch_to_host(struct job *j, size_t m, unsigned flags)
             rc = uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s",
                            j[i].bi, strerror(errno));
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
+    return rc;
+}
+
+/* ---- the pipeline -------------------------------------------------------------- */
+
+/*
+ * Both directions, in stages: stage s is prepared (to the device: its host
+ * pages unmapped, as they must be before the copy reads them) and
+ * submitted, then stage s-1 is waited for and finished (to the host: its
+ * pages mapped, as they may be only after the copy wrote them). The copy
+ * engine works on one stage while the CPU does the other's page tables.
+ * rc: an error already met (no stage is submitted then; jobs roll back).
+ */
+static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
+{
     size_t nst = (m + STAGE - 1) / STAGE;
     struct uvas_copy_ticket t[BATCH / STAGE];
     int st_rc[BATCH / STAGE];
     for (size_t s = 0; s <= nst; s++) {
-        if (s < nst) { /* queue stage s behind the one copying ... */
+        if (s < nst) {
             size_t a = s * STAGE, b = a + STAGE < m ? a + STAGE : m;
-            st_rc[s] = rc ? rc : stage_submit(j, a, b, false, &t[s]);
+            if (to_device)
+                unmap_stage(j, a, b);
+            st_rc[s] = rc ? rc : stage_submit(j, a, b, to_device, &t[s]);
         }
         if (s == 0)
             continue;
-        /* ... and map stage s-1 into the range while s copies */
         size_t p = s - 1, a = p * STAGE, b = a + STAGE < m ? a + STAGE : m;
         if (st_rc[p] == UVAS_OK)
             st_rc[p] = stage_wait(&t[p]);
         stage_put(j, a, b);
-        if (st_rc[p] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
+        if (!to_device && st_rc[p] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
             map_stage(j, a, b);
-        for (size_t i = a; i < b; i++)
-            finish_to_host(&j[i], st_rc[p]);
+        for (size_t i = a; i < b; i++) {
+            if (to_device)
+                finish_to_device(&j[i], st_rc[p]);
+            else
+                finish_to_host(&j[i], st_rc[p]);
+        }
         if (!rc)
             rc = st_rc[p];
     }
@@ -514,7 +508,9 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
             }
             j[m++] = x;
         }
-        int r = to == UVAS_RES_DEVICE ? batch_to_device(j, m) : batch_to_host(j, m, flags);
+        int r = to == UVAS_RES_DEVICE
+                    ? run_stages(j, m, true, flags, UVAS_OK)
+                    : run_stages(j, m, false, flags, prepare_to_host(j, m));
         if (rc == UVAS_OK)
             rc = r;
     }
