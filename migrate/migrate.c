@@ -92,19 +92,18 @@ static void count_move(int from, int to, bool populated)
 
 /* ---- device slots and eviction --------------------------------------------- */
 
+static bool evict_block(size_t bi);
+
 static int evict_some(size_t want)
 {
     size_t cand[16];
     size_t n = uvas_devtier_lru_oldest(&uvas_g.devtier, cand, want < 16 ? want : 16);
     size_t freed = 0;
-    for (size_t i = 0; i < n && freed < want; i++) {
-        uint64_t before = atomic_load_explicit(&uvas_g.ctr.migrations[UVAS_RES_HOST], RLX);
-        uvas_migrate_blocks(cand[i], 1, UVAS_RES_HOST, UVAS_MIG_NO_MAP);
-        if (atomic_load_explicit(&uvas_g.ctr.migrations[UVAS_RES_HOST], RLX) != before) {
+    for (size_t i = 0; i < n && freed < want; i++)
+        if (evict_block(cand[i])) {
             atomic_fetch_add_explicit(&uvas_g.ctr.evictions, 1, RLX);
             freed++;
         }
-    }
     return freed ? UVAS_OK : UVAS_ERR_NOMEM;
 }
 
@@ -140,8 +139,7 @@ int uvas_migrate_place_on_device(size_t bi)
     if (rc)
         return rc;
     struct uvas_copy_op op;
-    slot_op(slot, &op, true, VK_NULL_HANDLE, 0); /* a fill: src NULL */
-    op.src = VK_NULL_HANDLE;
+    slot_op(slot, &op, true, VK_NULL_HANDLE, 0); /* no source: a zero fill */
     rc = uvas_copier_run(&uvas_g.copier, &op, 1);
     if (rc) {
         uvas_devtier_slot_free(&uvas_g.devtier, slot);
@@ -180,8 +178,7 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
     int rc = UVAS_OK;
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
-            slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0);
-            ops[i - a].src = VK_NULL_HANDLE;
+            slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
             continue;
         }
         VkBuffer hb;
@@ -383,6 +380,27 @@ static void collapse(struct job *x)
     uvas_stats_block_out(UVAS_RES_DEVICE);
     uvas_stats_block_in(UVAS_RES_HOST, 0);
     wake_block(x->bi);
+}
+
+/* One victim to the host, if it is device-resident and nobody else holds
+ * it; its pages stay unmapped until the CPU wants them. */
+static bool evict_block(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    struct job x = {.bi = bi};
+    if (!take(b, false, &x.seen))
+        return false;
+    if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
+        untake(b, x.seen);
+        return false;
+    }
+    x.from = UVAS_RES_DEVICE;
+    x.slot = b->dev_slot;
+    if (atomic_load_explicit(&b->dup, RLX)) {
+        collapse(&x);
+        return true;
+    }
+    return run_stages(&x, 1, false, UVAS_MIG_NO_MAP, prepare_to_host(&x, 1)) == UVAS_OK;
 }
 
 int uvas_migrate_collapse(size_t first, size_t n)
