@@ -19,9 +19,13 @@
 
 /* Blocks taken at a time, and blocks per submission: the copies of one
  * stage run on the copy engine while the CPU unmaps the next stage's
- * pages (to the device) or maps the last stage's (to the host). */
-#define BATCH 64
+ * pages (to the device) or maps the last stage's (to the host). The first
+ * stage is short, so the copy engine starts early; each batch ends with a
+ * stage nothing overlaps, so batches are long. */
+#define BATCH 256
 #define STAGE 8
+#define FIRST_STAGE 2
+#define MAX_STAGES (BATCH / STAGE + 1)
 #define RLX memory_order_relaxed
 #define ACQ memory_order_acquire
 
@@ -342,19 +346,27 @@ static int prepare_to_host(struct job *j, size_t m)
  */
 static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
-    size_t nst = (m + STAGE - 1) / STAGE;
-    struct uvas_copy_ticket t[BATCH / STAGE];
-    int st_rc[BATCH / STAGE];
+    /* Stage s covers jobs [at[s], at[s+1]). */
+    size_t at[MAX_STAGES + 1], nst = 0;
+    for (size_t a = 0; a < m; nst++) {
+        at[nst] = a;
+        a += nst == 0 ? FIRST_STAGE : STAGE;
+        if (a > m)
+            a = m;
+    }
+    at[nst] = m;
+    struct uvas_copy_ticket t[MAX_STAGES];
+    int st_rc[MAX_STAGES];
     for (size_t s = 0; s <= nst; s++) {
         if (s < nst) {
-            size_t a = s * STAGE, b = a + STAGE < m ? a + STAGE : m;
+            size_t a = at[s], b = at[s + 1];
             if (to_device)
                 unmap_stage(j, a, b);
             st_rc[s] = rc ? rc : stage_submit(j, a, b, to_device, &t[s]);
         }
         if (s == 0)
             continue;
-        size_t p = s - 1, a = p * STAGE, b = a + STAGE < m ? a + STAGE : m;
+        size_t p = s - 1, a = at[p], b = at[p + 1];
         if (st_rc[p] == UVAS_OK)
             st_rc[p] = stage_wait(&t[p]);
         stage_put(j, a, b);
