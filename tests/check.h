@@ -310,4 +310,42 @@ static inline uint64_t tu_rand(uint64_t *s)
     return x * 2685821657736338717ull;
 }
 
+/* Device-tier tests: a clean environment with a range of `size` in blocks
+ * of `block`, uvas initialised, and a skip unless userfaultfd and the
+ * device tier are there. */
+static inline struct uvas_range_desc tu_init_device(const char *size, const char *block)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", size);
+    tu_setenv("UVAS_BLOCK_SIZE", block);
+    tu_init_env();
+    struct uvas_range_desc d = tu_require_uffd();
+    if (!d.device_present)
+        SKIP("no device tier: %s", d.device_note);
+    return d;
+}
+
+/* n pseudo-random bytes, never zero: zeros would hide a lost block. */
+static inline void tu_fill_random(uint64_t *rng, unsigned char *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char v = (unsigned char)(tu_rand(rng) >> 56);
+        dst[i] = v ? v : 0xa5;
+    }
+}
+
+/* Every block covering [p, p+len) has residence res. */
+static inline void tu_expect_blocks(const void *p, size_t len, int res, const char *what)
+{
+    struct uvas_range_info ri;
+    CHECK_OK(uvas_query_range(p, len, &ri));
+    size_t bs = ri.block_size;
+    size_t n = (uintptr_t)((const char *)p + len - 1) / bs - (uintptr_t)p / bs + 1;
+    CHECK(ri.blocks[res] == n,
+          "%s: %zu of the %zu blocks covering %p+%zu are %s (unpopulated %zu, host %zu, "
+          "device %zu)", what, ri.blocks[res], n, p, len, uvas_residence_name(res),
+          ri.blocks[UVAS_RES_UNPOPULATED], ri.blocks[UVAS_RES_HOST],
+          ri.blocks[UVAS_RES_DEVICE]);
+}
+
 #endif /* UVAS_TEST_CHECK_H */

@@ -20,13 +20,7 @@ static void expect(const char *p, int res, int mapped, const char *what)
 int main(void)
 {
     tu_deadline(40);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("256M", "64K");
     if (strstr(d.device_note, "CPU view of device blocks: none"))
         SKIP("the driver offers no CPU mapping of device memory: %s", d.device_note);
     size_t bs = d.block_size, len = 4 * bs;

@@ -27,14 +27,6 @@ static size_t bs;
 static struct uvas_range_desc d;
 static uint64_t rng = 0xf011ull;
 
-static void fill_random(unsigned char *dst, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char v = (unsigned char)(tu_rand(&rng) >> 56);
-        dst[i] = v ? v : 0x42;
-    }
-}
-
 static size_t count(const void *p, size_t len, int res)
 {
     struct uvas_range_info ri;
@@ -73,7 +65,7 @@ static struct area make(size_t blocks)
 {
     struct area a = {uvas_aligned_alloc(bs, blocks * bs, 0), malloc(blocks * bs), blocks * bs};
     CHECK(a.p && a.shadow, "allocation of %zu blocks", blocks);
-    fill_random(a.shadow, a.len);
+    tu_fill_random(&rng, a.shadow, a.len);
     memcpy(a.p, a.shadow, a.len);
     return a;
 }

@@ -16,14 +16,6 @@
 static size_t bs;
 static uint64_t rng = 0xa5c0ull;
 
-static void fill_random(unsigned char *dst, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char v = (unsigned char)(tu_rand(&rng) >> 56);
-        dst[i] = v ? v : 0x77;
-    }
-}
-
 static void expect_range(const void *p, size_t len, int res, const char *what)
 {
     struct uvas_range_info ri;
@@ -48,13 +40,7 @@ static void compare(const unsigned char *got, const unsigned char *want, size_t 
 int main(void)
 {
     tu_deadline(50);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "1G");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("1G", "64K");
     bs = d.block_size;
     size_t len = NBLK * bs;
 
@@ -63,7 +49,7 @@ int main(void)
     unsigned char *a = uvas_aligned_alloc(bs, len, 0);
     unsigned char *shadow = malloc(len);
     CHECK(a && shadow, "allocation");
-    fill_random(shadow, len);
+    tu_fill_random(&rng, shadow, len);
     memcpy(a, shadow, len);
     struct uvas_stats s0 = tu_stats();
 

@@ -20,14 +20,6 @@
 static uint64_t rng = SEED;
 static size_t bs;
 
-static void fill_random(unsigned char *dst, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char v = (unsigned char)(tu_rand(&rng) >> 56);
-        dst[i] = v ? v : 0xa5; /* never zero: zeros would hide a lost block */
-    }
-}
-
 static size_t blocks_covering(const void *p, size_t len)
 {
     return (uintptr_t)((const char *)p + len - 1) / bs - (uintptr_t)p / bs + 1;
@@ -65,7 +57,7 @@ static void round_trip(size_t size)
     CHECK(p != NULL, "uvas_malloc(%zu): %s", size, uvas_last_error());
     unsigned char *shadow = malloc(size);
     CHECK(shadow != NULL, "malloc");
-    fill_random(shadow, size);
+    tu_fill_random(&rng, shadow, size);
     memcpy(p, shadow, size);
     expect_all(p, size, UVAS_RES_HOST, "after the fill");
     size_t n = blocks_covering(p, size);
@@ -134,7 +126,7 @@ static void walk(void)
     CHECK(a != NULL, "uvas_aligned_alloc");
     unsigned char *shadow = malloc(len);
     CHECK(shadow != NULL, "malloc");
-    fill_random(shadow, len);
+    tu_fill_random(&rng, shadow, len);
     memcpy(a, shadow, len);
     int model[WALK_BLOCKS];
     for (int b = 0; b < WALK_BLOCKS; b++)
@@ -171,7 +163,7 @@ static void walk(void)
                 continue;
             size_t o = b * bs + tu_rand(&rng) % bs;
             size_t m = 1 + tu_rand(&rng) % ((b + 1) * bs - o);
-            fill_random(shadow + o, m);
+            tu_fill_random(&rng, shadow + o, m);
             memcpy(a + o, shadow + o, m);
         }
         check_model(a, model, "after writes to host blocks", step);
@@ -215,13 +207,7 @@ static void untouched(int to)
 int main(void)
 {
     tu_deadline(50);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "1G");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("1G", "64K");
     bs = d.block_size;
     CHECK_EQ(bs, 65536, "block size from UVAS_BLOCK_SIZE=64K");
 

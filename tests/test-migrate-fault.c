@@ -23,24 +23,6 @@
 static size_t bs;
 static uint64_t rng = 0xfa017ull;
 
-static void fill_random(unsigned char *dst, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char v = (unsigned char)(tu_rand(&rng) >> 56);
-        dst[i] = v ? v : 0x3c;
-    }
-}
-
-static void expect_range(const void *p, size_t len, int res, const char *what)
-{
-    struct uvas_range_info ri;
-    CHECK_OK(uvas_query_range(p, len, &ri));
-    size_t n = (uintptr_t)((const char *)p + len - 1) / bs - (uintptr_t)p / bs + 1;
-    CHECK(ri.blocks[res] == n, "%s: %zu of %zu blocks are %s (unpopulated %zu, host %zu, "
-          "device %zu)", what, ri.blocks[res], n, uvas_residence_name(res),
-          ri.blocks[UVAS_RES_UNPOPULATED], ri.blocks[UVAS_RES_HOST], ri.blocks[UVAS_RES_DEVICE]);
-}
-
 static void compare(const unsigned char *got, const unsigned char *want, size_t n,
                     const char *what)
 {
@@ -79,10 +61,10 @@ static void cpu_access(void)
     CHECK(a != NULL, "uvas_aligned_alloc");
     unsigned char *shadow = malloc(len);
     CHECK(shadow != NULL, "malloc");
-    fill_random(shadow, len);
+    tu_fill_random(&rng, shadow, len);
     memcpy(a, shadow, len);
     CHECK_OK(uvas_migrate(a, len, UVAS_LOC_DEVICE, 0));
-    expect_range(a, len, UVAS_RES_DEVICE, "after uvas_migrate to the device");
+    tu_expect_blocks(a, len, UVAS_RES_DEVICE, "after uvas_migrate to the device");
 
     /* A read. */
     struct uvas_stats s0 = tu_stats();
@@ -118,15 +100,15 @@ static void cpu_access(void)
 
     /* Everything: reading all of it brings every block back. */
     compare(a, shadow, len, "all data read back by the CPU from the device");
-    expect_range(a, len, UVAS_RES_HOST, "after the CPU read everything");
+    tu_expect_blocks(a, len, UVAS_RES_HOST, "after the CPU read everything");
 
     /* Round two: back to the device after writes, read again. */
-    fill_random(shadow, len);
+    tu_fill_random(&rng, shadow, len);
     memcpy(a, shadow, len);
     CHECK_OK(uvas_migrate(a, len, UVAS_LOC_DEVICE, 0));
-    expect_range(a, len, UVAS_RES_DEVICE, "second migrate to the device");
+    tu_expect_blocks(a, len, UVAS_RES_DEVICE, "second migrate to the device");
     compare(a, shadow, len, "second round read back by the CPU");
-    expect_range(a, len, UVAS_RES_HOST, "after the second read-back");
+    tu_expect_blocks(a, len, UVAS_RES_HOST, "after the second read-back");
     free(shadow);
     CHECK_OK(uvas_try_free(a));
 }
@@ -139,7 +121,7 @@ static void kernel_access(void)
     unsigned char *shadow = malloc(len);
     unsigned char *buf = malloc(len);
     CHECK(shadow && buf, "malloc");
-    fill_random(shadow, len);
+    tu_fill_random(&rng, shadow, len);
     memcpy(a, shadow, len);
     int fds[2];
     CHECK(pipe(fds) == 0, "pipe: %s", strerror(errno));
@@ -148,7 +130,7 @@ static void kernel_access(void)
      * device blocks, more than a pipe holds (a thread drains it). */
     size_t off = bs + 100, n = 3 * bs;
     CHECK_OK(uvas_migrate(a, len, UVAS_LOC_DEVICE, 0));
-    expect_range(a + off, n, UVAS_RES_DEVICE, "write(2) source before the call");
+    tu_expect_blocks(a + off, n, UVAS_RES_DEVICE, "write(2) source before the call");
     struct uvas_stats s0 = tu_stats();
     struct xfer x = {fds[0], buf, n, -1};
     pthread_t th;
@@ -158,7 +140,7 @@ static void kernel_access(void)
     pthread_join(th, NULL);
     CHECK(x.rc == 0, "reading the pipe failed");
     compare(buf, shadow + off, n, "bytes write(2) sent from device-resident memory");
-    expect_range(a + off, n, UVAS_RES_HOST, "write(2) source after the call");
+    tu_expect_blocks(a + off, n, UVAS_RES_HOST, "write(2) source after the call");
     struct uvas_stats s1 = tu_stats();
     CHECK(s1.faults_device > s0.faults_device,
           "faults_device did not grow on a kernel read of device-resident memory");
@@ -167,10 +149,10 @@ static void kernel_access(void)
     /* read(2) into device-resident memory: [2bs - 5000, 6bs - 3) from a
      * pipe fed by a thread. */
     CHECK_OK(uvas_migrate(a, len, UVAS_LOC_DEVICE, 0));
-    expect_range(a, len, UVAS_RES_DEVICE, "read(2) target before the call");
+    tu_expect_blocks(a, len, UVAS_RES_DEVICE, "read(2) target before the call");
     off = 2 * bs - 5000;
     n = 4 * bs + 4997;
-    fill_random(buf, n);
+    tu_fill_random(&rng, buf, n);
     x = (struct xfer){fds[1], buf, n, -1};
     CHECK(pthread_create(&th, NULL, feed, &x) == 0, "pthread_create");
     size_t got = 0;
@@ -190,7 +172,7 @@ static void kernel_access(void)
     CHECK(ri.blocks[UVAS_RES_DEVICE] == 0, "%zu blocks the kernel stored into are still "
           "reported on the device", ri.blocks[UVAS_RES_DEVICE]);
     compare(a, shadow, len, "the allocation after read(2) into it");
-    expect_range(a, len, UVAS_RES_HOST, "after reading everything");
+    tu_expect_blocks(a, len, UVAS_RES_HOST, "after reading everything");
 
     close(fds[0]);
     close(fds[1]);
@@ -202,13 +184,7 @@ static void kernel_access(void)
 int main(void)
 {
     tu_deadline(50);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "1G");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("1G", "64K");
     bs = d.block_size;
     cpu_access();
     kernel_access();

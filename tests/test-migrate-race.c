@@ -93,13 +93,7 @@ static void *migrator(void *arg)
 int main(void)
 {
     tu_deadline(55);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "1G");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("1G", "64K");
     bs = d.block_size;
     size_t len = BLOCKS * bs;
     area = uvas_aligned_alloc(bs, len, 0);

@@ -59,13 +59,7 @@ static void expect_blocks(const unsigned char *a, const char *want, const char *
 int main(void)
 {
     tu_deadline(50);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("256M", "64K");
     bs = d.block_size;
     CHECK(!strcmp(uvas_residence_name(UVAS_RES_DEVICE), "device"),
           "uvas_residence_name(UVAS_RES_DEVICE) is '%s'", uvas_residence_name(UVAS_RES_DEVICE));

@@ -41,13 +41,7 @@ static void *writer(void *arg)
 int main(void)
 {
     tu_deadline(50);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("256M", "64K");
     bs = d.block_size;
     area = uvas_malloc(NB * bs);
     CHECK(area != NULL, "uvas_malloc");

@@ -12,13 +12,7 @@
 int main(void)
 {
     tu_deadline(30);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
-    if (!d.device_present)
-        SKIP("no device tier: %s", d.device_note);
+    struct uvas_range_desc d = tu_init_device("256M", "64K");
     size_t bs = d.block_size;
     unsigned char *p = uvas_malloc(2 * bs);
     CHECK(p != NULL, "uvas_malloc");
