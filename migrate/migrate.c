@@ -14,6 +14,7 @@
 #include "migrate/cpuview.h"
 #include "migrate/hostbuf.h"
 #include "migrate/hostcache.h"
+#include "migrate/policy.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -111,12 +112,21 @@ static int evict_some(size_t want)
     return freed ? UVAS_OK : UVAS_ERR_NOMEM;
 }
 
-/* A slot, evicting the least recently migrated blocks when the tier is full. */
-static int get_slot(uint32_t *slot)
+/* A slot for block bi; when the tier is full the policy says whether to
+ * evict the least recently migrated blocks or leave bi on the host. */
+static int get_slot(size_t bi, bool first_touch, uint32_t *slot)
 {
     for (int tries = 0; tries < 4; tries++) {
         if (uvas_devtier_slot_alloc(&uvas_g.devtier, slot) == UVAS_OK)
             return UVAS_OK;
+        struct uvas_full_ctx fc = {
+            .block = bi,
+            .capacity_blocks = uvas_devtier_capacity_blocks(&uvas_g.devtier),
+            .first_touch = first_touch,
+        };
+        if (uvas_policy_device_full(uvas_g.policy, &fc) != UVAS_FULL_EVICT)
+            return uvas_fail(UVAS_ERR_NOMEM, "the device tier is full and policy '%s' keeps "
+                             "new blocks on the host", uvas_g.policy->name);
         if (evict_some(4) != UVAS_OK)
             break;
     }
@@ -139,7 +149,7 @@ static void slot_op(uint32_t slot, struct uvas_copy_op *op, bool to_slot, VkBuff
 int uvas_migrate_place_on_device(size_t bi)
 {
     uint32_t slot;
-    int rc = get_slot(&slot);
+    int rc = get_slot(bi, true, &slot);
     if (rc)
         return rc;
     struct uvas_copy_op op;
@@ -449,7 +459,14 @@ void uvas_migrate_write_fault(size_t bi)
 bool uvas_migrate_cpu_map(size_t bi)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
-    if (!(atomic_load_explicit(&b->advice, RLX) & UVAS_BA_CPU_MAP) || !uvas_cpuview_available())
+    struct uvas_cpu_fault_ctx fc = {
+        .block = bi,
+        .heap = atomic_load_explicit(&b->heap, RLX),
+        .advised_cpu = atomic_load_explicit(&b->advice, RLX) & UVAS_BA_CPU_MAP,
+        .can_map = uvas_cpuview_available(),
+        .touches = atomic_load_explicit(&b->touches, RLX),
+    };
+    if (uvas_policy_cpu_fault(uvas_g.policy, &fc) != UVAS_CPU_FAULT_MAP)
         return false;
     struct job x = {.bi = bi};
     if (!take(b, false, &x.seen))
@@ -531,7 +548,7 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
                     continue;
                 }
                 x.slot = b->dev_slot;
-            } else if ((rc = get_slot(&x.slot)) != UVAS_OK) {
+            } else if ((rc = get_slot(c, false, &x.slot)) != UVAS_OK) {
                 untake(b, x.seen);
                 wake_block(c);
                 break;

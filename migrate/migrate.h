@@ -41,9 +41,10 @@ int uvas_migrate_collapse(size_t first, size_t n);
  * device copy; a stale protection is lifted. */
 void uvas_migrate_write_fault(size_t bi);
 
-/* Fault path: a CPU access to device-resident block bi advised
- * accessed-by-CPU maps its device memory there; false if it cannot (the
- * caller migrates it back instead). */
+/* Fault path: a CPU access to device-resident block bi; if the policy
+ * says so (by default: the block is advised accessed-by-CPU) and the driver
+ * can, its device memory is mapped there. False: the caller migrates it
+ * back instead. */
 bool uvas_migrate_cpu_map(size_t bi);
 /* Unmap the CPU views of blocks in [first, first+n). Status. */
 int uvas_migrate_cpu_unmap(size_t first, size_t n);

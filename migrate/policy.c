@@ -58,3 +58,15 @@ int uvas_policy_place(const struct uvas_policy *p, const struct uvas_place_ctx *
         res = UVAS_RES_HOST;
     return res;
 }
+
+int uvas_policy_cpu_fault(const struct uvas_policy *p, const struct uvas_cpu_fault_ctx *c)
+{
+    int a = p->cpu_fault ? p->cpu_fault(c)
+                         : (c->advised_cpu ? UVAS_CPU_FAULT_MAP : UVAS_CPU_FAULT_MIGRATE);
+    return a == UVAS_CPU_FAULT_MAP && c->can_map ? UVAS_CPU_FAULT_MAP : UVAS_CPU_FAULT_MIGRATE;
+}
+
+int uvas_policy_device_full(const struct uvas_policy *p, const struct uvas_full_ctx *c)
+{
+    return p->device_full ? p->device_full(c) : UVAS_FULL_EVICT;
+}

@@ -137,6 +137,7 @@ int uvas_stats_print(FILE *out)
     if (rc)
         return rc;
     static const char *heap_name[] = {"unified", "host", "device"};
+    fprintf(out, "device tier: %s\n", uvas_g.device_note);
     fprintf(out, "heap       allocs        used     used-high    reserved\n");
     for (int h = 0; h < UVAS_HEAP_COUNT; h++) {
         fprintf(out, "%-8s %8zu  ", heap_name[h], st.heap[h].allocations);
