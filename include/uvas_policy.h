@@ -1,0 +1,109 @@
+/*
+ * uvas policies: the interface for placement and migration policies, the
+ * built-in ones, and the device-side access that experiments use to play
+ * the GPU's part.
+ *
+ * Select a policy with UVAS_POLICY="name:key=value,key=value" (or
+ * uvas_options.policy), where name is a built-in (see docs/policies.md) or
+ * a path to a shared object ("./my_policy.so:k=v") that exports
+ *
+ *     const struct uvas_policy_ops uvas_policy_ops;
+ *
+ * A bad string makes uvas_init fail with UVAS_ERR_ENV (UVAS_ERR_INVAL for
+ * options) and a message naming the bad part.
+ */
+#ifndef UVAS_POLICY_PUBLIC_H
+#define UVAS_POLICY_PUBLIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uvas.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+/* Who touches memory. */
+enum uvas_agent { UVAS_AGENT_CPU = 0, UVAS_AGENT_DEVICE = 1, UVAS_AGENT_COUNT = 2 };
+
+/*
+ * The device accesses [ptr, ptr+len), as a GPU kernel would: blocks that
+ * are not on the device "fault" there and the policy decides (migrate, or
+ * serve the access remotely from the host copy). The access is real: a
+ * read or a write of the bytes by the copy engine (a write stores `value`
+ * into every byte). ptr must be in a live allocation. Status; with no
+ * device tier, UVAS_ERR_NO_DEVICE.
+ */
+int uvas_device_access(void *ptr, size_t len, int write, unsigned char value);
+
+/* What a policy sees of a block. Counts are since the block was placed. */
+struct uvas_block_view {
+    size_t index;              /* block number in the range */
+    void *addr;
+    int residence;             /* enum uvas_residence now */
+    int heap;                  /* enum uvas_heap of its allocation */
+    int preferred;             /* advised residence, 0 none */
+    uint32_t accesses[UVAS_AGENT_COUNT]; /* faults/accesses seen per agent */
+    uint32_t migrations;       /* moves between the tiers */
+    uint64_t last_migration_ns; /* CLOCK_MONOTONIC of the last move, 0 never */
+};
+
+/* What a policy may answer when an agent touches a block that is not
+ * resident at it. */
+enum uvas_fault_action {
+    UVAS_ACTION_MIGRATE = 0, /* move the block to the agent */
+    UVAS_ACTION_REMOTE = 1,  /* serve the access where the block is */
+};
+
+/* Answers when the device tier is full. */
+enum uvas_full_decision {
+    UVAS_FULL_DO_EVICT = 0,     /* evict least recently migrated blocks */
+    UVAS_FULL_DO_KEEP_HOST = 1, /* leave the newcomer on the host */
+};
+
+/* Handed to tick(): the blocks touched since the last tick (or all live
+ * blocks, for policies that sweep), and a way to ask for moves. */
+struct uvas_policy_tick {
+    const struct uvas_block_view *blocks;
+    size_t nblocks;
+    size_t device_capacity_blocks;
+    size_t device_blocks;      /* device-resident now */
+    /* Ask for block `index` to move to `residence`; applied after tick
+     * returns, in order. 0, or UVAS_ERR_NOMEM when the request list is
+     * full for this tick. */
+    int (*request)(struct uvas_policy_tick *t, size_t index, int residence);
+    void *priv;
+};
+
+struct uvas_policy_ops {
+    const char *name;
+    /* Parse params ("k=v,k=v", may be ""), allocate state. 0 on success;
+     * otherwise a negative status and a message in err naming the bad
+     * key or value. */
+    int (*init)(const char *params, void **state, char *err, size_t errlen);
+    void (*fini)(void *state);
+    /* Residence for an untouched block of an unhinted allocation, touched
+     * first by `agent`. NULL: where the agent is. */
+    int (*first_touch)(void *state, const struct uvas_block_view *b, int agent);
+    /* `agent` touches block b, resident elsewhere. NULL: migrate. */
+    int (*fault)(void *state, const struct uvas_block_view *b, int agent, int write);
+    /* The device tier is full and b wants in. NULL: evict. */
+    int (*device_full)(void *state, const struct uvas_block_view *b);
+    /* Called every tick_ms milliseconds (0: never) on the controller's
+     * policy thread, with the access statistics. */
+    void (*tick)(void *state, struct uvas_policy_tick *t);
+    unsigned tick_ms;
+};
+
+/* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */
+const char *uvas_policy_current(void);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif
