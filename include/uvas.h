@@ -268,6 +268,8 @@ struct uvas_stats {
     uint64_t migrations[UVAS_RES_COUNT];     /* blocks moved to [tier]   */
     uint64_t bytes_migrated[UVAS_RES_COUNT]; /* bytes moved to [tier]    */
     uint64_t evictions;       /* blocks pushed out of a full device tier */
+    uint64_t device_touches;  /* blocks the device accessed (uvas_device_access) */
+    uint64_t device_remote;   /* of those, served where they were (not moved) */
     uint64_t migrate_ns_total;
     /* where migration time went: copy engine, importing host pages,
      * unmapping and mapping the range's page tables */

@@ -54,8 +54,11 @@ struct uvas_block_view {
 /* What a policy may answer when an agent touches a block that is not
  * resident at it. */
 enum uvas_fault_action {
-    UVAS_ACTION_MIGRATE = 0, /* move the block to the agent */
-    UVAS_ACTION_REMOTE = 1,  /* serve the access where the block is */
+    UVAS_ACTION_MIGRATE = 0,   /* move the block to the agent */
+    UVAS_ACTION_REMOTE = 1,    /* serve the access where the block is */
+    UVAS_ACTION_DUPLICATE = 2, /* a device read of a host block: copy it to
+                                  the device, keeping the host copy
+                                  read-only (a write collapses it) */
 };
 
 /* Answers when the device tier is full. */
@@ -96,6 +99,8 @@ struct uvas_policy_ops {
      * policy thread, with the access statistics. */
     void (*tick)(void *state, struct uvas_policy_tick *t);
     unsigned tick_ms;
+    /* The tick period from the policy's parameters; overrides tick_ms. */
+    unsigned (*tick_interval)(void *state);
 };
 
 /* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */

@@ -64,7 +64,14 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
     for (size_t i = 0; i < n; i++) {
         const struct uvas_copy_op *o = &ops[i];
         if (o->src == VK_NULL_HANDLE) {
-            vkCmdFillBuffer(cb, o->dst, o->dst_off, o->size, 0);
+            vkCmdFillBuffer(cb, o->dst, o->dst_off, o->size, o->fill);
+            /* what follows may read what this wrote */
+            VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                                  .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT |
+                                                   VK_ACCESS_TRANSFER_WRITE_BIT};
+            vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                 VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
             continue;
         }
         /* Consecutive ops between the same buffers become regions of one

@@ -16,11 +16,12 @@
 #include "uvas/device.h"
 
 struct uvas_copy_op {
-    VkBuffer src;          /* VK_NULL_HANDLE: fill dst with zeros */
+    VkBuffer src;          /* VK_NULL_HANDLE: fill dst with `fill` */
     VkDeviceSize src_off;
     VkBuffer dst;
     VkDeviceSize dst_off;
-    VkDeviceSize size;
+    VkDeviceSize size;     /* a fill: a multiple of 4 */
+    uint32_t fill;
 };
 
 struct uvas_copier {

@@ -83,13 +83,16 @@ static void lap(_Atomic uint64_t *c, uint64_t *t0)
     *t0 = t;
 }
 
-static void count_move(int from, int to, bool populated)
+static void count_move(size_t bi, int from, int to, bool populated)
 {
     struct uvas_counters *c = &uvas_g.ctr;
     if (from != UVAS_RES_UNPOPULATED)
         uvas_stats_block_out(from);
     uvas_stats_block_in(to, populated);
     if (from != UVAS_RES_UNPOPULATED) {
+        struct uvas_block *b = &uvas_g.bt[bi];
+        atomic_fetch_add_explicit(&b->moves, 1, RLX);
+        atomic_store_explicit(&b->moved_ns, now_ns(), RLX);
         atomic_fetch_add_explicit(&c->migrations[to], 1, RLX);
         atomic_fetch_add_explicit(&c->bytes_migrated[to], uvas_g.block_size, RLX);
     }
@@ -114,19 +117,14 @@ static int evict_some(size_t want)
 
 /* A slot for block bi; when the tier is full the policy says whether to
  * evict the least recently migrated blocks or leave bi on the host. */
-static int get_slot(size_t bi, bool first_touch, uint32_t *slot)
+static int get_slot(size_t bi, uint32_t *slot)
 {
     for (int tries = 0; tries < 4; tries++) {
         if (uvas_devtier_slot_alloc(&uvas_g.devtier, slot) == UVAS_OK)
             return UVAS_OK;
-        struct uvas_full_ctx fc = {
-            .block = bi,
-            .capacity_blocks = uvas_devtier_capacity_blocks(&uvas_g.devtier),
-            .first_touch = first_touch,
-        };
-        if (uvas_policy_device_full(uvas_g.policy, &fc) != UVAS_FULL_EVICT)
+        if (uvas_policy_device_full(&uvas_g.policy, bi) != UVAS_FULL_DO_EVICT)
             return uvas_fail(UVAS_ERR_NOMEM, "the device tier is full and policy '%s' keeps "
-                             "new blocks on the host", uvas_g.policy->name);
+                             "new blocks on the host", uvas_g.policy.spec);
         if (evict_some(4) != UVAS_OK)
             break;
     }
@@ -149,7 +147,7 @@ static void slot_op(uint32_t slot, struct uvas_copy_op *op, bool to_slot, VkBuff
 int uvas_migrate_place_on_device(size_t bi)
 {
     uint32_t slot;
-    int rc = get_slot(bi, true, &slot);
+    int rc = get_slot(bi, &slot);
     if (rc)
         return rc;
     struct uvas_copy_op op;
@@ -287,7 +285,7 @@ static void finish_to_device(struct job *x, int rc)
         atomic_store_explicit(&b->dup, dup, RLX);
         uvas_devtier_lru_add(&uvas_g.devtier, x->bi);
         uvas_blk_publish(b, x->seen, UVAS_RES_DEVICE);
-        count_move(x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED);
+        count_move(x->bi, x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED);
     }
     wake_block(x->bi); /* parked accessors retry against the new state */
 }
@@ -318,7 +316,7 @@ static void finish_to_host(struct job *x, int rc)
     } else {
         uvas_migrate_drop_device(x->bi, 1);
         uvas_blk_publish(b, x->seen, UVAS_RES_HOST);
-        count_move(UVAS_RES_DEVICE, UVAS_RES_HOST, false);
+        count_move(x->bi, UVAS_RES_DEVICE, UVAS_RES_HOST, false);
     }
     wake_block(x->bi);
 }
@@ -456,17 +454,11 @@ void uvas_migrate_write_fault(size_t bi)
     wake_block(bi);
 }
 
-bool uvas_migrate_cpu_map(size_t bi)
+bool uvas_migrate_cpu_map(size_t bi, bool write)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
-    struct uvas_cpu_fault_ctx fc = {
-        .block = bi,
-        .heap = atomic_load_explicit(&b->heap, RLX),
-        .advised_cpu = atomic_load_explicit(&b->advice, RLX) & UVAS_BA_CPU_MAP,
-        .can_map = uvas_cpuview_available(),
-        .touches = atomic_load_explicit(&b->touches, RLX),
-    };
-    if (uvas_policy_cpu_fault(uvas_g.policy, &fc) != UVAS_CPU_FAULT_MAP)
+    if (uvas_policy_fault(&uvas_g.policy, bi, UVAS_AGENT_CPU, write,
+                          uvas_cpuview_available()) != UVAS_ACTION_REMOTE)
         return false;
     struct job x = {.bi = bi};
     if (!take(b, false, &x.seen))
@@ -548,7 +540,7 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
                     continue;
                 }
                 x.slot = b->dev_slot;
-            } else if ((rc = get_slot(c, false, &x.slot)) != UVAS_OK) {
+            } else if ((rc = get_slot(c, &x.slot)) != UVAS_OK) {
                 untake(b, x.seen);
                 wake_block(c);
                 break;

@@ -45,12 +45,15 @@ void uvas_migrate_write_fault(size_t bi);
  * says so (by default: the block is advised accessed-by-CPU) and the driver
  * can, its device memory is mapped there. False: the caller migrates it
  * back instead. */
-bool uvas_migrate_cpu_map(size_t bi);
+bool uvas_migrate_cpu_map(size_t bi, bool write);
 /* Unmap the CPU views of blocks in [first, first+n). Status. */
 int uvas_migrate_cpu_unmap(size_t first, size_t n);
 
 /* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY). */
 void uvas_migrate_drop_device(size_t bi, size_t n);
+
+/* Release what uvas_device_access keeps (finalize). */
+void uvas_device_access_fini(void);
 
 /* Asynchronous migrations (uvas_migrate with UVAS_MIGRATE_ASYNC). */
 int uvas_migrate_async_start(void);

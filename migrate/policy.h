@@ -1,9 +1,9 @@
 /*
- * Placement and migration policies. The controller asks at three moments
- * and the policy answers: where an untouched block goes on its first touch,
- * what a CPU access to a device-resident block does, and what happens when
- * the device tier is full. A NULL callback takes the default. (The policy
- * layer proper, with access statistics and periodic ticks, builds on this.)
+ * The policy in effect: a struct uvas_policy_ops (include/uvas_policy.h),
+ * built in or loaded from a shared object, with its state. The controller
+ * asks it at first touch, when an agent touches a block resident
+ * elsewhere, when the device tier is full, and every tick. Hints and what
+ * tiers exist bound its answers.
  */
 #ifndef UVAS_POLICY_H
 #define UVAS_POLICY_H
@@ -12,63 +12,54 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct uvas_place_ctx {
-    size_t block;        /* block index in the range */
-    void *addr;          /* faulting address (first touch) */
-    int heap;            /* enum uvas_heap of the allocation owning it */
-    bool stray;          /* no live allocation covers the block */
-    bool device_present; /* a device tier exists */
-    bool cpu_access;     /* the touch came from a CPU (fault) */
-    int preferred;       /* advised residence, 0 none */
-};
-
-/* A CPU access to a device-resident block. */
-struct uvas_cpu_fault_ctx {
-    size_t block;
-    int heap;
-    bool advised_cpu;   /* UVAS_ADVISE_ACCESSED_BY_CPU */
-    bool can_map;       /* the driver can map device memory for the CPU */
-    uint32_t touches;   /* faults seen on the block so far */
-};
-
-enum uvas_cpu_fault_action {
-    UVAS_CPU_FAULT_MIGRATE = 0, /* bring the block back to the host */
-    UVAS_CPU_FAULT_MAP = 1,     /* map its device memory where it is */
-};
-
-/* The device tier has no free slot for a block that is to go there. */
-struct uvas_full_ctx {
-    size_t block;
-    size_t capacity_blocks;
-    bool first_touch;   /* else an explicit migration */
-};
-
-enum uvas_full_action {
-    UVAS_FULL_EVICT = 0,      /* push the least recently migrated blocks out */
-    UVAS_FULL_PLACE_HOST = 1, /* leave the newcomer on the host */
-};
+#include "uvas_policy.h"
 
 struct uvas_policy {
-    const char *name;
-    const char *summary;
-    /* Residence for an unhinted block on first touch. */
-    int (*first_touch)(const struct uvas_place_ctx *ctx);
-    /* Default: map if advised and possible, else migrate. */
-    int (*cpu_fault)(const struct uvas_cpu_fault_ctx *ctx);
-    /* Default: evict. */
-    int (*device_full)(const struct uvas_full_ctx *ctx);
+    const struct uvas_policy_ops *ops;
+    void *state;
+    void *dl;        /* dlopen handle of a policy from a shared object */
+    char spec[256];  /* as given: "name:params" */
 };
 
-const struct uvas_policy *uvas_policy_find(const char *name);
-/* "first-touch, host, device" for messages. */
+/* Open the policy of spec ("name", "name:k=v,...", "./x.so:k=v"). Status;
+ * err names the bad part. */
+int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t errlen);
+void uvas_policy_close(struct uvas_policy *p);
+/* The built-in names, for messages. */
 const char *uvas_policy_names(void);
 
-/* The decision the controller applies: hints win over the policy, and a
- * device answer falls back to the host tier when no device exists. */
-int uvas_policy_place(const struct uvas_policy *p, const struct uvas_place_ctx *ctx);
-/* enum uvas_cpu_fault_action; MAP only where ctx->can_map. */
-int uvas_policy_cpu_fault(const struct uvas_policy *p, const struct uvas_cpu_fault_ctx *ctx);
-/* enum uvas_full_action. */
-int uvas_policy_device_full(const struct uvas_policy *p, const struct uvas_full_ctx *ctx);
+/* What the policy sees of block bi now. */
+void uvas_policy_view(size_t bi, struct uvas_block_view *v);
+
+/* Residence of untouched block bi touched first by agent: hints win, then
+ * advice, then the policy; a device answer needs a device tier; stray
+ * touches (no allocation) go to the host. */
+int uvas_policy_place(const struct uvas_policy *p, size_t bi, int agent);
+/* Agent touches block bi resident elsewhere: enum uvas_fault_action;
+ * REMOTE only where can_remote, DUPLICATE only for device reads, else
+ * MIGRATE. */
+int uvas_policy_fault(const struct uvas_policy *p, size_t bi, int agent, int write,
+                      bool can_remote);
+/* The device tier is full and block bi wants in: enum uvas_full_decision. */
+int uvas_policy_device_full(const struct uvas_policy *p, size_t bi);
+
+/* The tick thread (for policies with a tick). */
+int uvas_policy_ticker_start(struct uvas_policy *p);
+void uvas_policy_ticker_stop(void);
+
+/* Built-in policies (migrate/policy_*.c). */
+extern const struct uvas_policy_ops uvas_policy_first_touch, uvas_policy_host,
+    uvas_policy_device, uvas_policy_interleave, uvas_policy_access_counter,
+    uvas_policy_hot_cold, uvas_policy_read_mostly;
+
+/* Helpers for policies parsing "k=v,k=v": calls fn for each pair; stops
+ * at the first error. Status; err names the bad part. */
+int uvas_policy_params(const char *params, char *err, size_t errlen,
+                       int (*fn)(void *st, const char *key, const char *val, char *err,
+                                 size_t errlen),
+                       void *st);
+/* Parse a number in [lo, hi] for key; status with a message. */
+int uvas_policy_number(const char *key, const char *val, double lo, double hi, double *out,
+                       char *err, size_t errlen);
 
 #endif

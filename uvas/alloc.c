@@ -49,8 +49,7 @@ static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind
         uint32_t seen;
         if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen))
             continue;
-        struct uvas_place_ctx ctx = {.block = i, .heap = heap, .cpu_access = true};
-        int res = uvas_policy_place(uvas_g.policy, &ctx);
+        int res = uvas_policy_place(&uvas_g.policy, i, UVAS_AGENT_CPU);
         uvas_blk_publish(b, seen, res);
         uvas_stats_block_in(res, 0);
     }

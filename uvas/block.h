@@ -44,7 +44,9 @@ struct uvas_block {
                                  read-only (read-mostly advice) */
     _Atomic uint8_t advice;   /* UVAS_BA_* bits */
     _Atomic uint8_t cpu_mapped; /* DEVICE: the range maps the device memory */
-    _Atomic uint32_t touches; /* faults seen on the block (policy input) */
+    _Atomic uint32_t acc[2];  /* accesses seen per agent (enum uvas_agent) */
+    _Atomic uint32_t moves;   /* migrations between the tiers */
+    _Atomic uint64_t moved_ns; /* CLOCK_MONOTONIC of the last one */
     uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in
      * the slab metadata area, indexed by block. */

@@ -105,12 +105,16 @@ static int check_threads(unsigned long long v, const char *src, const char *text
     return UVAS_OK;
 }
 
-static int check_policy(const char *name, const char *src, int err)
+/* Opening the policy is the check: it parses the parameters. */
+static int check_policy(const char *spec, const char *src, int err)
 {
-    if (strlen(name) >= sizeof(((struct uvas_config *)0)->policy) ||
-        !uvas_policy_find(name))
-        return uvas_fail(err, "%s='%s' names no placement policy: use one of %s",
-                         src, name, uvas_policy_names());
+    if (strlen(spec) >= sizeof(((struct uvas_config *)0)->policy))
+        return uvas_fail(err, "%s='%.40s...' is too long", src, spec);
+    struct uvas_policy p;
+    char why[256];
+    if (uvas_policy_open(spec, &p, why, sizeof why))
+        return uvas_fail(err, "%s='%s': %s", src, spec, why);
+    uvas_policy_close(&p);
     return UVAS_OK;
 }
 

@@ -34,7 +34,7 @@ struct uvas_config {
     size_t block_size;
     int fault_mode;
     unsigned fault_threads; /* 0: one per CPU the process may run on */
-    char policy[64];
+    char policy[256];
     unsigned flags;
     int device;         /* UVAS_DEV_WANT_AUTO, UVAS_DEV_WANT_NONE or an index */
     size_t device_size; /* 0: the device's budget */

@@ -29,9 +29,11 @@ static bool same_config(const struct uvas_config *a, const struct uvas_config *b
 
 static void teardown(void)
 {
+    uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
     uvas_fault_service_stop(uvas_g.fault);
     uvas_g.fault = NULL;
+    uvas_device_access_fini();
     uvas_hostcache_fini();
     uvas_copier_fini(&uvas_g.copier);
     uvas_devtier_close(&uvas_g.devtier);
@@ -44,6 +46,7 @@ static void teardown(void)
     uvas_slabs_fini(&uvas_g.slabs);
     uvas_extents_fini(&uvas_g.extents);
     uvas_block_table_destroy(uvas_g.bt, uvas_g.nblocks);
+    uvas_policy_close(&uvas_g.policy);
     uvas_g.base = NULL;
     uvas_g.memfd = -1;
     uvas_g.bt = NULL;
@@ -129,13 +132,16 @@ static int setup(const struct uvas_config *c)
     uvas_g.shift = (unsigned)__builtin_ctzl(c->block_size);
     uvas_g.size = c->size;
     uvas_g.nblocks = c->size >> uvas_g.shift; /* < 2^32: checked by the config */
-    uvas_g.policy = uvas_policy_find(c->policy);
+    char why[256];
+    if (uvas_policy_open(c->policy, &uvas_g.policy, why, sizeof why))
+        return uvas_fail(UVAS_ERR_INVAL, "policy '%s': %s", c->policy, why);
     int rc;
     if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||
         (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
         (rc = uvas_slabs_init(&uvas_g.slabs, c->block_size, uvas_g.nblocks)) ||
         (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
-        (rc = start_fault_path(c)) || (rc = start_device_tier(c)))
+        (rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
+        (rc = uvas_policy_ticker_start(&uvas_g.policy)))
         return rc;
     return UVAS_OK;
 }
@@ -205,7 +211,7 @@ int uvas_range(struct uvas_range_desc *d)
         .block_size = uvas_g.block_size,
         .fault_mode = uvas_g.fault_mode,
         .fault_threads = uvas_fault_service_threads(uvas_g.fault),
-        .policy = uvas_g.policy->name,
+        .policy = uvas_g.policy.spec,
         .fault_note = uvas_g.fault_note,
         .device_present = uvas_devtier_present(&uvas_g.devtier),
         .device_name = uvas_devtier_present(&uvas_g.devtier) ? uvas_g.devtier.dev.name : "",

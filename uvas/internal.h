@@ -14,13 +14,13 @@
 #include "uvas.h"
 #include "uvas/block.h"
 #include "migrate/copy.h"
+#include "migrate/policy.h"
 #include "uvas/config.h"
 #include "uvas/devtier.h"
 #include "uvas/extent.h"
 #include "uvas/slab.h"
 #include "uvas/stats.h"
 
-struct uvas_policy;
 struct uvas_fault_service;
 
 struct uvas_global {
@@ -50,7 +50,7 @@ struct uvas_global {
     char device_note[256];
     struct uvas_uffd uffd;   /* fd -1 in eager mode */
     struct uvas_fault_service *fault;
-    const struct uvas_policy *policy;
+    struct uvas_policy policy;
 
     struct uvas_extents extents; /* free block runs (allocator lock) */
     struct uvas_slabs slabs;     /* small-object slabs (allocator lock) */

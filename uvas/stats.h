@@ -29,6 +29,7 @@ struct uvas_counters {
     _Atomic uint64_t migrations[UVAS_RES_COUNT];
     _Atomic uint64_t bytes_migrated[UVAS_RES_COUNT];
     _Atomic uint64_t evictions;
+    _Atomic uint64_t device_touches, device_remote;
     _Atomic uint64_t migrate_ns_total;
     _Atomic uint64_t migrate_ns_copy, migrate_ns_import, migrate_ns_map;
 };

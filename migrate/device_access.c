@@ -1,0 +1,223 @@
+/*
+ * uvas_device_access: the device touching memory, as a GPU kernel would,
+ * for experiments and for the transport layer's device-side operations.
+ * A block not on the device "faults" there and the policy decides:
+ * migrate it, duplicate it (reads), or serve the access where it is
+ * through the host pages. The access itself is a copy-engine read or
+ * write, so its cost is real.
+ */
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "fault/service.h"
+#include "fault/uffd.h"
+#include "migrate/copy.h"
+#include "migrate/hostcache.h"
+#include "migrate/migrate.h"
+#include "migrate/policy.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+#include "uvas/tier.h"
+
+#define RLX memory_order_relaxed
+
+/* A device buffer the accesses read into and write from. */
+static struct {
+    pthread_mutex_t mu;
+    VkBuffer buf;
+    VkDeviceMemory mem;
+} scratch = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static int scratch_get(void)
+{
+    if (scratch.buf)
+        return UVAS_OK;
+    struct uvas_device *d = &uvas_g.devtier.dev;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .size = uvas_g.block_size,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    if (vkCreateBuffer(d->dev, &bci, NULL, &scratch.buf) != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot create the device access buffer");
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(d->dev, scratch.buf, &req);
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = d->dev_type};
+    if (!(req.memoryTypeBits & (1u << d->dev_type)) ||
+        vkAllocateMemory(d->dev, &mai, NULL, &scratch.mem) != VK_SUCCESS) {
+        vkDestroyBuffer(d->dev, scratch.buf, NULL);
+        scratch.buf = VK_NULL_HANDLE;
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the device access buffer");
+    }
+    vkBindBufferMemory(d->dev, scratch.buf, scratch.mem, 0);
+    return UVAS_OK;
+}
+
+void uvas_device_access_fini(void)
+{
+    if (!scratch.buf)
+        return;
+    VkDevice d = uvas_g.devtier.dev.dev;
+    vkDestroyBuffer(d, scratch.buf, NULL);
+    vkFreeMemory(d, scratch.mem, NULL);
+    scratch.buf = VK_NULL_HANDLE;
+    scratch.mem = VK_NULL_HANDLE;
+}
+
+/* Read or write [off, off+n) of a buffer holding the block. */
+static int touch(VkBuffer buf, VkDeviceSize off, size_t n, int write, unsigned char value)
+{
+    pthread_mutex_lock(&scratch.mu);
+    int rc = scratch_get();
+    if (rc == UVAS_OK) {
+        struct uvas_copy_op ops[2];
+        size_t k = 0;
+        if (write) {
+            ops[k++] = (struct uvas_copy_op){.dst = scratch.buf,
+                                             .size = (n + 3) & ~(size_t)3,
+                                             .fill = value * 0x01010101u};
+            ops[k++] = (struct uvas_copy_op){scratch.buf, 0, buf, off, n, 0};
+        } else {
+            ops[k++] = (struct uvas_copy_op){buf, off, scratch.buf, 0, n, 0};
+        }
+        rc = uvas_copier_run(&uvas_g.copier, ops, k);
+    }
+    pthread_mutex_unlock(&scratch.mu);
+    return rc;
+}
+
+static bool take(struct uvas_block *b, uint32_t *seen)
+{
+    for (;;) {
+        uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+        if (s & UVAS_BLK_BUSY) {
+            sched_yield();
+            continue;
+        }
+        *seen = s;
+        if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return true;
+    }
+}
+
+static void give_back(size_t bi, uint32_t seen, int res)
+{
+    if (res == uvas_blk_res(seen))
+        atomic_store_explicit(&uvas_g.bt[bi].state, seen, memory_order_release);
+    else
+        uvas_blk_publish(&uvas_g.bt[bi], seen, res);
+    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+/* The device touches [off, off+n) of block bi. */
+static int access_block(size_t bi, size_t off, size_t n, int write, unsigned char value)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
+    atomic_fetch_add_explicit(&uvas_g.ctr.device_touches, 1, RLX);
+    for (int round = 0; round < 8; round++) {
+        uint32_t seen;
+        take(b, &seen);
+        int res = uvas_blk_res(seen);
+        if (res == UVAS_RES_UNPOPULATED) { /* the device's first touch */
+            int to = uvas_policy_place(&uvas_g.policy, bi, UVAS_AGENT_DEVICE);
+            const struct uvas_tier_ops *t = uvas_tier_of(to);
+            int rc = t->populate(bi, (uintptr_t)uvas_block_addr(bi));
+            if (rc && to == UVAS_RES_DEVICE) {
+                to = UVAS_RES_HOST;
+                rc = uvas_tier_host.populate(bi, (uintptr_t)uvas_block_addr(bi));
+            }
+            if (rc) {
+                give_back(bi, seen, UVAS_RES_UNPOPULATED);
+                return rc;
+            }
+            give_back(bi, seen, to);
+            uvas_stats_block_in(to, 1);
+            continue;
+        }
+        if (res == UVAS_RES_DEVICE) {
+            if (write && atomic_exchange_explicit(&b->dup, 0, RLX)) {
+                /* The host copy goes stale: unmap it so the CPU faults. */
+                char *a = uvas_block_addr(bi);
+                madvise(a, uvas_g.block_size, MADV_DONTNEED);
+                uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
+            }
+            VkBuffer sb;
+            VkDeviceSize so;
+            uvas_devtier_slot_where(&uvas_g.devtier, b->dev_slot, &sb, &so, NULL);
+            int rc = touch(sb, so + off, n, write, value);
+            give_back(bi, seen, res);
+            return rc;
+        }
+        /* Host-resident: the policy decides. */
+        int act = uvas_policy_fault(&uvas_g.policy, bi, UVAS_AGENT_DEVICE, write, true);
+        if (act == UVAS_ACTION_REMOTE) {
+            VkBuffer hb;
+            VkDeviceSize ho;
+            struct uvas_hostbuf tmp;
+            int rc = uvas_hostcache_get(bi, &hb, &ho, &tmp);
+            if (rc == UVAS_OK)
+                rc = touch(hb, ho + off, n, write, value);
+            uvas_hostcache_put(&tmp);
+            give_back(bi, seen, res);
+            atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
+            return rc;
+        }
+        give_back(bi, seen, res);
+        if (act == UVAS_ACTION_DUPLICATE)
+            atomic_fetch_or_explicit(&b->advice, UVAS_BA_READ_MOSTLY, RLX);
+        int rc = uvas_migrate_blocks(bi, 1, UVAS_RES_DEVICE, UVAS_MIG_WAIT);
+        if (rc == UVAS_ERR_NOMEM) { /* no room: served from the host this time */
+            if (take(b, &seen), uvas_blk_res(seen) == UVAS_RES_HOST) {
+                VkBuffer hb;
+                VkDeviceSize ho;
+                struct uvas_hostbuf tmp;
+                rc = uvas_hostcache_get(bi, &hb, &ho, &tmp);
+                if (rc == UVAS_OK)
+                    rc = touch(hb, ho + off, n, write, value);
+                uvas_hostcache_put(&tmp);
+                give_back(bi, seen, UVAS_RES_HOST);
+                atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
+                return rc;
+            }
+            give_back(bi, seen, uvas_blk_res(seen));
+        } else if (rc) {
+            return rc;
+        }
+    }
+    return uvas_fail(UVAS_ERR_SYS, "block %zu kept moving under a device access", bi);
+}
+
+int uvas_device_access(void *ptr, size_t len, int write, unsigned char value)
+{
+    uvas_clear_error();
+    if (!atomic_load(&uvas_g.ready))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_device_access: call uvas_init first");
+    if (len == 0)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_device_access: len 0");
+    struct uvas_ptr_info info;
+    if (uvas_query(ptr, &info) != UVAS_OK)
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_device_access(%p): pointer is in no live "
+                         "uvas allocation", ptr);
+    if (len > uvas_g.size || (size_t)((char *)ptr - uvas_g.base) + len > uvas_g.size)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_device_access(%p, %zu): past the end of the "
+                         "range", ptr, len);
+    if (!uvas_devtier_present(&uvas_g.devtier))
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "uvas_device_access: %s", uvas_g.device_note);
+    char *p = ptr, *end = p + len;
+    while (p < end) {
+        size_t bi = uvas_block_index(p);
+        size_t off = (size_t)(p - uvas_block_addr(bi));
+        size_t n = uvas_g.block_size - off;
+        if (n > (size_t)(end - p))
+            n = (size_t)(end - p);
+        int rc = access_block(bi, off, n, write, value);
+        if (rc)
+            return rc;
+        p += n;
+    }
+    return UVAS_OK;
+}

@@ -1,0 +1,74 @@
+/*
+ * access-counter: a block moves to an agent only after that agent has
+ * touched it `threshold` times (NVIDIA UVM's access counters); until then
+ * the access is served remotely. Thrashing guard (UVM's thrashing
+ * detection): a block that has moved `thrash` times within `window_ms`
+ * is pinned where it is until the window passes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "migrate/policy.h"
+
+struct counter {
+    double threshold, thrash, window_ms;
+};
+
+static int param(void *st, const char *k, const char *v, char *err, size_t n)
+{
+    struct counter *s = st;
+    if (!strcmp(k, "threshold"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->threshold, err, n);
+    if (!strcmp(k, "thrash"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->thrash, err, n);
+    if (!strcmp(k, "window_ms"))
+        return uvas_policy_number(k, v, 0, 1e9, &s->window_ms, err, n);
+    snprintf(err, n, "unknown parameter '%s' (access-counter takes threshold, thrash, "
+             "window_ms)", k);
+    return -1;
+}
+
+static int init(const char *params, void **state, char *err, size_t n)
+{
+    struct counter *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    *s = (struct counter){.threshold = 8, .thrash = 4, .window_ms = 100};
+    int rc = uvas_policy_params(params, err, n, param, s);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+static int fault(void *st, const struct uvas_block_view *b, int agent, int write)
+{
+    (void)write;
+    const struct counter *s = st;
+    if (b->migrations >= s->thrash && b->last_migration_ns) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+        if ((double)(now - b->last_migration_ns) < s->window_ms * 1e6)
+            return UVAS_ACTION_REMOTE; /* thrashing: pinned for now */
+    }
+    return b->accesses[agent] >= s->threshold ? UVAS_ACTION_MIGRATE : UVAS_ACTION_REMOTE;
+}
+
+static int where_the_agent_is(void *st, const struct uvas_block_view *b, int agent)
+{
+    (void)st, (void)b;
+    return agent == UVAS_AGENT_DEVICE ? UVAS_RES_DEVICE : UVAS_RES_HOST;
+}
+
+const struct uvas_policy_ops uvas_policy_access_counter = {
+    .name = "access-counter",
+    .init = init,
+    .fini = free,
+    .first_touch = where_the_agent_is,
+    .fault = fault,
+};

@@ -1,0 +1,127 @@
+/*
+ * hot-cold: every tick, rank blocks by their accesses since the last tick
+ * (both agents) and keep the hottest ones on the device, up to `fraction`
+ * of its capacity; demote the rest (HeMem, TPP). Between ticks nothing
+ * moves on a fault: accesses are served where the block is.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate/policy.h"
+
+struct hotcold {
+    double fraction, tick_ms;
+    uint32_t *seen;   /* accesses at the last tick, per block index */
+    size_t nseen;
+    struct hot { size_t i; uint32_t heat; } *rank;
+};
+
+static int param(void *st, const char *k, const char *v, char *err, size_t n)
+{
+    struct hotcold *s = st;
+    if (!strcmp(k, "fraction"))
+        return uvas_policy_number(k, v, 0, 1, &s->fraction, err, n);
+    if (!strcmp(k, "tick_ms"))
+        return uvas_policy_number(k, v, 1, 60000, &s->tick_ms, err, n);
+    snprintf(err, n, "unknown parameter '%s' (hot-cold takes fraction, tick_ms)", k);
+    return -1;
+}
+
+static int init(const char *params, void **state, char *err, size_t n)
+{
+    struct hotcold *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    s->fraction = 0.9;
+    s->tick_ms = 20;
+    int rc = uvas_policy_params(params, err, n, param, s);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+static void fini(void *st)
+{
+    struct hotcold *s = st;
+    free(s->seen);
+    free(s->rank);
+    free(s);
+}
+
+static int on_host(void *st, const struct uvas_block_view *b, int agent)
+{
+    (void)st, (void)b, (void)agent;
+    return UVAS_RES_HOST;
+}
+
+static int stay_put(void *st, const struct uvas_block_view *b, int agent, int write)
+{
+    (void)st, (void)b, (void)agent, (void)write;
+    return UVAS_ACTION_REMOTE;
+}
+
+static int hotter(const void *a, const void *b)
+{
+    const struct hot *x = a, *y = b;
+    if (x->heat != y->heat)
+        return x->heat < y->heat ? 1 : -1;
+    return x->i < y->i ? -1 : x->i > y->i; /* ties: lower address first */
+}
+
+static void tick(void *st, struct uvas_policy_tick *t)
+{
+    struct hotcold *s = st;
+    size_t maxi = 0;
+    for (size_t k = 0; k < t->nblocks; k++)
+        if (t->blocks[k].index + 1 > maxi)
+            maxi = t->blocks[k].index + 1;
+    if (maxi > s->nseen) {
+        uint32_t *seen = realloc(s->seen, maxi * sizeof *seen);
+        if (!seen)
+            return;
+        memset(seen + s->nseen, 0, (maxi - s->nseen) * sizeof *seen);
+        s->seen = seen;
+        s->nseen = maxi;
+    }
+    struct hot *rank = realloc(s->rank, (t->nblocks ? t->nblocks : 1) * sizeof *rank);
+    if (!rank)
+        return;
+    s->rank = rank;
+    for (size_t k = 0; k < t->nblocks; k++) {
+        const struct uvas_block_view *b = &t->blocks[k];
+        uint32_t now = b->accesses[0] + b->accesses[1];
+        rank[k] = (struct hot){k, now >= s->seen[b->index] ? now - s->seen[b->index] : now};
+        s->seen[b->index] = now;
+    }
+    qsort(rank, t->nblocks, sizeof *rank, hotter);
+    size_t keep = (size_t)(s->fraction * (double)t->device_capacity_blocks);
+    for (size_t k = 0; k < t->nblocks; k++) {
+        const struct uvas_block_view *b = &t->blocks[rank[k].i];
+        bool hot = k < keep && rank[k].heat > 0;
+        if (hot && b->residence != UVAS_RES_DEVICE)
+            t->request(t, b->index, UVAS_RES_DEVICE);
+        else if (!hot && b->residence == UVAS_RES_DEVICE && k >= keep)
+            t->request(t, b->index, UVAS_RES_HOST);
+    }
+}
+
+static unsigned interval(void *st)
+{
+    return (unsigned)((struct hotcold *)st)->tick_ms;
+}
+
+const struct uvas_policy_ops uvas_policy_hot_cold = {
+    .name = "hot-cold",
+    .init = init,
+    .fini = fini,
+    .first_touch = on_host,
+    .fault = stay_put,
+    .tick = tick,
+    .tick_ms = 20,
+    .tick_interval = interval,
+};
