@@ -79,20 +79,10 @@ static void first_touch(size_t bi, uintptr_t addr, uint32_t tid)
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
         return;
     }
-    atomic_fetch_add_explicit(&b->touches, 1, memory_order_relaxed);
-    bool stray = atomic_load_explicit(&b->owner, memory_order_acquire) == 0;
-    if (stray)
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
+    if (atomic_load_explicit(&b->owner, memory_order_acquire) == 0)
         atomic_fetch_add_explicit(&c->faults_stray, 1, memory_order_relaxed);
-    struct uvas_place_ctx ctx = {
-        .block = bi,
-        .addr = (void *)addr,
-        .heap = atomic_load_explicit(&b->heap, memory_order_relaxed),
-        .stray = stray,
-        .device_present = uvas_devtier_present(&uvas_g.devtier),
-        .cpu_access = true,
-        .preferred = atomic_load_explicit(&b->tier_pref, memory_order_relaxed),
-    };
-    int res = uvas_policy_place(uvas_g.policy, &ctx);
+    int res = uvas_policy_place(&uvas_g.policy, bi, UVAS_AGENT_CPU);
     const struct uvas_tier_ops *t = uvas_tier_of(res);
     int rc = t ? t->populate(bi, addr) : UVAS_ERR_NO_DEVICE;
     if (rc != UVAS_OK && res == UVAS_RES_DEVICE) { /* a touch never fails for want of room */
@@ -151,10 +141,12 @@ void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
         map_host(bi);
         break;
     case UVAS_RES_DEVICE:
-        /* The CPU wants a device-resident block: bring it back (the
-         * policy hook for other answers comes with the policy layer). */
+        /* The CPU wants a device-resident block: the policy says whether
+         * it comes back or is mapped where it is. */
         atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
-        if (!uvas_migrate_cpu_map(bi) && uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
+        atomic_fetch_add_explicit(&uvas_g.bt[bi].acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
+        if (!uvas_migrate_cpu_map(bi, flags & UFFD_PAGEFAULT_FLAG_WRITE) &&
+            uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
             give_up(bi, addr, tid);
         break;
     }

@@ -1,0 +1,76 @@
+/*
+ * hot-cold: with room for 4 blocks on the device and a fraction of 0.75
+ * (3 blocks), the 3 blocks the device keeps touching are promoted by the
+ * policy's tick, and when another 3 become hot the old ones are demoted to
+ * make room. Waits (bounded) for the tick rather than timing anything.
+ */
+#include <time.h>
+
+#include "check.h"
+#include "uvas_policy.h"
+
+static size_t bs;
+static unsigned char *p;
+
+static void heat(const int *blocks, int n)
+{
+    for (int r = 0; r < 20; r++)
+        for (int i = 0; i < n; i++)
+            CHECK_OK(uvas_device_access(p + (size_t)blocks[i] * bs, 64, 0, 0));
+}
+
+/* Wait until exactly the blocks in `want` (of 8) are on the device. */
+static void wait_for(const int *want, int n, const char *what)
+{
+    for (int tries = 0; tries < 400; tries++) {
+        int ok = 1;
+        for (int b = 0; b < 8 && ok; b++) {
+            int hot = 0;
+            for (int i = 0; i < n; i++)
+                hot |= want[i] == b;
+            ok = tu_residence(p + (size_t)b * bs) == (hot ? UVAS_RES_DEVICE : UVAS_RES_HOST);
+        }
+        if (ok)
+            return;
+        heat(want, n); /* keep them hot while the ticks come */
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    char map[9];
+    for (int b = 0; b < 8; b++)
+        map[b] = "?HD"[tu_residence(p + (size_t)b * bs)];
+    map[8] = '\0';
+    FAIL("%s: residency %s after 2 s of ticks", what, map);
+}
+
+int main(void)
+{
+    tu_deadline(30);
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "256M");
+    tu_setenv("UVAS_BLOCK_SIZE", "64K");
+    tu_setenv("UVAS_DEVICE_SIZE", "256K"); /* 4 blocks */
+    tu_setenv("UVAS_POLICY", "hot-cold:fraction=0.75,tick_ms=10");
+    tu_init_env();
+    struct uvas_range_desc d = tu_require_uffd();
+    if (!d.device_present)
+        SKIP("no device tier: %s", d.device_note);
+    CHECK(!strcmp(d.policy, "hot-cold:fraction=0.75,tick_ms=10"), "policy %s", d.policy);
+    bs = d.block_size;
+    p = uvas_malloc(8 * bs);
+    CHECK(p != NULL, "uvas_malloc");
+    for (int b = 0; b < 8; b++)
+        p[(size_t)b * bs] = (unsigned char)b; /* all on the host */
+    for (int b = 0; b < 8; b++)
+        CHECK_EQ(tu_residence(p + (size_t)b * bs), UVAS_RES_HOST, "first touch by the CPU");
+
+    const int first[] = {1, 3, 5};
+    heat(first, 3);
+    wait_for(first, 3, "blocks 1, 3, 5 hot");
+    const int second[] = {0, 2, 6};
+    heat(second, 3);
+    wait_for(second, 3, "blocks 0, 2, 6 hot");
+    for (int b = 0; b < 8; b++)
+        CHECK(p[(size_t)b * bs] == (unsigned char)b, "block %d data after the moves", b);
+    CHECK_OK(uvas_finalize());
+    return 0;
+}

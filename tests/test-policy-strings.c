@@ -1,0 +1,75 @@
+/*
+ * Policy strings: every built-in with its parameters is accepted and
+ * reported back; a bad name, key, value or shape, and a shared object that
+ * is missing or exports no policy, make uvas_init fail with UVAS_ERR_ENV
+ * (UVAS_ERR_INVAL through the options) and a message naming the bad part.
+ */
+#include "check.h"
+
+static void good(const char *spec)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "64M");
+    tu_setenv("UVAS_POLICY", spec);
+    CHECK_OK(uvas_init(NULL));
+    CHECK(!strcmp(tu_range().policy, spec), "policy reported as '%s', set '%s'",
+          tu_range().policy, spec);
+    CHECK_OK(uvas_finalize());
+}
+
+static void bad(const char *spec, const char *named)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "64M");
+    tu_setenv("UVAS_POLICY", spec);
+    CHECK_STATUS(uvas_init(NULL), UVAS_ERR_ENV);
+    CHECK(strstr(uvas_last_error(), "UVAS_POLICY") && strstr(uvas_last_error(), named),
+          "UVAS_POLICY='%s': message '%s' should name '%s'", spec, uvas_last_error(), named);
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "64M");
+    struct uvas_options o = {.policy = spec};
+    CHECK_STATUS(uvas_init(&o), UVAS_ERR_INVAL);
+    CHECK(strstr(uvas_last_error(), named), "options.policy='%s': message '%s' should name "
+          "'%s'", spec, uvas_last_error(), named);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    tu_deadline(50);
+    /* The example policies are built beside the tests: ../examples/. */
+    char dir[512], stripe[600], broken[600];
+    snprintf(dir, sizeof dir, "%s", argv[0]);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        strcpy(dir, ".");
+    snprintf(stripe, sizeof stripe, "%s/../examples/libpolicy-stripe.so", dir);
+    snprintf(broken, sizeof broken, "%s/../examples/libpolicy-broken.so", dir);
+
+    good("first-touch");
+    good("host");
+    good("device");
+    good("interleave");
+    good("interleave:ratio=0.25");
+    good("access-counter:threshold=3,thrash=2,window_ms=50");
+    good("hot-cold:fraction=0.5,tick_ms=10");
+    good("read-mostly");
+    char spec[700];
+    snprintf(spec, sizeof spec, "%s:every=3", stripe);
+    good(spec);
+
+    bad("nosuch", "nosuch");
+    bad("interleave:ratio=2", "ratio=2");
+    bad("interleave:speed=1", "speed");
+    bad("access-counter:threshold", "threshold");
+    bad("access-counter:threshold=0", "threshold=0");
+    bad("hot-cold:tick_ms=abc", "tick_ms=abc");
+    bad("host:x=1", "takes no parameters");
+    bad("./no-such-policy.so", "no-such-policy.so");
+    snprintf(spec, sizeof spec, "%s:every=0", stripe);
+    bad(spec, "every=0");
+    bad(broken, "exports no");
+    return 0;
+}
