@@ -8,6 +8,7 @@
 #include "migrate/hostcache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "uvas/endpoint.h"
 #include "uvas/internal.h"
 #include "uvas/locality.h"
 #include "uvas/range.h"
@@ -29,6 +30,7 @@ static bool same_config(const struct uvas_config *a, const struct uvas_config *b
 
 static void teardown(void)
 {
+    uvas_endpoint_stop();
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
     uvas_fault_service_stop(uvas_g.fault);
@@ -141,7 +143,7 @@ static int setup(const struct uvas_config *c)
         (rc = uvas_slabs_init(&uvas_g.slabs, c->block_size, uvas_g.nblocks)) ||
         (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
         (rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
-        (rc = uvas_policy_ticker_start(&uvas_g.policy)))
+        (rc = uvas_policy_ticker_start(&uvas_g.policy)) || (rc = uvas_endpoint_start()))
         return rc;
     return UVAS_OK;
 }

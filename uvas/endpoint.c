@@ -1,0 +1,192 @@
+/*
+ * The local endpoint uvas-stat reads a live process through: a Unix socket
+ * at /tmp/uvas-<uid>/<pid>.sock, in a directory only the user can enter,
+ * answering only peers of the same uid (SO_PEERCRED). One request per
+ * connection: "stats", "map" (per allocation) or "blocks" (one character
+ * per block of every allocation). Served by one thread; the answers are
+ * built from the same lock-free reads as uvas_query, so the process is
+ * never stopped. UVAS_STAT=0 turns it off.
+ */
+#include "uvas/endpoint.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+#define RLX memory_order_relaxed
+
+static struct {
+    int lfd, stopfd;
+    pthread_t th;
+    bool running;
+    char path[108];
+} ep = {.lfd = -1, .stopfd = -1};
+
+int uvas_endpoint_dir(char *dir, size_t len)
+{
+    return snprintf(dir, len, "/tmp/uvas-%u", (unsigned)getuid()) < (int)len ? 0 : -1;
+}
+
+/* One line per allocation: base, size, hints, residence counts, map. */
+static void write_map(FILE *out, bool blocks_only)
+{
+    static const char glyph[UVAS_RES_COUNT] = {'.', 'H', 'D'};
+    for (size_t bi = 0; bi < uvas_g.nblocks;) {
+        const struct uvas_block *b = &uvas_g.bt[bi];
+        uint32_t owner = atomic_load_explicit(&b->owner, RLX);
+        int kind = atomic_load_explicit(&b->kind, RLX);
+        if (!owner || owner - 1 != bi) {
+            bi++;
+            continue;
+        }
+        size_t n = kind == UVAS_BK_EXTENT ? atomic_load_explicit(&b->nblocks, RLX) : 1;
+        if (n == 0 || bi + n > uvas_g.nblocks)
+            n = 1;
+        size_t cnt[UVAS_RES_COUNT] = {0};
+        char line[160];
+        size_t k = 0;
+        for (size_t i = bi; i < bi + n; i++) {
+            int r = uvas_blk_res(atomic_load_explicit(&uvas_g.bt[i].state, RLX));
+            cnt[r]++;
+            if (k < sizeof line - 4)
+                line[k++] = glyph[r];
+        }
+        if (n > sizeof line - 4) {
+            memcpy(line + sizeof line - 4, "...", 3);
+            k = sizeof line - 1;
+        }
+        line[k] = '\0';
+        if (blocks_only)
+            fprintf(out, "%s\n", line);
+        else
+            fprintf(out, "%p %-6s %12zu B %-7s %5zu host %5zu device %5zu untouched  %s\n",
+                    (void *)uvas_block_addr(bi), kind == UVAS_BK_SLAB ? "slab" : "extent",
+                    kind == UVAS_BK_SLAB ? uvas_g.block_size
+                                         : (size_t)atomic_load_explicit(&b->size, RLX),
+                    (const char *[]){"-", "host", "device", "?"}[atomic_load_explicit(&b->hints,
+                                                                                      RLX) & 3],
+                    cnt[UVAS_RES_HOST], cnt[UVAS_RES_DEVICE], cnt[UVAS_RES_UNPOPULATED], line);
+        bi += n;
+    }
+}
+
+static void answer(int fd)
+{
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid())
+        return; /* another user: no answer at all */
+    char req[32] = "";
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    if (poll(&pfd, 1, 1000) <= 0)
+        return;
+    ssize_t n = read(fd, req, sizeof req - 1);
+    if (n <= 0)
+        return;
+    req[n] = '\0';
+    req[strcspn(req, "\r\n")] = '\0';
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    if (!out)
+        return;
+    if (!strcmp(req, "stats")) {
+        fprintf(out, "pid %d, range %p + %zu MiB, block %zu KiB, policy %s\n", getpid(),
+                (void *)uvas_g.base, uvas_g.size >> 20, uvas_g.block_size >> 10,
+                uvas_g.policy.spec);
+        uvas_stats_print(out);
+    } else if (!strcmp(req, "map") || !strcmp(req, "blocks")) {
+        write_map(out, req[0] == 'b');
+    } else {
+        fprintf(out, "unknown request '%s': stats, map or blocks\n", req);
+    }
+    fclose(out);
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    free(buf);
+}
+
+static void *serve(void *arg)
+{
+    (void)arg;
+    struct pollfd pfd[2] = {{.fd = ep.lfd, .events = POLLIN}, {.fd = ep.stopfd, .events = POLLIN}};
+    for (;;) {
+        if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+            break;
+        if (pfd[1].revents)
+            break;
+        if (!(pfd[0].revents & POLLIN))
+            continue;
+        int fd = accept4(ep.lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0)
+            continue;
+        answer(fd);
+        close(fd);
+    }
+    return NULL;
+}
+
+int uvas_endpoint_start(void)
+{
+    const char *env = getenv("UVAS_STAT");
+    if (env && !strcmp(env, "0"))
+        return UVAS_OK;
+    char dir[64];
+    uvas_endpoint_dir(dir, sizeof dir);
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        goto off;
+    struct stat st;
+    /* Someone else's directory, or one others may enter: not ours to use. */
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+        (st.st_mode & 077))
+        goto off;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s/%d.sock", dir, getpid());
+    unlink(a.sun_path);
+    ep.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (ep.lfd < 0 || bind(ep.lfd, (struct sockaddr *)&a, sizeof a) < 0 || listen(ep.lfd, 8) < 0)
+        goto off;
+    snprintf(ep.path, sizeof ep.path, "%s", a.sun_path);
+    ep.stopfd = eventfd(0, EFD_CLOEXEC);
+    if (ep.stopfd < 0 || pthread_create(&ep.th, NULL, serve, NULL))
+        goto off;
+    ep.running = true;
+    return UVAS_OK;
+off: /* uvas-stat is a convenience: the library runs without it */
+    uvas_warn("uvas-stat endpoint off: %s", strerror(errno));
+    uvas_endpoint_stop();
+    return UVAS_OK;
+}
+
+void uvas_endpoint_stop(void)
+{
+    if (ep.running) {
+        uint64_t one = 1;
+        if (write(ep.stopfd, &one, sizeof one) == sizeof one)
+            pthread_join(ep.th, NULL);
+        ep.running = false;
+    }
+    if (ep.lfd >= 0)
+        close(ep.lfd);
+    if (ep.stopfd >= 0)
+        close(ep.stopfd);
+    if (ep.path[0])
+        unlink(ep.path);
+    ep.lfd = ep.stopfd = -1;
+    ep.path[0] = '\0';
+}

@@ -1,0 +1,14 @@
+/* The local endpoint uvas-stat reads a live process through (endpoint.c). */
+#ifndef UVAS_ENDPOINT_H
+#define UVAS_ENDPOINT_H
+
+#include <stddef.h>
+
+/* Start serving (unless UVAS_STAT=0); failure only turns it off, with a
+ * warning. Status. */
+int uvas_endpoint_start(void);
+void uvas_endpoint_stop(void);
+/* The directory of the user's endpoints: /tmp/uvas-<uid>. 0 on success. */
+int uvas_endpoint_dir(char *dir, size_t len);
+
+#endif
