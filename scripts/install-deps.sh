@@ -5,7 +5,7 @@ set -eu
 
 PKGS="meson ninja-build pkg-config gcc libc6-dev python3 liburing-dev libvulkan-dev
 mesa-vulkan-drivers vulkan-tools libucx-dev libhwloc-dev libpmix-dev openmpi-bin
-libopenmpi-dev"
+libopenmpi-dev gnuplot-nox"
 
 missing=""
 for p in $PKGS; do

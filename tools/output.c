@@ -1,0 +1,314 @@
+/* results.csv, results.json, timeline.csv, summary.csv. */
+#include "output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+
+int output_mkdir(const char *dir, char *err, size_t errlen)
+{
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+        snprintf(err, errlen, "output directory name is too long");
+        return -1;
+    }
+    for (char *s = path + 1;; s++) {
+        char c = *s;
+        if (c == '/' || c == '\0') {
+            *s = '\0';
+            if (mkdir(path, 0777) && errno != EEXIST) {
+                snprintf(err, errlen, "cannot create directory '%s': %s", path,
+                         strerror(errno));
+                return -1;
+            }
+            *s = c;
+        }
+        if (!c)
+            break;
+    }
+    struct stat st;
+    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "'%s' is not a directory", dir);
+        return -1;
+    }
+    return 0;
+}
+
+/* A CSV field, quoted when it needs to be (RFC 4180). */
+static void csv_str(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
+            fputs("\\n", f);
+        else if (c == '\t')
+            fputs("\\t", f);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static const char *data_name(int d)
+{
+    return d == EXP_DATA_SAME ? "same" : d == EXP_DATA_DIFFERS ? "differs" : "";
+}
+
+static double throughput(const struct exp_result *r)
+{
+    return r->wall_s > 0 ? (double)r->bytes_touched / r->wall_s : 0;
+}
+
+static FILE *open_out(const char *dir, const char *name, char *path, size_t plen, char *err,
+                      size_t errlen)
+{
+    snprintf(path, plen, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+    return f;
+}
+
+static int close_out(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* The per-run columns, in the order of results.csv. */
+#define RUN_FIELDS                                                                         \
+    "workload,policy,rep,status,error,seed,block_size,buffer_bytes,buffer_blocks,wall_s,"  \
+    "bytes_touched,bytes_cpu,bytes_device,throughput_Bps,faults,faults_device,"            \
+    "migrations_to_device,migrations_to_host,bytes_to_device,bytes_to_host,evictions,"     \
+    "device_blocks_end,device_blocks_max,device_capacity_blocks,samples,checksum,data"
+
+static int write_csv(const char *dir, const struct exp_config *cfg, const struct exp_run *runs,
+                     size_t nruns, char *err, size_t errlen)
+{
+    char path[4200];
+    FILE *f = open_out(dir, "results.csv", path, sizeof path, err, errlen);
+    if (!f)
+        return -1;
+    fprintf(f, "%s\n", RUN_FIELDS);
+    for (size_t i = 0; i < nruns; i++) {
+        const struct exp_run *x = &runs[i];
+        const struct exp_result *r = &x->r;
+        csv_str(f, cfg->workloads[x->w]);
+        fputc(',', f);
+        csv_str(f, cfg->policies[x->p]);
+        fprintf(f, ",%u,%s,", x->rep, r->ok ? "ok" : "error");
+        csv_str(f, r->ok ? "" : r->error);
+        fprintf(f, ",%llu,%llu,%llu,%llu,%.9f,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu,"
+                   "%llu,%llu,%llu,%llu,%llu,%u,0x%016llx,%s\n",
+                (unsigned long long)cfg->seed, (unsigned long long)r->block_size,
+                (unsigned long long)r->buffer_bytes, (unsigned long long)r->buffer_blocks,
+                r->wall_s, (unsigned long long)r->bytes_touched,
+                (unsigned long long)r->bytes_cpu, (unsigned long long)r->bytes_device,
+                throughput(r), (unsigned long long)r->faults,
+                (unsigned long long)r->faults_device,
+                (unsigned long long)r->migrations_to_device,
+                (unsigned long long)r->migrations_to_host,
+                (unsigned long long)r->bytes_to_device, (unsigned long long)r->bytes_to_host,
+                (unsigned long long)r->evictions, (unsigned long long)r->device_blocks_end,
+                (unsigned long long)r->device_blocks_max,
+                (unsigned long long)r->device_capacity_blocks, r->nsamples,
+                (unsigned long long)r->checksum, data_name(x->data));
+    }
+    return close_out(f, path, err, errlen);
+}
+
+static int write_timeline(const char *dir, const struct exp_config *cfg,
+                          const struct exp_run *runs, size_t nruns, char *err, size_t errlen)
+{
+    char path[4200];
+    FILE *f = open_out(dir, "timeline.csv", path, sizeof path, err, errlen);
+    if (!f)
+        return -1;
+    fprintf(f, "workload,policy,rep,sample,t_s,phase,host,device,unpopulated,device_tier\n");
+    for (size_t i = 0; i < nruns; i++) {
+        const struct exp_run *x = &runs[i];
+        for (uint32_t k = 0; k < x->r.nsamples; k++) {
+            const struct exp_sample *s = &x->samples[k];
+            csv_str(f, cfg->workloads[x->w]);
+            fputc(',', f);
+            csv_str(f, cfg->policies[x->p]);
+            fprintf(f, ",%u,%u,%.9f,%u,%u,%u,%u,%u\n", x->rep, k, s->t_s, s->phase, s->host,
+                    s->device, s->unpopulated, s->device_tier);
+        }
+    }
+    return close_out(f, path, err, errlen);
+}
+
+static int write_summary(const char *dir, const struct exp_config *cfg,
+                         const struct exp_cell *cells, char *err, size_t errlen)
+{
+    char path[4200];
+    FILE *f = open_out(dir, "summary.csv", path, sizeof path, err, errlen);
+    if (!f)
+        return -1;
+    fprintf(f, "workload,policy,runs,ok,error,time_s,throughput_Bps,migrations_to_device,"
+               "migrations_to_host,faults,faults_device,evictions,device_blocks_max,"
+               "data_differs\n");
+    for (size_t w = 0; w < cfg->nworkloads; w++)
+        for (size_t p = 0; p < cfg->npolicies; p++) {
+            const struct exp_cell *c = &cells[w * cfg->npolicies + p];
+            csv_str(f, cfg->workloads[w]);
+            fputc(',', f);
+            csv_str(f, cfg->policies[p]);
+            fprintf(f, ",%u,%u,", c->runs, c->ok);
+            csv_str(f, c->error ? c->error : "");
+            fprintf(f, ",%.9f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%u\n", c->time_s,
+                    c->throughput, c->to_device, c->to_host, c->faults, c->faults_device,
+                    c->evictions, c->device_max, c->data_differs);
+        }
+    return close_out(f, path, err, errlen);
+}
+
+static int write_json(const char *dir, const struct exp_config *cfg, const struct exp_run *runs,
+                      size_t nruns, const struct exp_cell *cells, char *err, size_t errlen)
+{
+    char path[4200];
+    FILE *f = open_out(dir, "results.json", path, sizeof path, err, errlen);
+    if (!f)
+        return -1;
+    const char *device = "", *fault = "";
+    size_t bs = cfg->block_size; /* 0: the library's default, as the runs found it */
+    for (size_t i = 0; i < nruns; i++) {
+        if (!device[0] && runs[i].r.device[0]) {
+            device = runs[i].r.device;
+            fault = runs[i].r.fault;
+        }
+        if (!bs && runs[i].r.block_size)
+            bs = (size_t)runs[i].r.block_size;
+    }
+    fprintf(f, "{\n  \"tool\": \"uvas-exp\",\n  \"config\": {\n    \"seed\": %llu,\n"
+               "    \"repetitions\": %u,\n    \"working_set_bytes\": %zu,\n"
+               "    \"block_size\": %zu,\n    \"device_bytes\": %zu,\n    \"workloads\": [",
+            (unsigned long long)cfg->seed, cfg->reps, cfg->ws_bytes, bs, cfg->device_bytes);
+    for (size_t w = 0; w < cfg->nworkloads; w++) {
+        fputs(w ? ", " : "", f);
+        json_str(f, cfg->workloads[w]);
+    }
+    fputs("],\n    \"policies\": [", f);
+    for (size_t p = 0; p < cfg->npolicies; p++) {
+        fputs(p ? ", " : "", f);
+        json_str(f, cfg->policies[p]);
+    }
+    fputs("],\n    \"trace\": ", f);
+    if (cfg->trace_path)
+        json_str(f, cfg->trace_path);
+    else
+        fputs("null", f);
+    fputs(",\n    \"device\": ", f);
+    json_str(f, device);
+    fputs(",\n    \"fault_path\": ", f);
+    json_str(f, fault);
+    fputs("\n  },\n  \"runs\": [", f);
+    for (size_t i = 0; i < nruns; i++) {
+        const struct exp_run *x = &runs[i];
+        const struct exp_result *r = &x->r;
+        fputs(i ? ",\n    {" : "\n    {", f);
+        fputs("\"workload\": ", f);
+        json_str(f, cfg->workloads[x->w]);
+        fputs(", \"policy\": ", f);
+        json_str(f, cfg->policies[x->p]);
+        fprintf(f, ", \"rep\": %u, \"status\": \"%s\", \"error\": ", x->rep,
+                r->ok ? "ok" : "error");
+        if (r->ok)
+            fputs("null", f);
+        else
+            json_str(f, r->error);
+        fprintf(f, ",\n     \"block_size\": %llu, \"buffer_bytes\": %llu, \"buffer_blocks\": %llu,"
+                   " \"wall_s\": %.9f, \"bytes_touched\": %llu, \"bytes_cpu\": %llu,"
+                   " \"bytes_device\": %llu, \"throughput_Bps\": %.1f,\n     \"faults\": %llu,"
+                   " \"faults_device\": %llu, \"migrations_to_device\": %llu,"
+                   " \"migrations_to_host\": %llu, \"bytes_to_device\": %llu,"
+                   " \"bytes_to_host\": %llu, \"evictions\": %llu,\n"
+                   "     \"device_blocks_end\": %llu, \"device_blocks_max\": %llu,"
+                   " \"device_capacity_blocks\": %llu, \"checksum\": \"0x%016llx\","
+                   " \"data\": \"%s\", \"samples_dropped\": %u,\n     \"timeline\": [",
+                (unsigned long long)r->block_size, (unsigned long long)r->buffer_bytes,
+                (unsigned long long)r->buffer_blocks, r->wall_s,
+                (unsigned long long)r->bytes_touched, (unsigned long long)r->bytes_cpu,
+                (unsigned long long)r->bytes_device, throughput(r),
+                (unsigned long long)r->faults, (unsigned long long)r->faults_device,
+                (unsigned long long)r->migrations_to_device,
+                (unsigned long long)r->migrations_to_host,
+                (unsigned long long)r->bytes_to_device, (unsigned long long)r->bytes_to_host,
+                (unsigned long long)r->evictions, (unsigned long long)r->device_blocks_end,
+                (unsigned long long)r->device_blocks_max,
+                (unsigned long long)r->device_capacity_blocks,
+                (unsigned long long)r->checksum, data_name(x->data), r->samples_dropped);
+        for (uint32_t k = 0; k < r->nsamples; k++) {
+            const struct exp_sample *s = &x->samples[k];
+            fprintf(f, "%s{\"t_s\": %.9f, \"phase\": %u, \"host\": %u, \"device\": %u,"
+                       " \"unpopulated\": %u, \"device_tier\": %u}",
+                    k ? ",\n       " : "\n       ", s->t_s, s->phase, s->host, s->device,
+                    s->unpopulated, s->device_tier);
+        }
+        fputs("]}", f);
+    }
+    fputs("\n  ],\n  \"summary\": [", f);
+    size_t n = 0;
+    for (size_t w = 0; w < cfg->nworkloads; w++)
+        for (size_t p = 0; p < cfg->npolicies; p++) {
+            const struct exp_cell *c = &cells[w * cfg->npolicies + p];
+            fputs(n++ ? ",\n    {" : "\n    {", f);
+            fputs("\"workload\": ", f);
+            json_str(f, cfg->workloads[w]);
+            fputs(", \"policy\": ", f);
+            json_str(f, cfg->policies[p]);
+            fprintf(f, ", \"runs\": %u, \"ok\": %u, \"error\": ", c->runs, c->ok);
+            if (c->error)
+                json_str(f, c->error);
+            else
+                fputs("null", f);
+            fprintf(f, ",\n     \"time_s\": %.9f, \"throughput_Bps\": %.1f,"
+                       " \"migrations_to_device\": %.1f, \"migrations_to_host\": %.1f,"
+                       " \"faults\": %.1f, \"faults_device\": %.1f, \"evictions\": %.1f,"
+                       " \"device_blocks_max\": %.1f, \"data_differs\": %u}",
+                    c->time_s, c->throughput, c->to_device, c->to_host, c->faults,
+                    c->faults_device, c->evictions, c->device_max, c->data_differs);
+        }
+    fputs("\n  ]\n}\n", f);
+    return close_out(f, path, err, errlen);
+}
+
+int output_write(const struct exp_config *cfg, const struct exp_run *runs, size_t nruns,
+                 const struct exp_cell *cells, char *err, size_t errlen)
+{
+    const char *dir = cfg->outdir;
+    if (write_csv(dir, cfg, runs, nruns, err, errlen) ||
+        write_timeline(dir, cfg, runs, nruns, err, errlen) ||
+        write_summary(dir, cfg, cells, err, errlen) ||
+        write_json(dir, cfg, runs, nruns, cells, err, errlen))
+        return -1;
+    return 0;
+}

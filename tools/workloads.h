@@ -1,0 +1,47 @@
+/*
+ * The workloads of uvas-exp. Each runs in a fresh process over one buffer
+ * from uvas_aligned_alloc: the CPU's part as ordinary loads and stores, the
+ * GPU's part as uvas_device_access. A workload calls wl_phase() at the end
+ * of each of its phases: that is where the runner samples residency.
+ */
+#ifndef UVAS_EXP_WORKLOADS_H
+#define UVAS_EXP_WORKLOADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exp.h"
+
+struct trace;
+
+struct wl_ctx {
+    unsigned char *buf;
+    size_t len;               /* buffer bytes (buffer_bytes() below) */
+    size_t block_size;
+    size_t ws;                /* the working set asked for (-m) */
+    uint64_t seed;            /* the workload's seed (rng_seed_for) */
+    const struct trace *trace;
+    uint64_t bytes_cpu, bytes_device; /* accounting of bytes touched */
+    uint64_t sink;            /* every value the CPU read, mixed */
+    char *err;                /* a failing workload writes why here */
+    size_t errlen;
+    void (*phase)(void *arg); /* the runner's residency sampler */
+    void *phase_arg;
+};
+
+struct workload {
+    const char *name;
+    const char *summary; /* one line for --help */
+    /* Bytes of buffer the workload needs (a multiple of block_size). */
+    size_t (*buffer_bytes)(size_t ws, size_t block_size, const struct trace *t);
+    /* 0, or -1 with ctx->err set. */
+    int (*run)(struct wl_ctx *c);
+    int builtin;         /* part of the default list */
+};
+
+extern const struct workload exp_workloads[];
+extern const size_t exp_nworkloads;
+
+const struct workload *workload_find(const char *name);
+
+#endif
