@@ -152,9 +152,12 @@ void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
     }
 }
 
+_Thread_local bool uvas_on_fault_thread;
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
+    uvas_on_fault_thread = true;
     struct uvas_fault_service *s = w->s;
     struct uffd_msg msg[MSG_BATCH];
     struct pollfd pfd[3] = {{.fd = s->uffd, .events = POLLIN},

@@ -3,6 +3,7 @@
 #ifndef UVAS_SERVICE_H
 #define UVAS_SERVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,9 @@ int uvas_fault_map_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t l
 /* Unmap [addr, addr+len) from the range, keeping the memfd's pages; the
  * same spread. */
 int uvas_fault_unmap_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len);
+
+/* True on the fault service threads (they must not wait on themselves). */
+extern _Thread_local bool uvas_on_fault_thread;
 
 /* Resolve the fault at addr (exported for the service threads and tests
  * of the fault path). */

@@ -66,8 +66,11 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
                  "(features %#llx lack MISSING_SHMEM)", (unsigned long long)have);
         return UVAS_ERR_SYS;
     }
+    /* EVENT_REMAP: a registered mapping keeps its registration when
+     * mremap moves it (migrate/cpuview.c swaps mappings that way). */
     uint64_t want = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_THREAD_ID |
-                    UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM;
+                    UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
+                    UFFD_FEATURE_EVENT_REMAP;
     int fd = open_raw(note, notelen);
     if (fd < 0)
         return UVAS_ERR_PERM;
@@ -80,6 +83,7 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
     }
     u->fd = fd;
     u->features = api.features;
+    u->has_remap = api.features & UFFD_FEATURE_EVENT_REMAP;
     snprintf(note, notelen, "userfaultfd (features %#llx)", (unsigned long long)have);
     return UVAS_OK;
 }

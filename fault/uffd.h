@@ -28,6 +28,7 @@ struct uvas_uffd {
     bool has_minor;    /* registered for minor faults (UFFDIO_CONTINUE) */
     bool has_wp;       /* registered for write-protect faults */
     uint64_t reg_mode; /* UFFDIO_REGISTER_MODE_* the range was registered with */
+    bool has_remap;    /* registrations move with mremap (EVENT_REMAP) */
 };
 
 /*

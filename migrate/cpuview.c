@@ -27,7 +27,8 @@ const char *uvas_cpuview_method(void)
 
 bool uvas_cpuview_available(void)
 {
-    return by_fd() || placed();
+    /* Without EVENT_REMAP the way back cannot be made in one step. */
+    return uvas_g.uffd.has_remap && (by_fd() || placed());
 }
 
 /* Placed maps need the block in an allocation of its own: move it from
@@ -62,6 +63,8 @@ int uvas_cpuview_map(size_t bi)
     if (atomic_load_explicit(&b->cpu_mapped, memory_order_relaxed))
         return UVAS_OK;
     if (by_fd()) {
+        /* Replacing the (parked) memfd mapping: any access after this sees
+         * the device memory, which holds the data. */
         int fd;
         VkDeviceSize off;
         uvas_devtier_slot_where(t, b->dev_slot, NULL, &off, &fd);
@@ -70,11 +73,18 @@ int uvas_cpuview_map(size_t bi)
             return uvas_fail(UVAS_ERR_SYS, "cannot map device block %zu for the CPU: %s", bi,
                              fd < 0 ? "its slab has no fd" : strerror(errno));
     } else if (placed()) {
+        /* Placed where the driver will later unmap it (a reservation of
+         * ours), then moved over the block: so the way back can replace it
+         * in one step, and the driver's unmap hits the reservation. */
         int rc = make_dedicated(b);
         if (rc)
             return rc;
+        char *park = mmap(NULL, uvas_g.block_size, PROT_NONE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (park == MAP_FAILED)
+            return uvas_fail(UVAS_ERR_NOMEM, "cannot reserve a CPU view: %s", strerror(errno));
         UvasVkMemoryMapPlacedInfo pi = {.sType = UVAS_VK_STYPE_MEMORY_MAP_PLACED_INFO,
-                                        .pPlacedAddress = a};
+                                        .pPlacedAddress = park};
         UvasVkMemoryMapInfo mi = {.sType = UVAS_VK_STYPE_MEMORY_MAP_INFO,
                                   .pNext = &pi,
                                   .flags = UVAS_VK_MEMORY_MAP_PLACED_BIT,
@@ -83,9 +93,25 @@ int uvas_cpuview_map(size_t bi)
                                   .size = uvas_g.block_size};
         void *got = NULL;
         VkResult r = t->dev.map_memory2(t->dev.dev, &mi, &got);
-        if (r != VK_SUCCESS || got != a)
+        if (r != VK_SUCCESS || got != park) {
+            munmap(park, uvas_g.block_size);
             return uvas_fail(UVAS_ERR_SYS, "placed map of device block %zu failed (VkResult "
                              "%d)", bi, r);
+        }
+        if (mremap(park, uvas_g.block_size, uvas_g.block_size, MREMAP_MAYMOVE | MREMAP_FIXED,
+                   a) == MAP_FAILED) {
+            int e = errno;
+            UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
+                                        .memory = mi.memory};
+            t->dev.unmap_memory2(t->dev.dev, &ui);
+            munmap(park, uvas_g.block_size);
+            return uvas_fail(UVAS_ERR_SYS, "cannot move the device mapping of block %zu: %s",
+                             bi, strerror(e));
+        }
+        /* Keep the driver's address ours until it unmaps it. */
+        mmap(park, uvas_g.block_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+             MAP_FIXED_NOREPLACE, -1, 0);
+        b->view_park = park;
     } else {
         return uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' offers no CPU mapping of device memory",
                          t->dev.name);
@@ -101,22 +127,35 @@ int uvas_cpuview_unmap(size_t bi)
     if (!atomic_load_explicit(&b->cpu_mapped, memory_order_relaxed))
         return UVAS_OK;
     char *a = uvas_block_addr(bi);
-    if (placed()) {
-        /* Reserve, so no other mmap can land in the hole before ours. */
+    /*
+     * The memfd mapping must come back in one step: mapped, registered and
+     * only then moved over the view (mremap keeps the registration with
+     * EVENT_REMAP). Mapping it in place and registering after would leave
+     * a moment in which a CPU access maps a stale page and writes into
+     * it, and the copy back then overwrites that write.
+     */
+    char *t = mmap(NULL, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED, uvas_g.memfd,
+                   (off_t)(bi << uvas_g.shift));
+    if (t == MAP_FAILED)
+        return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
+                         strerror(errno));
+    int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);
+    if (e || mremap(t, uvas_g.block_size, uvas_g.block_size, MREMAP_MAYMOVE | MREMAP_FIXED, a) ==
+                 MAP_FAILED) {
+        int err = e ? -e : errno;
+        munmap(t, uvas_g.block_size);
+        return uvas_fail(UVAS_ERR_SYS, "cannot put block %zu of the host tier back: %s", bi,
+                         strerror(err));
+    }
+    madvise(a, uvas_g.block_size, MADV_DONTFORK);
+    if (b->view_park) { /* the driver's unmap lands in our reservation */
         UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
-                                    .flags = UVAS_VK_MEMORY_UNMAP_RESERVE_BIT,
                                     .memory = uvas_devtier_dedicated_memory(&uvas_g.devtier,
                                                                             b->dev_slot)};
         uvas_g.devtier.dev.unmap_memory2(uvas_g.devtier.dev.dev, &ui);
+        munmap(b->view_park, uvas_g.block_size);
+        b->view_park = NULL;
     }
-    if (mmap(a, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, uvas_g.memfd,
-             (off_t)(bi << uvas_g.shift)) == MAP_FAILED)
-        return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
-                         strerror(errno));
-    madvise(a, uvas_g.block_size, MADV_DONTFORK);
-    int e = uvas_uffd_reregister(&uvas_g.uffd, a, uvas_g.block_size);
-    if (e)
-        return uvas_fail(UVAS_ERR_SYS, "cannot watch block %zu again: %s", bi, strerror(-e));
     atomic_store_explicit(&b->cpu_mapped, 0, memory_order_relaxed);
     return UVAS_OK;
 }

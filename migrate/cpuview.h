@@ -8,8 +8,8 @@
  * only), else none (a CPU access migrates).
  *
  * Mapping replaces the range's memfd mapping for that block, so accesses
- * stop faulting; unmapping puts the memfd mapping back (no pages mapped)
- * and registers it with userfaultfd again, so the next access faults.
+ * stop faulting; unmapping puts a registered memfd mapping back in one
+ * mremap (no moment without one), so the next access faults.
  */
 #ifndef UVAS_CPUVIEW_H
 #define UVAS_CPUVIEW_H

@@ -414,6 +414,12 @@ static bool evict_block(size_t bi)
         untake(b, x.seen);
         return false;
     }
+    /* Unmapping a CPU view waits for the fault threads to read an event:
+     * a fault thread does not do it itself. */
+    if (uvas_on_fault_thread && atomic_load_explicit(&b->cpu_mapped, RLX)) {
+        untake(b, x.seen);
+        return false;
+    }
     x.from = UVAS_RES_DEVICE;
     x.slot = b->dev_slot;
     if (atomic_load_explicit(&b->dup, RLX)) {

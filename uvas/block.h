@@ -56,6 +56,7 @@ struct uvas_block {
     uint32_t hw;              /* slots ever handed out: [0, hw) */
     uint32_t next, prev;      /* partial-slab list, block index + 1 */
     uint32_t lru_next, lru_prev; /* device-resident list (device tier lock) */
+    void *view_park;          /* where the driver thinks a placed CPU view is */
 };
 
 static inline int uvas_blk_res(uint32_t state)
