@@ -237,19 +237,30 @@ static int request(struct uvas_policy_tick *t, size_t index, int res)
     return UVAS_OK;
 }
 
-static void one_tick(struct uvas_policy *p, struct uvas_block_view *views)
+/* Views of the live blocks, in a buffer that grows with them (a 64 GiB
+ * range of 4 KiB blocks has 16M blocks; few are live). */
+static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t *cap)
 {
     size_t n = 0, dev = 0;
     for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
         if (!atomic_load_explicit(&uvas_g.bt[bi].owner, RLX))
             continue;
+        if (n == *cap) {
+            size_t c = *cap ? 2 * *cap : 1024;
+            struct uvas_block_view *v = realloc(*vp, c * sizeof *v);
+            if (!v)
+                break;
+            *vp = v;
+            *cap = c;
+        }
+        struct uvas_block_view *views = *vp;
         uvas_policy_view(bi, &views[n]);
         if (views[n].residence == UVAS_RES_DEVICE)
             dev++;
         n++;
     }
     struct uvas_policy_tick t = {
-        .blocks = views,
+        .blocks = *vp,
         .nblocks = n,
         .device_capacity_blocks = uvas_devtier_capacity_blocks(&uvas_g.devtier),
         .device_blocks = dev,
@@ -270,9 +281,8 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view *views)
 static void *ticker_main(void *arg)
 {
     struct uvas_policy *p = arg;
-    struct uvas_block_view *views = calloc(uvas_g.nblocks, sizeof *views);
-    if (!views)
-        return NULL;
+    struct uvas_block_view *views = NULL;
+    size_t cap = 0;
     pthread_mutex_lock(&ticker.mu);
     while (!ticker.stop) {
         struct timespec ts;
@@ -286,7 +296,7 @@ static void *ticker_main(void *arg)
         if (ticker.stop)
             break;
         pthread_mutex_unlock(&ticker.mu);
-        one_tick(p, views);
+        one_tick(p, &views, &cap);
         pthread_mutex_lock(&ticker.mu);
     }
     pthread_mutex_unlock(&ticker.mu);
