@@ -48,6 +48,8 @@ struct uvas_block_view {
     int preferred;             /* advised residence, 0 none */
     uint32_t accesses[UVAS_AGENT_COUNT]; /* faults/accesses seen per agent */
     uint32_t migrations;       /* moves between the tiers */
+    uint32_t writes;           /* with UVAS_POLICY_TRACK_WRITES: tick
+                                  intervals in which the CPU wrote it */
     uint64_t last_migration_ns; /* CLOCK_MONOTONIC of the last move, 0 never */
 };
 
@@ -101,7 +103,14 @@ struct uvas_policy_ops {
     unsigned tick_ms;
     /* The tick period from the policy's parameters; overrides tick_ms. */
     unsigned (*tick_interval)(void *state);
+    unsigned flags;            /* UVAS_POLICY_* */
 };
+
+/* Write tracking: every tick write-protects the host-resident blocks
+ * (userfaultfd write-protect); the first CPU write to one in the interval
+ * takes a fault that counts it and lifts the protection. One fault per
+ * written block per tick. */
+#define UVAS_POLICY_TRACK_WRITES 0x1u
 
 /* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */
 const char *uvas_policy_current(void);

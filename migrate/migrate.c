@@ -454,7 +454,10 @@ void uvas_migrate_write_fault(size_t bi)
         collapse(&x);
         return;
     }
-    /* A protection outside any duplicate is stale: lift it. */
+    /* Otherwise the protection is the policy's write tracking (armed by
+     * the tick): count the write and let the block be written freely
+     * until the next tick re-arms it. */
+    atomic_fetch_add_explicit(&b->writes, 1, RLX);
     uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size, false);
     untake(b, x.seen);
     wake_block(bi);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "fault/uffd.h"
 #include "migrate/migrate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -141,6 +142,7 @@ void uvas_policy_view(size_t bi, struct uvas_block_view *v)
         .preferred = atomic_load_explicit(&b->tier_pref, RLX),
         .accesses = {atomic_load_explicit(&b->acc[0], RLX), atomic_load_explicit(&b->acc[1], RLX)},
         .migrations = atomic_load_explicit(&b->moves, RLX),
+        .writes = atomic_load_explicit(&b->writes, RLX),
         .last_migration_ns = atomic_load_explicit(&b->moved_ns, RLX),
     };
 }
@@ -237,6 +239,24 @@ static int request(struct uvas_policy_tick *t, size_t index, int res)
     return UVAS_OK;
 }
 
+/* Write-protect the live host blocks not in a transition (see
+ * UVAS_POLICY_TRACK_WRITES); the next write to each is counted. */
+static void arm_write_tracking(const struct uvas_block_view *v, size_t n)
+{
+    if (!uvas_g.uffd.has_wp)
+        return;
+    for (size_t k = 0; k < n; k++) {
+        if (v[k].residence != UVAS_RES_HOST)
+            continue;
+        struct uvas_block *b = &uvas_g.bt[v[k].index];
+        uint32_t seen;
+        if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen))
+            continue;
+        uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(v[k].index), uvas_g.block_size, true);
+        atomic_store_explicit(&b->state, seen, memory_order_release);
+    }
+}
+
 /* Views of the live blocks, in a buffer that grows with them (a 64 GiB
  * range of 4 KiB blocks has 16M blocks; few are live). */
 static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t *cap)
@@ -268,6 +288,8 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
     };
     ticker.nreq = 0;
     p->ops->tick(p->state, &t);
+    if (p->ops->flags & UVAS_POLICY_TRACK_WRITES)
+        arm_write_tracking(*vp, n);
     /* Demotions first: they make the room promotions need. */
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < ticker.nreq; i++) {

@@ -1,8 +1,9 @@
 /*
  * hot-cold: every tick, rank blocks by their accesses since the last tick
- * (both agents) and keep the hottest ones on the device, up to `fraction`
- * of its capacity; demote the rest (HeMem, TPP). Between ticks nothing
- * moves on a fault: accesses are served where the block is.
+ * (faults and device accesses of both agents, and CPU writes seen by the
+ * write tracking) and keep the hottest ones on the device, up to
+ * `fraction` of its capacity; demote the rest (HeMem, TPP). Between ticks
+ * nothing moves on a fault: accesses are served where the block is.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -94,7 +95,7 @@ static void tick(void *st, struct uvas_policy_tick *t)
     s->rank = rank;
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[k];
-        uint32_t now = b->accesses[0] + b->accesses[1];
+        uint32_t now = b->accesses[0] + b->accesses[1] + b->writes;
         rank[k] = (struct hot){k, now >= s->seen[b->index] ? now - s->seen[b->index] : now};
         s->seen[b->index] = now;
     }
@@ -124,4 +125,5 @@ const struct uvas_policy_ops uvas_policy_hot_cold = {
     .tick = tick,
     .tick_ms = 20,
     .tick_interval = interval,
+    .flags = UVAS_POLICY_TRACK_WRITES,
 };

@@ -46,6 +46,7 @@ struct uvas_block {
     _Atomic uint8_t cpu_mapped; /* DEVICE: the range maps the device memory */
     _Atomic uint32_t acc[2];  /* accesses seen per agent (enum uvas_agent) */
     _Atomic uint32_t moves;   /* migrations between the tiers */
+    _Atomic uint32_t writes;  /* tick intervals in which the CPU wrote it */
     _Atomic uint64_t moved_ns; /* CLOCK_MONOTONIC of the last one */
     uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in
