@@ -101,8 +101,8 @@ static void first_touch(size_t bi, uintptr_t addr, uint32_t tid)
 }
 
 /* A host block whose pages are in the memfd but not mapped here (after an
- * eviction, or written through another mapping): map the whole block.
- * Holding BUSY keeps a migration from unmapping it under us. */
+ * eviction, access sampling, or a write through another mapping): map the
+ * whole block. Holding BUSY keeps a migration from unmapping it under us. */
 static void map_host(size_t bi)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
@@ -112,6 +112,7 @@ static void map_host(size_t bi)
         return;
     }
     char *a = uvas_block_addr(bi);
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed); /* sampled */
     uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
     atomic_store_explicit(&b->state, seen, memory_order_release);
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);

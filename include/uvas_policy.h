@@ -104,6 +104,8 @@ struct uvas_policy_ops {
     /* The tick period from the policy's parameters; overrides tick_ms. */
     unsigned (*tick_interval)(void *state);
     unsigned flags;            /* UVAS_POLICY_* */
+    /* The tracking from the policy's parameters; overrides flags. */
+    unsigned (*tracking)(void *state);
 };
 
 /* Write tracking: every tick write-protects the host-resident blocks
@@ -111,6 +113,12 @@ struct uvas_policy_ops {
  * takes a fault that counts it and lifts the protection. One fault per
  * written block per tick. */
 #define UVAS_POLICY_TRACK_WRITES 0x1u
+/* Access sampling (reads too): every tick unmaps the host-resident blocks'
+ * pages from the range (they stay in memory); the first access to one in
+ * the next interval takes a minor fault that counts it in accesses[CPU]
+ * and maps the whole block back (Linux NUMA balancing's hinting faults).
+ * One fault per accessed block per tick. */
+#define UVAS_POLICY_TRACK_ACCESS 0x2u
 
 /* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */
 const char *uvas_policy_current(void);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "fault/uffd.h"
@@ -239,11 +240,13 @@ static int request(struct uvas_policy_tick *t, size_t index, int res)
     return UVAS_OK;
 }
 
-/* Write-protect the live host blocks not in a transition (see
- * UVAS_POLICY_TRACK_WRITES); the next write to each is counted. */
-static void arm_write_tracking(const struct uvas_block_view *v, size_t n)
+/* Arm the tracking the policy asked for on the live host blocks not in a
+ * transition: unmap them (any access faults once) or write-protect them
+ * (a write faults once). */
+static void arm_tracking(const struct uvas_block_view *v, size_t n, unsigned flags)
 {
-    if (!uvas_g.uffd.has_wp)
+    bool access = flags & UVAS_POLICY_TRACK_ACCESS;
+    if (!access && !uvas_g.uffd.has_wp)
         return;
     for (size_t k = 0; k < n; k++) {
         if (v[k].residence != UVAS_RES_HOST)
@@ -252,7 +255,11 @@ static void arm_write_tracking(const struct uvas_block_view *v, size_t n)
         uint32_t seen;
         if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen))
             continue;
-        uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(v[k].index), uvas_g.block_size, true);
+        char *a = uvas_block_addr(v[k].index);
+        if (access)
+            madvise(a, uvas_g.block_size, MADV_DONTNEED); /* the memfd keeps the pages */
+        else
+            uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, true);
         atomic_store_explicit(&b->state, seen, memory_order_release);
     }
 }
@@ -288,8 +295,9 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
     };
     ticker.nreq = 0;
     p->ops->tick(p->state, &t);
-    if (p->ops->flags & UVAS_POLICY_TRACK_WRITES)
-        arm_write_tracking(*vp, n);
+    unsigned track = p->ops->tracking ? p->ops->tracking(p->state) : p->ops->flags;
+    if (track & (UVAS_POLICY_TRACK_WRITES | UVAS_POLICY_TRACK_ACCESS))
+        arm_tracking(*vp, n, track);
     /* Demotions first: they make the room promotions need. */
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; i < ticker.nreq; i++) {

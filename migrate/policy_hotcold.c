@@ -1,7 +1,9 @@
 /*
  * hot-cold: every tick, rank blocks by their accesses since the last tick
- * (faults and device accesses of both agents, and CPU writes seen by the
- * write tracking) and keep the hottest ones on the device, up to
+ * (faults and device accesses of both agents, and the CPU accesses the
+ * sampling sees: sample=access (default) counts any access once per tick,
+ * sample=writes only writes, sample=none nothing) and keep the hottest
+ * ones on the device, up to
  * `fraction` of its capacity; demote the rest (HeMem, TPP). Between ticks
  * nothing moves on a fault: accesses are served where the block is.
  */
@@ -14,6 +16,7 @@
 
 struct hotcold {
     double fraction, tick_ms;
+    unsigned track;   /* UVAS_POLICY_TRACK_* from sample= */
     uint32_t *seen;   /* accesses at the last tick, per block index */
     size_t nseen;
     struct hot { size_t i; uint32_t heat; } *rank;
@@ -26,7 +29,20 @@ static int param(void *st, const char *k, const char *v, char *err, size_t n)
         return uvas_policy_number(k, v, 0, 1, &s->fraction, err, n);
     if (!strcmp(k, "tick_ms"))
         return uvas_policy_number(k, v, 1, 60000, &s->tick_ms, err, n);
-    snprintf(err, n, "unknown parameter '%s' (hot-cold takes fraction, tick_ms)", k);
+    if (!strcmp(k, "sample")) {
+        if (!strcmp(v, "access"))
+            s->track = UVAS_POLICY_TRACK_ACCESS;
+        else if (!strcmp(v, "writes"))
+            s->track = UVAS_POLICY_TRACK_WRITES;
+        else if (!strcmp(v, "none"))
+            s->track = 0;
+        else {
+            snprintf(err, n, "sample=%s: use access, writes or none", v);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(err, n, "unknown parameter '%s' (hot-cold takes fraction, tick_ms, sample)", k);
     return -1;
 }
 
@@ -37,6 +53,7 @@ static int init(const char *params, void **state, char *err, size_t n)
         return -1;
     s->fraction = 0.9;
     s->tick_ms = 20;
+    s->track = UVAS_POLICY_TRACK_ACCESS;
     int rc = uvas_policy_params(params, err, n, param, s);
     if (rc) {
         free(s);
@@ -116,6 +133,11 @@ static unsigned interval(void *st)
     return (unsigned)((struct hotcold *)st)->tick_ms;
 }
 
+static unsigned tracking(void *st)
+{
+    return ((struct hotcold *)st)->track;
+}
+
 const struct uvas_policy_ops uvas_policy_hot_cold = {
     .name = "hot-cold",
     .init = init,
@@ -125,5 +147,5 @@ const struct uvas_policy_ops uvas_policy_hot_cold = {
     .tick = tick,
     .tick_ms = 20,
     .tick_interval = interval,
-    .flags = UVAS_POLICY_TRACK_WRITES,
+    .tracking = tracking,
 };

@@ -55,6 +55,8 @@ int main(int argc, char **argv)
     good("interleave:ratio=0.25");
     good("access-counter:threshold=3,thrash=2,window_ms=50");
     good("hot-cold:fraction=0.5,tick_ms=10");
+    good("hot-cold:sample=writes");
+    good("hot-cold:sample=none,fraction=1");
     good("read-mostly");
     char spec[700];
     snprintf(spec, sizeof spec, "%s:every=3", stripe);
@@ -66,6 +68,7 @@ int main(int argc, char **argv)
     bad("access-counter:threshold", "threshold");
     bad("access-counter:threshold=0", "threshold=0");
     bad("hot-cold:tick_ms=abc", "tick_ms=abc");
+    bad("hot-cold:sample=reads", "sample=reads");
     bad("host:x=1", "takes no parameters");
     bad("./no-such-policy.so", "no-such-policy.so");
     snprintf(spec, sizeof spec, "%s:every=0", stripe);

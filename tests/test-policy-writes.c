@@ -15,7 +15,7 @@ int main(void)
     tu_setenv("UVAS_SIZE", "256M");
     tu_setenv("UVAS_BLOCK_SIZE", "64K");
     tu_setenv("UVAS_DEVICE_SIZE", "256K"); /* 4 blocks */
-    tu_setenv("UVAS_POLICY", "hot-cold:fraction=0.75,tick_ms=10");
+    tu_setenv("UVAS_POLICY", "hot-cold:fraction=0.75,tick_ms=10,sample=writes");
     tu_init_env();
     struct uvas_range_desc d = tu_require_uffd();
     if (!d.device_present)

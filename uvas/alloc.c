@@ -415,7 +415,7 @@ void *uvas_calloc(size_t nmemb, size_t size)
      * a slab slot is dirty only if its block was ever populated. */
     struct uvas_block *b = &uvas_g.bt[uvas_block_index(p)];
     if (atomic_load_explicit(&b->kind, RLX) == UVAS_BK_SLAB &&
-        uvas_blk_res(atomic_load_explicit(&b->state, ACQ)) != UVAS_RES_UNPOPULATED)
+        uvas_blk_may_hold_data(atomic_load_explicit(&b->state, ACQ)))
         memset(p, 0, total);
     return p;
 }
@@ -458,7 +458,7 @@ static void copy_populated(char *dst, const char *src, size_t len)
         if (chunk > len - off)
             chunk = len - off;
         uint32_t st = atomic_load_explicit(&uvas_g.bt[uvas_block_index(s)].state, ACQ);
-        if (uvas_blk_res(st) != UVAS_RES_UNPOPULATED)
+        if (uvas_blk_may_hold_data(st))
             memcpy(dst + off, s, chunk);
         off += chunk;
     }

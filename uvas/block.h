@@ -65,6 +65,14 @@ static inline int uvas_blk_res(uint32_t state)
     return (int)(state & UVAS_BLK_RES_MASK);
 }
 
+/* Can the block's memory hold anything but zeros? An untouched block
+ * cannot, unless it is being populated right now: a fill maps its pages
+ * before it publishes, and a thread may already have written to them. */
+static inline bool uvas_blk_may_hold_data(uint32_t state)
+{
+    return uvas_blk_res(state) != 0 /* UVAS_RES_UNPOPULATED */ || (state & UVAS_BLK_BUSY);
+}
+
 /* Try to take the block for a transition out of residence `from`. On
  * success *seen holds the pre-transition state. */
 static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *seen)
