@@ -52,6 +52,11 @@ extern const struct uvas_policy_ops uvas_policy_first_touch, uvas_policy_host,
     uvas_policy_device, uvas_policy_interleave, uvas_policy_access_counter,
     uvas_policy_hot_cold, uvas_policy_read_mostly;
 
+/* Answers several built-ins share (policy_basic.c). */
+int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent);
+int uvas_policy_at_host(void *st, const struct uvas_block_view *b, int agent);
+int uvas_policy_serve_remote(void *st, const struct uvas_block_view *b, int agent, int write);
+
 /* Helpers for policies parsing "k=v,k=v": calls fn for each pair; stops
  * at the first error. Status; err names the bad part. */
 int uvas_policy_params(const char *params, char *err, size_t errlen,

@@ -8,7 +8,7 @@
 
 #include "migrate/policy.h"
 
-static int where_the_agent_is(void *st, const struct uvas_block_view *b, int agent)
+int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent)
 {
     (void)st, (void)b;
     return agent == UVAS_AGENT_DEVICE ? UVAS_RES_DEVICE : UVAS_RES_HOST;
@@ -16,16 +16,16 @@ static int where_the_agent_is(void *st, const struct uvas_block_view *b, int age
 
 const struct uvas_policy_ops uvas_policy_first_touch = {
     .name = "first-touch",
-    .first_touch = where_the_agent_is,
+    .first_touch = uvas_policy_at_agent,
 };
 
-static int on_host(void *st, const struct uvas_block_view *b, int agent)
+int uvas_policy_at_host(void *st, const struct uvas_block_view *b, int agent)
 {
     (void)st, (void)b, (void)agent;
     return UVAS_RES_HOST;
 }
 
-static int stay_put(void *st, const struct uvas_block_view *b, int agent, int write)
+int uvas_policy_serve_remote(void *st, const struct uvas_block_view *b, int agent, int write)
 {
     (void)st, (void)b, (void)agent, (void)write;
     return UVAS_ACTION_REMOTE;
@@ -33,8 +33,8 @@ static int stay_put(void *st, const struct uvas_block_view *b, int agent, int wr
 
 const struct uvas_policy_ops uvas_policy_host = {
     .name = "host",
-    .first_touch = on_host,
-    .fault = stay_put, /* the device reaches host memory where it is */
+    .first_touch = uvas_policy_at_host,
+    .fault = uvas_policy_serve_remote, /* the device reaches host memory where it is */
 };
 
 static int on_device(void *st, const struct uvas_block_view *b, int agent)
@@ -46,7 +46,7 @@ static int on_device(void *st, const struct uvas_block_view *b, int agent)
 const struct uvas_policy_ops uvas_policy_device = {
     .name = "device",
     .first_touch = on_device,
-    .fault = stay_put, /* the CPU maps device memory where the driver can */
+    .fault = uvas_policy_serve_remote, /* the CPU maps device memory where the driver can */
 };
 
 /* ---- interleave ------------------------------------------------------------------ */
@@ -94,5 +94,5 @@ const struct uvas_policy_ops uvas_policy_interleave = {
     .init = interleave_init,
     .fini = free,
     .first_touch = interleave_place,
-    .fault = stay_put,
+    .fault = uvas_policy_serve_remote,
 };

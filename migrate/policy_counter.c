@@ -59,16 +59,10 @@ static int fault(void *st, const struct uvas_block_view *b, int agent, int write
     return b->accesses[agent] >= s->threshold ? UVAS_ACTION_MIGRATE : UVAS_ACTION_REMOTE;
 }
 
-static int where_the_agent_is(void *st, const struct uvas_block_view *b, int agent)
-{
-    (void)st, (void)b;
-    return agent == UVAS_AGENT_DEVICE ? UVAS_RES_DEVICE : UVAS_RES_HOST;
-}
-
 const struct uvas_policy_ops uvas_policy_access_counter = {
     .name = "access-counter",
     .init = init,
     .fini = free,
-    .first_touch = where_the_agent_is,
+    .first_touch = uvas_policy_at_agent,
     .fault = fault,
 };

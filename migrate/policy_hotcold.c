@@ -71,18 +71,6 @@ static void fini(void *st)
     free(s);
 }
 
-static int on_host(void *st, const struct uvas_block_view *b, int agent)
-{
-    (void)st, (void)b, (void)agent;
-    return UVAS_RES_HOST;
-}
-
-static int stay_put(void *st, const struct uvas_block_view *b, int agent, int write)
-{
-    (void)st, (void)b, (void)agent, (void)write;
-    return UVAS_ACTION_REMOTE;
-}
-
 static int hotter(const void *a, const void *b)
 {
     const struct hot *x = a, *y = b;
@@ -142,8 +130,8 @@ const struct uvas_policy_ops uvas_policy_hot_cold = {
     .name = "hot-cold",
     .init = init,
     .fini = fini,
-    .first_touch = on_host,
-    .fault = stay_put,
+    .first_touch = uvas_policy_at_host,
+    .fault = uvas_policy_serve_remote,
     .tick = tick,
     .tick_ms = 20,
     .tick_interval = interval,

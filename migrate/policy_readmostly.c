@@ -5,12 +5,6 @@
  */
 #include "migrate/policy.h"
 
-static int where_the_agent_is(void *st, const struct uvas_block_view *b, int agent)
-{
-    (void)st, (void)b;
-    return agent == UVAS_AGENT_DEVICE ? UVAS_RES_DEVICE : UVAS_RES_HOST;
-}
-
 static int fault(void *st, const struct uvas_block_view *b, int agent, int write)
 {
     (void)st, (void)b;
@@ -19,6 +13,6 @@ static int fault(void *st, const struct uvas_block_view *b, int agent, int write
 
 const struct uvas_policy_ops uvas_policy_read_mostly = {
     .name = "read-mostly",
-    .first_touch = where_the_agent_is,
+    .first_touch = uvas_policy_at_agent,
     .fault = fault,
 };
