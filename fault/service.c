@@ -114,7 +114,7 @@ static void map_host(size_t bi)
     char *a = uvas_block_addr(bi);
     atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed); /* sampled */
     uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
-    atomic_store_explicit(&b->state, seen, memory_order_release);
+    uvas_blk_unbusy(b, seen);
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }
 

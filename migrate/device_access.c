@@ -98,15 +98,17 @@ static bool take(struct uvas_block *b, uint32_t *seen)
         }
         *seen = s;
         if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                  memory_order_acq_rel, memory_order_acquire))
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+            uvas_gate_close(b);
             return true;
+        }
     }
 }
 
 static void give_back(size_t bi, uint32_t seen, int res)
 {
     if (res == uvas_blk_res(seen))
-        atomic_store_explicit(&uvas_g.bt[bi].state, seen, memory_order_release);
+        uvas_blk_unbusy(&uvas_g.bt[bi], seen);
     else
         uvas_blk_publish(&uvas_g.bt[bi], seen, res);
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);

@@ -54,8 +54,10 @@ static bool take(struct uvas_block *b, bool wait, uint32_t *seen)
         if (!(s & UVAS_BLK_BUSY)) {
             *seen = s;
             if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                      memory_order_acq_rel, ACQ))
+                                                      memory_order_acq_rel, ACQ)) {
+                uvas_gate_close(b);
                 return true;
+            }
             continue;
         }
         if (!wait)
@@ -67,7 +69,7 @@ static bool take(struct uvas_block *b, bool wait, uint32_t *seen)
 /* Give a block back unchanged (no new version: nothing moved). */
 static void untake(struct uvas_block *b, uint32_t seen)
 {
-    atomic_store_explicit(&b->state, seen, memory_order_release);
+    uvas_blk_unbusy(b, seen);
 }
 
 static void wake_block(size_t bi)

@@ -260,7 +260,7 @@ static void arm_tracking(const struct uvas_block_view *v, size_t n, unsigned fla
             madvise(a, uvas_g.block_size, MADV_DONTNEED); /* the memfd keeps the pages */
         else
             uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, true);
-        atomic_store_explicit(&b->state, seen, memory_order_release);
+        uvas_blk_unbusy(b, seen);
         /* A fault dropped while we held the block must be retried. */
         uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
     }

@@ -67,8 +67,10 @@ static int take_for_release(struct uvas_block *b, uint32_t *seen)
         }
         *seen = s;
         if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                  memory_order_acq_rel, ACQ))
+                                                  memory_order_acq_rel, ACQ)) {
+            uvas_gate_close(b);
             return uvas_blk_res(s);
+        }
     }
 }
 

@@ -60,6 +60,16 @@ struct uvas_block {
     void *view_park;          /* where the driver thinks a placed CPU view is */
 };
 
+/*
+ * The gate (uvas/gate.h): peers of the job access a block's memory
+ * directly only while the block's gate is open and they hold a pin on it.
+ * A transition closes the gate and waits for the pins to drain before it
+ * moves anything; ending the transition opens the gate with the block's
+ * new residence.
+ */
+void uvas_gate_close(struct uvas_block *b);
+void uvas_gate_open(struct uvas_block *b);
+
 static inline int uvas_blk_res(uint32_t state)
 {
     return (int)(state & UVAS_BLK_RES_MASK);
@@ -81,9 +91,11 @@ static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *s
     if ((s & UVAS_BLK_BUSY) || uvas_blk_res(s) != from)
         return false;
     *seen = s;
-    return atomic_compare_exchange_strong_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                   memory_order_acq_rel,
-                                                   memory_order_acquire);
+    if (!atomic_compare_exchange_strong_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    uvas_gate_close(b);
+    return true;
 }
 
 /* End a transition: new residence, next version, BUSY cleared. */
@@ -91,6 +103,14 @@ static inline void uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res
 {
     uint32_t next = ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
     atomic_store_explicit(&b->state, next, memory_order_release);
+    uvas_gate_open(b);
+}
+
+/* End a transition that moved nothing (same residence, same version). */
+static inline void uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
+{
+    atomic_store_explicit(&b->state, seen, memory_order_release);
+    uvas_gate_open(b);
 }
 
 /* Map and release the table (NORESERVE: untouched entries cost nothing). */

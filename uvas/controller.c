@@ -9,6 +9,7 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/endpoint.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/locality.h"
 #include "uvas/range.h"
@@ -17,6 +18,7 @@
 struct uvas_global uvas_g = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .memfd = -1,
+    .gate_fd = -1,
     .uffd = {.fd = -1},
 };
 
@@ -47,6 +49,9 @@ static void teardown(void)
     uvas_range_unmap(uvas_g.base, uvas_g.size, uvas_g.memfd);
     uvas_slabs_fini(&uvas_g.slabs);
     uvas_extents_fini(&uvas_g.extents);
+    uvas_gate_table_destroy(uvas_g.gates, uvas_g.nblocks, uvas_g.gate_fd);
+    uvas_g.gates = NULL;
+    uvas_g.gate_fd = -1;
     uvas_block_table_destroy(uvas_g.bt, uvas_g.nblocks);
     uvas_policy_close(&uvas_g.policy);
     uvas_g.base = NULL;
@@ -110,20 +115,26 @@ static int start_device_tier(const struct uvas_config *c)
         snprintf(note + used, len - used, ", host tier on NUMA node %d",
                  uvas_g.devtier.dev.numa_node);
     }
-    /* The engine's view of host pages; page tables it builds stay. */
-    if (uvas_g.size <= ((size_t)16 << 40)) {
-        void *a = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                       uvas_g.memfd, 0);
-        if (a != MAP_FAILED) {
-            madvise(a, uvas_g.size, MADV_DONTFORK);
-            uvas_g.alias = a;
-        }
-    }
     if ((rc = uvas_hostcache_init(uvas_g.nblocks)) ||
         (rc = uvas_copier_init(&uvas_g.copier, &uvas_g.devtier.dev)) ||
         (rc = uvas_migrate_async_start()))
         return rc;
     return UVAS_OK;
+}
+
+/* The host tier mapped again without userfaultfd: the engine's view of
+ * host pages (page tables it builds stay) and the transport's, which must
+ * read and write host blocks without faulting while it holds a peer's pin. */
+static void map_alias(void)
+{
+    if (uvas_g.size > ((size_t)16 << 40))
+        return;
+    void *a = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                   uvas_g.memfd, 0);
+    if (a != MAP_FAILED) {
+        madvise(a, uvas_g.size, MADV_DONTFORK);
+        uvas_g.alias = a;
+    }
 }
 
 static int setup(const struct uvas_config *c)
@@ -141,8 +152,9 @@ static int setup(const struct uvas_config *c)
     if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||
         (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
         (rc = uvas_slabs_init(&uvas_g.slabs, c->block_size, uvas_g.nblocks)) ||
+        (rc = uvas_gate_table_create(uvas_g.nblocks, &uvas_g.gate_fd, &uvas_g.gates)) ||
         (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
-        (rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
+        (map_alias(), rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
         (rc = uvas_policy_ticker_start(&uvas_g.policy)) || (rc = uvas_endpoint_start()))
         return rc;
     return UVAS_OK;
