@@ -1,0 +1,302 @@
+/*
+ * Active messages to a block's owner: the path for targets no peer may
+ * touch directly (untouched, in a transition, duplicated, mapped for the
+ * CPU, on a GPU this PE cannot import, or on another node when the
+ * transfer is small). The owner applies the access to its own range
+ * (transport/owner.c) with its own policy in charge, and answers: data for
+ * a get, the old value for an AMO, an acknowledgement for a put (quiet
+ * waits for those).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/job.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+enum { AM_REQ = 17, AM_REP = 18 };
+enum { OP_PUT = 1, OP_GET, OP_AMO, OP_RES };
+
+struct am_req {
+    uint8_t op, amo, width, pad;
+    int32_t src;
+    uint64_t addr, len, operand, compare, cookie;
+};
+
+struct am_rep {
+    uint64_t cookie;  /* 0: a put's acknowledgement */
+    uint64_t value;
+    int32_t status;
+    int32_t pad;
+};
+
+/* What a requester waits on; the cookie is its address. */
+struct pending {
+    _Atomic int done;
+    void *dest;
+    size_t len;
+    uint64_t value;
+    int status;
+};
+
+/* A message that outlives the call sending it: freed on completion. */
+static void free_on_send(void *req, ucs_status_t st, void *user)
+{
+    (void)st;
+    free(user);
+    if (req)
+        ucp_request_free(req);
+}
+
+static void reply(int to, uint64_t cookie, uint64_t value, int status, const void *data,
+                  size_t len)
+{
+    struct am_rep *m = malloc(sizeof *m + len);
+    if (!m) {
+        uvas_warn("out of memory answering PE %d: it will wait", to);
+        return;
+    }
+    *m = (struct am_rep){.cookie = cookie, .value = value, .status = status};
+    if (len)
+        memcpy(m + 1, data, len);
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                              UCP_OP_ATTR_FIELD_USER_DATA,
+                              .cb.send = free_on_send,
+                              .user_data = m};
+    void *r = ucp_am_send_nbx(uvas_job.peers[to].ep, AM_REP, m, sizeof *m, len ? m + 1 : NULL,
+                              len, &rp);
+    if (r == NULL)
+        free(m);
+    else if (UCS_PTR_IS_ERR(r)) {
+        uvas_warn("cannot answer PE %d: %s", to, ucs_status_string(UCS_PTR_STATUS(r)));
+        free(m);
+    }
+}
+
+static void serve(const struct am_req *q, const void *data)
+{
+    atomic_fetch_add_explicit(&uvas_job.am_served, 1, memory_order_relaxed);
+    char *addr = (char *)(uintptr_t)q->addr;
+    int rc;
+    switch (q->op) {
+    case OP_PUT:
+        rc = uvas_owner_write(addr, data, q->len);
+        reply(q->src, q->cookie, 0, rc, NULL, 0);
+        break;
+    case OP_GET: {
+        void *buf = malloc(q->len ? q->len : 1);
+        rc = buf ? uvas_owner_read(buf, addr, q->len) : UVAS_ERR_NOMEM;
+        reply(q->src, q->cookie, 0, rc, buf, rc ? 0 : q->len);
+        free(buf);
+        break;
+    }
+    case OP_AMO: {
+        uint64_t old = 0;
+        rc = uvas_owner_amo(q->amo, addr, q->width, q->operand, q->compare, &old);
+        reply(q->src, q->cookie, old, rc, NULL, 0);
+        break;
+    }
+    case OP_RES: {
+        struct uvas_ptr_info info;
+        rc = uvas_query(addr, &info);
+        reply(q->src, q->cookie, rc ? 0 : (uint64_t)info.residence, rc, NULL, 0);
+        break;
+    }
+    default:
+        uvas_warn("PE %d sent an unknown request %u", q->src, q->op);
+    }
+}
+
+/* A large put arrives by rendezvous: received into a buffer, then served. */
+struct rndv {
+    struct am_req q;
+    char data[];
+};
+
+static void rndv_done(void *req, ucs_status_t st, size_t len, void *user)
+{
+    (void)len;
+    struct rndv *r = user;
+    if (st == UCS_OK)
+        serve(&r->q, r->data);
+    else
+        reply(r->q.src, r->q.cookie, 0, UVAS_ERR_SYS, NULL, 0);
+    free(r);
+    ucp_request_free(req);
+}
+
+static ucs_status_t on_req(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                           const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    if (hlen != sizeof(struct am_req))
+        return UCS_OK;
+    const struct am_req *q = header;
+    if (q->src < 0 || q->src >= uvas_job.n)
+        return UCS_OK;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        struct rndv *r = malloc(sizeof *r + len);
+        if (!r) {
+            reply(q->src, q->cookie, 0, UVAS_ERR_NOMEM, NULL, 0);
+            return UCS_OK;
+        }
+        r->q = *q;
+        ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                  UCP_OP_ATTR_FIELD_USER_DATA,
+                                  .cb.recv_am = rndv_done,
+                                  .user_data = r};
+        void *req = ucp_am_recv_data_nbx(uvas_job.worker, data, r->data, len, &rp);
+        if (req == NULL) { /* completed in place: the callback was not called */
+            serve(&r->q, r->data);
+            free(r);
+        } else if (UCS_PTR_IS_ERR(req)) {
+            reply(q->src, q->cookie, 0, UVAS_ERR_SYS, NULL, 0);
+            free(r);
+        }
+        return UCS_OK;
+    }
+    serve(q, data);
+    return UCS_OK;
+}
+
+static void rep_rndv_done(void *req, ucs_status_t st, size_t len, void *user)
+{
+    (void)len;
+    struct pending *p = user;
+    if (st != UCS_OK)
+        p->status = UVAS_ERR_SYS;
+    atomic_store_explicit(&p->done, 1, memory_order_release);
+    ucp_request_free(req);
+}
+
+static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *data, size_t len,
+                           const ucp_am_recv_param_t *param)
+{
+    (void)arg;
+    if (hlen != sizeof(struct am_rep))
+        return UCS_OK;
+    const struct am_rep *m = header;
+    if (m->cookie == 0) {
+        if (m->status)
+            uvas_warn("a put was refused by its target: %s", uvas_strerror(m->status));
+        atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_release);
+        return UCS_OK;
+    }
+    struct pending *p = (struct pending *)(uintptr_t)m->cookie;
+    p->value = m->value;
+    p->status = m->status;
+    if (len && p->dest && len <= p->len) {
+        if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+            ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                                      UCP_OP_ATTR_FIELD_USER_DATA,
+                                      .cb.recv_am = rep_rndv_done,
+                                      .user_data = p};
+            void *req = ucp_am_recv_data_nbx(uvas_job.worker, data, p->dest, len, &rp);
+            if (req != NULL && !UCS_PTR_IS_ERR(req))
+                return UCS_OK; /* done in the callback */
+            if (UCS_PTR_IS_ERR(req))
+                p->status = UVAS_ERR_SYS;
+        } else {
+            memcpy(p->dest, data, len);
+        }
+    }
+    atomic_store_explicit(&p->done, 1, memory_order_release);
+    return UCS_OK;
+}
+
+int uvas_am_init(void)
+{
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+    };
+    hp.id = AM_REQ;
+    hp.cb = on_req;
+    ucs_status_t st = ucp_worker_set_am_recv_handler(uvas_job.worker, &hp);
+    if (st == UCS_OK) {
+        hp.id = AM_REP;
+        hp.cb = on_rep;
+        st = ucp_worker_set_am_recv_handler(uvas_job.worker, &hp);
+    }
+    return st == UCS_OK ? UVAS_OK
+                        : uvas_fail(UVAS_ERR_SYS, "UCX active message handlers: %s",
+                                    ucs_status_string(st));
+}
+
+/* Send a request; the payload is reusable on return. */
+static int send_req(int pe, struct am_req *q, const void *data, size_t len)
+{
+    q->src = uvas_job.me;
+    ucp_request_param_t rp = {0};
+    void *r = ucp_am_send_nbx(uvas_job.peers[pe].ep, AM_REQ, q, sizeof *q, data, len, &rp);
+    return uvas_ucx_wait(r, "active message");
+}
+
+static int wait_reply(struct pending *p)
+{
+    for (unsigned i = 0; !atomic_load_explicit(&p->done, memory_order_acquire); i++)
+        uvas_ucx_poll(i);
+    return p->status;
+}
+
+int uvas_am_put(int pe, void *dest, const void *src, size_t n)
+{
+    struct am_req q = {.op = OP_PUT, .addr = (uintptr_t)dest, .len = n};
+    atomic_fetch_add_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
+    int rc = send_req(pe, &q, src, n);
+    if (rc)
+        atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
+    else
+        uvas_job_count(UVAS_PATH_AM, n);
+    return rc;
+}
+
+int uvas_am_get(int pe, void *dest, const void *src, size_t n)
+{
+    struct pending p = {.dest = dest, .len = n};
+    struct am_req q = {.op = OP_GET, .addr = (uintptr_t)src, .len = n, .cookie = (uintptr_t)&p};
+    int rc = send_req(pe, &q, NULL, 0);
+    if (rc == UVAS_OK)
+        rc = wait_reply(&p);
+    if (rc == UVAS_OK)
+        uvas_job_count(UVAS_PATH_AM, n);
+    return rc ? uvas_fail(rc, "get of %zu bytes from PE %d failed at the owner", n, pe) : rc;
+}
+
+int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                uint64_t compare, uint64_t *fetched)
+{
+    struct pending p = {0};
+    struct am_req q = {.op = OP_AMO, .amo = (uint8_t)op, .width = (uint8_t)width,
+                       .addr = (uintptr_t)target, .operand = operand, .compare = compare,
+                       .cookie = (uintptr_t)&p};
+    int rc = send_req(pe, &q, NULL, 0);
+    if (rc == UVAS_OK)
+        rc = wait_reply(&p);
+    if (rc == UVAS_OK) {
+        uvas_job_count(UVAS_PATH_AM, width);
+        if (fetched)
+            *fetched = p.value;
+    }
+    return rc ? uvas_fail(rc, "atomic at PE %d failed at the owner", pe) : rc;
+}
+
+int uvas_am_residence(int pe, const void *addr, int *res)
+{
+    struct pending p = {0};
+    struct am_req q = {.op = OP_RES, .addr = (uintptr_t)addr, .cookie = (uintptr_t)&p};
+    int rc = send_req(pe, &q, NULL, 0);
+    if (rc == UVAS_OK)
+        rc = wait_reply(&p);
+    if (rc == UVAS_OK)
+        *res = (int)p.value;
+    return rc;
+}
+
+int uvas_am_quiet(void)
+{
+    for (unsigned i = 0; atomic_load_explicit(&uvas_job.am_pending, memory_order_acquire); i++)
+        uvas_ucx_poll(i);
+    return UVAS_OK;
+}

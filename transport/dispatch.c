@@ -1,0 +1,418 @@
+/*
+ * RMA dispatch by residence. An operation is cut where either side crosses
+ * a block boundary; for each piece the target's gate is pinned (which also
+ * says where the block lives) and, for a source or destination inside our
+ * own range, our own gate too. Then:
+ *
+ *   target host,   local host    store/load through the peer's window   CPU->CPU
+ *   target device, local host    copy engine into the imported slab     CPU->GPU
+ *                                (or a store through its mapping, small)
+ *   target host,   local device  copy engine out of our slot            GPU->CPU
+ *   target device, local device  copy engine slot to slot               GPU->GPU
+ *   anything else                active message to the owner            AM
+ *
+ * Rules that keep this deadlock-free: while a pin is held nothing may
+ * fault on the range (our own side is read and written through the host
+ * alias, which has no userfaultfd) and nothing may wait on UCX (a handler
+ * of the progress thread may itself be waiting for that pin to drain).
+ * So data bound for an active message or for the fault path is first
+ * copied to a bounce buffer and every pin dropped.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/job.h"
+#include "uvas/gate.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+enum side_kind { SIDE_SLOW = 0, SIDE_HOST, SIDE_DEV, SIDE_ZERO };
+
+struct side {
+    enum side_kind kind;
+    char *ptr;                /* SIDE_HOST */
+    struct uvas_devref dev;   /* SIDE_DEV: the block's memory */
+    size_t off;               /* SIDE_DEV: offset in the block */
+    _Atomic uint64_t *pin;    /* held on this gate, or NULL */
+};
+
+static inline size_t block_off(const void *a)
+{
+    return ((uintptr_t)a - (uintptr_t)uvas_g.base) & (uvas_g.block_size - 1);
+}
+
+static void drop(struct side *s)
+{
+    if (s->pin)
+        uvas_gate_unpin(s->pin);
+    s->pin = NULL;
+}
+
+/* A side in our own range (or plain local memory). */
+static void acquire_own(const void *addr, bool write, struct side *s)
+{
+    *s = (struct side){0};
+    if (!uvas_in_range(addr)) {
+        s->kind = SIDE_HOST;
+        s->ptr = (char *)addr;
+        return;
+    }
+    if (!uvas_g.alias)
+        return; /* SIDE_SLOW */
+    _Atomic uint64_t *g = &uvas_g.gates[uvas_block_index(addr)];
+    uint64_t w = uvas_gate_pin(g);
+    s->pin = g;
+    if (uvas_gate_is_open(w)) {
+        switch (uvas_gate_res(w)) {
+        case UVAS_RES_HOST:
+            s->kind = SIDE_HOST;
+            s->ptr = uvas_g.alias + ((const char *)addr - uvas_g.base);
+            return;
+        case UVAS_RES_UNPOPULATED:
+            if (!write) {
+                s->kind = SIDE_ZERO; /* reads as zero; stays untouched */
+                return;
+            }
+            break;
+        case UVAS_RES_DEVICE:
+            if (w & UVAS_GATE_DIRECT) {
+                s->kind = SIDE_DEV;
+                uvas_devpeer_own_slot(uvas_gate_slot(w), &s->dev);
+                s->off = block_off(addr);
+                return;
+            }
+            break;
+        }
+    }
+    drop(s);
+    s->kind = SIDE_SLOW;
+}
+
+/* The target side at a peer whose windows we hold. */
+static void acquire_peer(struct uvas_peer *p, const void *addr, struct side *s)
+{
+    *s = (struct side){0};
+    size_t bi = uvas_block_index(addr);
+    _Atomic uint64_t *g = &p->gates[bi];
+    uint64_t w = uvas_gate_pin(g);
+    s->pin = g;
+    if (uvas_gate_is_open(w)) {
+        if (uvas_gate_res(w) == UVAS_RES_HOST) {
+            s->kind = SIDE_HOST;
+            s->ptr = p->win + ((const char *)addr - uvas_g.base);
+            return;
+        }
+        if (uvas_gate_res(w) == UVAS_RES_DEVICE && (w & UVAS_GATE_DIRECT) &&
+            uvas_devpeer_slot(p, uvas_gate_slot(w), &s->dev) == UVAS_OK) {
+            s->kind = SIDE_DEV;
+            s->off = block_off(addr);
+            return;
+        }
+    }
+    drop(s);
+    s->kind = SIDE_SLOW;
+}
+
+/* Move n bytes from a fast side to a fast side; the path taken. */
+static int transfer(struct side *d, struct side *s, size_t n, int *path)
+{
+    static const char zeros[4096];
+    if (d->kind == SIDE_HOST) {
+        switch (s->kind) {
+        case SIDE_HOST: memcpy(d->ptr, s->ptr, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
+        case SIDE_ZERO: memset(d->ptr, 0, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
+        case SIDE_DEV: *path = UVAS_PATH_GPU_CPU; return uvas_devpeer_read(d->ptr, &s->dev, s->off, n);
+        default: break;
+        }
+    } else if (d->kind == SIDE_DEV) {
+        switch (s->kind) {
+        case SIDE_HOST:
+            if (d->dev.map && n <= uvas_job.devmap_max) {
+                memcpy(d->dev.map + d->off, s->ptr, n);
+                *path = UVAS_PATH_DEV_MAP;
+                return UVAS_OK;
+            }
+            *path = UVAS_PATH_CPU_GPU;
+            return uvas_devpeer_write(&d->dev, d->off, s->ptr, n);
+        case SIDE_ZERO:
+            *path = UVAS_PATH_CPU_GPU;
+            for (size_t k = 0; k < n; k += sizeof zeros) {
+                int rc = uvas_devpeer_write(&d->dev, d->off + k, zeros,
+                                            n - k < sizeof zeros ? n - k : sizeof zeros);
+                if (rc)
+                    return rc;
+            }
+            return UVAS_OK;
+        case SIDE_DEV:
+            *path = UVAS_PATH_GPU_GPU;
+            return uvas_devpeer_copy(&d->dev, d->off, &s->dev, s->off, n);
+        default: break;
+        }
+    }
+    return UVAS_ERR_INVAL;
+}
+
+/* Copy a fast side into plain memory and drop its pin. */
+static int materialize(struct side *s, void *buf, size_t n)
+{
+    int rc = UVAS_OK;
+    switch (s->kind) {
+    case SIDE_HOST: memcpy(buf, s->ptr, n); break;
+    case SIDE_ZERO: memset(buf, 0, n); break;
+    case SIDE_DEV: rc = uvas_devpeer_read(buf, &s->dev, s->off, n); break;
+    default: rc = UVAS_ERR_INVAL;
+    }
+    drop(s);
+    return rc;
+}
+
+/* Bytes from a to the end of its block, capped. */
+static size_t room(const void *a, size_t n)
+{
+    if (!uvas_in_range(a))
+        return n;
+    size_t r = uvas_g.block_size - block_off(a);
+    return n < r ? n : r;
+}
+
+/* ---- UCX: gated RMA on the peer's host alias --------------------------------- */
+
+static uint64_t gate_raddr(struct uvas_peer *p, const void *addr)
+{
+    return p->gates_raddr + uvas_block_index(addr) * sizeof(uint64_t);
+}
+
+static int ucx_gate(struct uvas_peer *p, const void *addr, int64_t delta, uint64_t *old)
+{
+    static const uint64_t minus = (uint64_t)-1, plus = 1;
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                              .datatype = ucp_dt_make_contig(8)};
+    if (old) {
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        rp.reply_buffer = old;
+    }
+    void *r = ucp_atomic_op_nbx(p->ep, UCP_ATOMIC_OP_ADD, delta > 0 ? &plus : &minus, 1,
+                                gate_raddr(p, addr), p->rkey_gates, &rp);
+    if (old)
+        return uvas_ucx_wait(r, "gate atomic");
+    if (UCS_PTR_IS_PTR(r))
+        ucp_request_free(r); /* completes in order after the fence */
+    return UCS_PTR_IS_ERR(r) ? uvas_fail(UVAS_ERR_SYS, "UCX gate release failed") : UVAS_OK;
+}
+
+/* A put or get over ucp RMA if the block is host-resident at p (1), else
+ * 0 (the caller takes the active message path). */
+static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, bool put)
+{
+    if (!p->alias_raddr)
+        return 0;
+    uint64_t w;
+    int rc = ucx_gate(p, remote, 1, &w);
+    if (rc)
+        return rc;
+    if (!uvas_gate_is_open(w) || uvas_gate_res(w) != UVAS_RES_HOST) {
+        rc = ucx_gate(p, remote, -1, NULL);
+        return rc ? rc : 0;
+    }
+    ucp_request_param_t rp = {0};
+    uint64_t raddr = p->alias_raddr + (uint64_t)((char *)remote - uvas_g.base);
+    void *r = put ? ucp_put_nbx(p->ep, local, n, raddr, p->rkey_range, &rp)
+                  : ucp_get_nbx(p->ep, local, n, raddr, p->rkey_range, &rp);
+    rc = uvas_ucx_wait(r, put ? "put" : "get");
+    if (put && rc == UVAS_OK)
+        rc = uvas_ucx_flush(); /* the data is in place before the pin goes */
+    int rc2 = ucx_gate(p, remote, -1, NULL);
+    if (rc == UVAS_OK && rc2 == UVAS_OK)
+        uvas_job_count(UVAS_PATH_UCX_RMA, n);
+    return rc ? rc : rc2 ? rc2 : 1;
+}
+
+/* ---- put --------------------------------------------------------------------- */
+
+/* One piece to a target that needs the slow path: plain source, no pins. */
+static int put_slow(int pe, char *dest, const void *plain, size_t n)
+{
+    if (pe == uvas_job.me) {
+        uvas_job_count(UVAS_PATH_LOCAL, n);
+        return uvas_owner_write(dest, plain, n);
+    }
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (!p->local && n >= uvas_job.ucx_rma_min) {
+        int rc = ucx_rma(p, dest, (void *)plain, n, true);
+        if (rc != 0)
+            return rc < 0 ? rc : UVAS_OK;
+    }
+    return uvas_am_put(pe, dest, plain, n);
+}
+
+static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounce,
+                     size_t *bsize)
+{
+    struct side s, d;
+    acquire_own(src, false, &s);
+    if (s.kind == SIDE_SLOW) { /* through the range, no pins held */
+        if (*bsize < n && !(*bounce = realloc(*bounce, *bsize = n)))
+            return UVAS_ERR_NOMEM;
+        int rc = uvas_owner_read(*bounce, src, n);
+        if (rc)
+            return rc;
+        s = (struct side){.kind = SIDE_HOST, .ptr = *bounce};
+    }
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (pe == uvas_job.me)
+        acquire_own(dest, true, &d);
+    else if (p->local)
+        acquire_peer(p, dest, &d);
+    else
+        d.kind = SIDE_SLOW, d.pin = NULL;
+    if (d.kind != SIDE_SLOW) {
+        int path;
+        int rc = transfer(&d, &s, n, &path);
+        drop(&d);
+        drop(&s);
+        if (rc == UVAS_OK)
+            uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : path, n);
+        return rc;
+    }
+    const void *plain = s.ptr;
+    if (s.pin || s.kind != SIDE_HOST) {
+        if (*bsize < n && !(*bounce = realloc(*bounce, *bsize = n))) {
+            drop(&s);
+            return UVAS_ERR_NOMEM;
+        }
+        int rc = materialize(&s, *bounce, n);
+        if (rc)
+            return rc;
+        plain = *bounce;
+    }
+    return put_slow(pe, dest, plain, n);
+}
+
+int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
+{
+    (void)nbi; /* every path completes the local side before it returns */
+    char *d = dest;
+    const char *s = src;
+    void *bounce = NULL;
+    size_t bsize = 0;
+    int rc = UVAS_OK;
+    while (n && rc == UVAS_OK) {
+        size_t k = room(d, n);
+        k = room(s, k);
+        rc = put_piece(pe, d, s, k, &bounce, &bsize);
+        d += k;
+        s += k;
+        n -= k;
+    }
+    free(bounce);
+    return rc ? uvas_fail(rc, "put to PE %d at %p failed: %s", pe, dest,
+                          *uvas_last_error() ? uvas_last_error() : uvas_strerror(rc))
+              : UVAS_OK;
+}
+
+/* ---- get --------------------------------------------------------------------- */
+
+static int get_slow(int pe, void *plain, const char *src, size_t n)
+{
+    if (pe == uvas_job.me) {
+        uvas_job_count(UVAS_PATH_LOCAL, n);
+        return uvas_owner_read(plain, src, n);
+    }
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (!p->local && n >= uvas_job.ucx_rma_min) {
+        int rc = ucx_rma(p, (void *)src, plain, n, false);
+        if (rc != 0)
+            return rc < 0 ? rc : UVAS_OK;
+    }
+    return uvas_am_get(pe, plain, src, n);
+}
+
+static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounce,
+                     size_t *bsize)
+{
+    struct side s, d;
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (pe == uvas_job.me)
+        acquire_own(src, false, &s);
+    else if (p->local)
+        acquire_peer(p, src, &s);
+    else
+        s.kind = SIDE_SLOW, s.pin = NULL;
+    if (s.kind != SIDE_SLOW) {
+        acquire_own(dest, true, &d);
+        if (d.kind != SIDE_SLOW) {
+            int path;
+            int rc = transfer(&d, &s, n, &path);
+            drop(&d);
+            drop(&s);
+            if (rc == UVAS_OK)
+                uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : path, n);
+            return rc;
+        }
+    }
+    /* Fetch into plain memory with no pins, then place it. */
+    if (*bsize < n && !(*bounce = realloc(*bounce, *bsize = n))) {
+        drop(&s);
+        return UVAS_ERR_NOMEM;
+    }
+    int rc = s.kind != SIDE_SLOW ? materialize(&s, *bounce, n) : get_slow(pe, *bounce, src, n);
+    if (rc == UVAS_OK && s.kind != SIDE_SLOW)
+        uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : UVAS_PATH_CPU_CPU, n);
+    if (rc == UVAS_OK)
+        rc = uvas_in_range(dest) ? uvas_owner_write(dest, *bounce, n)
+                                 : (memcpy(dest, *bounce, n), UVAS_OK);
+    return rc;
+}
+
+int uvas_pe_get(void *dest, const void *src, size_t n, int pe, bool nbi)
+{
+    (void)nbi;
+    char *d = dest;
+    const char *s = src;
+    void *bounce = NULL;
+    size_t bsize = 0;
+    int rc = UVAS_OK;
+    while (n && rc == UVAS_OK) {
+        size_t k = room(d, n);
+        k = room(s, k);
+        rc = get_piece(pe, d, s, k, &bounce, &bsize);
+        d += k;
+        s += k;
+        n -= k;
+    }
+    free(bounce);
+    return rc ? uvas_fail(rc, "get from PE %d at %p failed: %s", pe, src,
+                          *uvas_last_error() ? uvas_last_error() : uvas_strerror(rc))
+              : UVAS_OK;
+}
+
+/* ---- atomics ------------------------------------------------------------------ */
+
+int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                uint64_t compare, uint64_t *fetched, int pe)
+{
+    if ((width != 4 && width != 8) || ((uintptr_t)target & (width - 1)) ||
+        (unsigned)op >= UVAS_AMO_COUNT)
+        return uvas_fail(UVAS_ERR_INVAL, "atomic on %p: width %zu or operation %d is not "
+                         "supported (4 or 8 bytes, naturally aligned)", target, width, (int)op);
+    if (pe == uvas_job.me) {
+        uvas_job_count(UVAS_PATH_LOCAL, width);
+        return uvas_owner_amo(op, target, width, operand, compare, fetched);
+    }
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (p->local) {
+        _Atomic uint64_t *g = &p->gates[uvas_block_index(target)];
+        uint64_t w = uvas_gate_pin(g);
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
+            uint64_t old = uvas_amo_apply(op, p->win + ((char *)target - uvas_g.base), width,
+                                          operand, compare);
+            uvas_gate_unpin(g);
+            if (fetched)
+                *fetched = old;
+            uvas_job_count(UVAS_PATH_CPU_CPU, width);
+            return UVAS_OK;
+        }
+        uvas_gate_unpin(g);
+    }
+    return uvas_am_amo(pe, op, target, width, operand, compare, fetched);
+}

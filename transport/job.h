@@ -1,0 +1,166 @@
+/*
+ * The job as this PE sees it: who the peers are, how each is reached, and
+ * the UCX worker. One per process (uvas_job), set up by uvas_pe_init.
+ */
+#ifndef UVAS_TRANSPORT_JOB_H
+#define UVAS_TRANSPORT_JOB_H
+
+#include <pmix.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <ucp/api/ucp.h>
+#include <vulkan/vulkan.h>
+
+#include "transport/pe.h"
+
+/* A peer's device slab imported into this PE's Vulkan device. */
+struct uvas_peer_slab {
+    int state;            /* 0 not tried, 1 imported, -1 unavailable */
+    VkDeviceMemory mem;
+    VkBuffer buf;
+    char *map;            /* the slab's fd mapped (lavapipe), else NULL */
+    size_t map_len;
+};
+
+/* What a PE publishes about its device tier (modex and HELLO). */
+struct uvas_dev_desc {
+    uint64_t slab_bytes;
+    uint32_t slots_per_slab;
+    uint32_t fd_mappable;
+    uint64_t fd_base;
+    uint8_t uuid[16];     /* VkPhysicalDeviceIDProperties::deviceUUID */
+    uint32_t present;
+    uint32_t pad;
+};
+
+struct uvas_peer {
+    int rank;
+    pid_t pid;
+    bool local;               /* same node and windows enabled */
+    char *win;                /* the peer's host tier mapped here */
+    _Atomic uint64_t *gates;  /* the peer's gate table mapped here */
+    size_t gates_len;
+    char sock_path[108];      /* the peer's fd server */
+    struct uvas_dev_desc dev;
+    bool dev_same;            /* same GPU as ours: its slabs can be imported */
+    pthread_mutex_t slab_mu;
+    struct uvas_peer_slab *slabs;
+    uint32_t nslabs;
+    ucp_ep_h ep;
+    ucp_rkey_h rkey_range, rkey_gates;
+    uint64_t gates_raddr;     /* the peer's gate table in its address space */
+    uint64_t alias_raddr;     /* the peer's host alias (0: no RMA, messages only) */
+};
+
+struct uvas_job {
+    bool up;
+    bool pmix;                /* launched by a PMIx server (mpirun) */
+    pmix_proc_t proc;
+    int me, n;
+    bool windows;             /* intra-node windows on (UVAS_TRANSPORT) */
+    struct uvas_peer *peers;
+    /* UCX */
+    ucp_context_h ctx;
+    ucp_worker_h worker;
+    ucp_mem_h mem_range, mem_gates;
+    pthread_t progress;
+    int stop_fd;              /* eventfd that stops the progress thread */
+    bool progress_running;
+    /* the fd server */
+    int listen_fd;
+    pthread_t server;
+    bool server_running;
+    char sock_path[108];
+    /* operations */
+    _Atomic uint64_t am_pending;   /* AM puts and AMOs not acknowledged */
+    uint64_t *sync;                /* internal symmetric area (barrier) */
+    uint64_t barrier_epoch;
+    pthread_mutex_t barrier_mu;
+    size_t devmap_max;             /* largest write through a device mapping */
+    size_t ucx_rma_min;            /* smallest transfer over ucp RMA */
+    /* statistics */
+    _Atomic uint64_t ops[UVAS_PATH_COUNT], bytes[UVAS_PATH_COUNT];
+    _Atomic uint64_t am_served;
+};
+
+extern struct uvas_job uvas_job;
+
+static inline void uvas_job_count(int path, size_t bytes)
+{
+    atomic_fetch_add_explicit(&uvas_job.ops[path], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&uvas_job.bytes[path], bytes, memory_order_relaxed);
+}
+
+/* boot.c: PMIx bootstrap and the exchange of what PEs publish. */
+int uvas_boot_start(void);
+int uvas_boot_put(const char *key, const void *data, size_t len);
+int uvas_boot_fence(void);
+int uvas_boot_get(int rank, const char *key, void *data, size_t len);
+int uvas_boot_get_alloc(int rank, const char *key, void **data, size_t *len);
+void uvas_boot_abort(int status, const char *msg);
+void uvas_boot_stop(void);
+
+/* window.c: the fd server and the windows onto local peers. */
+int uvas_window_serve(void);
+int uvas_window_open(struct uvas_peer *p);
+void uvas_window_close(struct uvas_peer *p);
+void uvas_window_stop(void);
+/* Ask p for the descriptor of its device slab `slab`. Status. */
+int uvas_window_slab_fd(struct uvas_peer *p, uint32_t slab, int *fd);
+
+/* ucx.c: context, worker, endpoints, progress thread. */
+int uvas_ucx_start(void);
+int uvas_ucx_connect(void);
+void uvas_ucx_stop(void);
+/* Wait for a request (NULL or a status pointer: done). Status. */
+int uvas_ucx_wait(void *req, const char *what);
+int uvas_ucx_flush(void);
+/* Progress once; yield the CPU when asked (oversubscribed nodes). */
+void uvas_ucx_poll(unsigned spins);
+
+/* am.c: active messages to a block's owner. */
+int uvas_am_init(void);
+int uvas_am_put(int pe, void *dest, const void *src, size_t n);
+int uvas_am_get(int pe, void *dest, const void *src, size_t n);
+int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                uint64_t compare, uint64_t *fetched);
+int uvas_am_residence(int pe, const void *addr, int *res);
+int uvas_am_quiet(void);
+
+/* devpeer.c: the device side of transfers. */
+struct uvas_devref {
+    VkBuffer buf;
+    VkDeviceSize off;
+    char *map;               /* a CPU mapping of the same bytes, or NULL */
+};
+int uvas_devpeer_init(void);
+void uvas_devpeer_fini(void);
+void uvas_devpeer_describe(struct uvas_dev_desc *d);
+/* Where slot `slot` of peer p is, importing its slab on first use. */
+int uvas_devpeer_slot(struct uvas_peer *p, uint32_t slot, struct uvas_devref *out);
+/* Where our own slot is. */
+void uvas_devpeer_own_slot(uint32_t slot, struct uvas_devref *out);
+void uvas_devpeer_release_peer(struct uvas_peer *p);
+/* Copies through the copy engine; host memory of any kind on one side
+ * (staged). */
+int uvas_devpeer_write(const struct uvas_devref *dst, size_t off, const void *src, size_t n);
+int uvas_devpeer_read(void *dst, const struct uvas_devref *src, size_t off, size_t n);
+int uvas_devpeer_copy(const struct uvas_devref *dst, size_t doff, const struct uvas_devref *src,
+                      size_t soff, size_t n);
+
+/* owner.c: this PE applying an access to its own range (AM handlers,
+ * own-PE operations): through the host alias or its device memory where
+ * the block is, through the range (faults, policy) otherwise. */
+int uvas_owner_write(char *addr, const void *src, size_t n);
+int uvas_owner_read(void *dst, const char *addr, size_t n);
+int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                   uint64_t compare, uint64_t *fetched);
+
+/* AMO arithmetic on a local word (shared by every path). */
+uint64_t uvas_amo_apply(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                        uint64_t compare);
+
+#endif

@@ -1,0 +1,178 @@
+/*
+ * This PE applying an access to its own range, for a peer's active message
+ * or for an operation whose target is this PE. Where the block is held
+ * open (pinned) at the host, through the host alias, which never faults;
+ * at the device, through the copy engine, so a peer's put does not pull
+ * the block back to the CPU; otherwise through the range itself, where
+ * the fault path and this PE's policy decide (an untouched block is placed
+ * by them).
+ */
+#include <string.h>
+
+#include "transport/job.h"
+#include "uvas/gate.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+uint64_t uvas_amo_apply(enum uvas_amo_op op, void *t, size_t width, uint64_t v, uint64_t cmp)
+{
+#define AMO_CASES(T)                                                                          \
+    do {                                                                                      \
+        T *p = t, x = (T)v, c = (T)cmp;                                                       \
+        switch (op) {                                                                         \
+        case UVAS_AMO_FETCH: return (uint64_t)__atomic_load_n(p, __ATOMIC_SEQ_CST);            \
+        case UVAS_AMO_SET: __atomic_store_n(p, x, __ATOMIC_SEQ_CST); return 0;                 \
+        case UVAS_AMO_SWAP: return (uint64_t)__atomic_exchange_n(p, x, __ATOMIC_SEQ_CST);      \
+        case UVAS_AMO_CSWAP:                                                                  \
+            __atomic_compare_exchange_n(p, &c, x, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);  \
+            return (uint64_t)c;                                                               \
+        case UVAS_AMO_ADD: return (uint64_t)__atomic_fetch_add(p, x, __ATOMIC_SEQ_CST);        \
+        case UVAS_AMO_AND: return (uint64_t)__atomic_fetch_and(p, x, __ATOMIC_SEQ_CST);        \
+        case UVAS_AMO_OR: return (uint64_t)__atomic_fetch_or(p, x, __ATOMIC_SEQ_CST);          \
+        case UVAS_AMO_XOR: return (uint64_t)__atomic_fetch_xor(p, x, __ATOMIC_SEQ_CST);        \
+        default: return 0;                                                                    \
+        }                                                                                     \
+    } while (0)
+    if (width == 4)
+        AMO_CASES(uint32_t);
+    AMO_CASES(uint64_t);
+#undef AMO_CASES
+}
+
+/* Pin our own gate of the block holding addr; the word as it was. */
+static _Atomic uint64_t *own_gate(const char *addr)
+{
+    return &uvas_g.gates[uvas_block_index(addr)];
+}
+
+static char *alias_of(const char *addr)
+{
+    return uvas_g.alias + (addr - uvas_g.base);
+}
+
+/* One piece within a block. */
+static int write_piece(char *addr, const void *src, size_t n)
+{
+    if (uvas_g.alias) {
+        _Atomic uint64_t *g = own_gate(addr);
+        uint64_t w = uvas_gate_pin(g);
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
+            memcpy(alias_of(addr), src, n);
+            uvas_gate_unpin(g);
+            return UVAS_OK;
+        }
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_DEVICE &&
+            (w & UVAS_GATE_DIRECT)) {
+            struct uvas_devref d;
+            uvas_devpeer_own_slot(uvas_gate_slot(w), &d);
+            size_t off = (size_t)(addr - uvas_g.base) & (uvas_g.block_size - 1);
+            int rc = uvas_devpeer_write(&d, off, src, n);
+            uvas_gate_unpin(g);
+            return rc;
+        }
+        uvas_gate_unpin(g);
+    }
+    memcpy(addr, src, n); /* faults: the policy places or moves the block */
+    return UVAS_OK;
+}
+
+static int read_piece(void *dst, const char *addr, size_t n)
+{
+    if (uvas_g.alias) {
+        _Atomic uint64_t *g = own_gate(addr);
+        uint64_t w = uvas_gate_pin(g);
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
+            memcpy(dst, alias_of(addr), n);
+            uvas_gate_unpin(g);
+            return UVAS_OK;
+        }
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_UNPOPULATED) {
+            memset(dst, 0, n); /* never touched reads as zero; leave it untouched */
+            uvas_gate_unpin(g);
+            return UVAS_OK;
+        }
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_DEVICE &&
+            (w & UVAS_GATE_DIRECT)) {
+            struct uvas_devref d;
+            uvas_devpeer_own_slot(uvas_gate_slot(w), &d);
+            size_t off = (size_t)(addr - uvas_g.base) & (uvas_g.block_size - 1);
+            int rc = uvas_devpeer_read(dst, &d, off, n);
+            uvas_gate_unpin(g);
+            return rc;
+        }
+        uvas_gate_unpin(g);
+    }
+    memcpy(dst, addr, n);
+    return UVAS_OK;
+}
+
+static size_t piece_len(const char *addr, size_t n)
+{
+    size_t room = uvas_g.block_size - ((size_t)(addr - uvas_g.base) & (uvas_g.block_size - 1));
+    return n < room ? n : room;
+}
+
+int uvas_owner_write(char *addr, const void *src, size_t n)
+{
+    if (!uvas_in_range(addr) || (size_t)(uvas_g.base + uvas_g.size - addr) < n)
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "address %p is outside the symmetric range",
+                         (void *)addr);
+    const char *s = src;
+    while (n) {
+        size_t k = piece_len(addr, n);
+        int rc = write_piece(addr, s, k);
+        if (rc)
+            return rc;
+        addr += k;
+        s += k;
+        n -= k;
+    }
+    return UVAS_OK;
+}
+
+int uvas_owner_read(void *dst, const char *addr, size_t n)
+{
+    if (!uvas_in_range(addr) || (size_t)(uvas_g.base + uvas_g.size - addr) < n)
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "address %p is outside the symmetric range",
+                         (const void *)addr);
+    char *d = dst;
+    while (n) {
+        size_t k = piece_len(addr, n);
+        int rc = read_piece(d, addr, k);
+        if (rc)
+            return rc;
+        addr += k;
+        d += k;
+        n -= k;
+    }
+    return UVAS_OK;
+}
+
+int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                   uint64_t compare, uint64_t *fetched)
+{
+    if (!uvas_in_range(target) || ((uintptr_t)target & (width - 1)))
+        return uvas_fail(UVAS_ERR_INVAL, "atomic target %p is outside the range or not "
+                         "%zu-byte aligned", target, width);
+    /* Host-resident and held open: on the host page itself, as peers'
+     * direct atomics are. Elsewhere through the range: a device-resident
+     * block comes back to (or is mapped for) the CPU, which is where
+     * atomics of every path meet. */
+    uint64_t old;
+    if (uvas_g.alias) {
+        _Atomic uint64_t *g = own_gate(target);
+        uint64_t w = uvas_gate_pin(g);
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
+            old = uvas_amo_apply(op, alias_of(target), width, operand, compare);
+            uvas_gate_unpin(g);
+            if (fetched)
+                *fetched = old;
+            return UVAS_OK;
+        }
+        uvas_gate_unpin(g);
+    }
+    old = uvas_amo_apply(op, target, width, operand, compare);
+    if (fetched)
+        *fetched = old;
+    return UVAS_OK;
+}

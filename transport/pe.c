@@ -1,0 +1,412 @@
+/*
+ * The PE layer's life cycle and synchronisation: bootstrap, the agreement
+ * on one range, connections, barrier, quiet, queries (transport/pe.h).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "transport/job.h"
+#include "uvas/config.h"
+#include "uvas/gate.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+struct uvas_job uvas_job = {.listen_fd = -1, .stop_fd = -1,
+                            .barrier_mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* What each PE publishes before the first fence. */
+struct init_rec {
+    int32_t status;
+    int32_t pid;
+    uint64_t base, size, block;
+    char host[64];
+    char sock[108];
+    char msg[256];
+    struct uvas_dev_desc dev;
+};
+
+#define SYNC_WORDS 64 /* barrier rounds: log2 of any job size */
+
+static int env_size(const char *name, size_t dflt, size_t *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        *out = dflt;
+        return UVAS_OK;
+    }
+    if (uvas_parse_size(v, out))
+        return uvas_fail(UVAS_ERR_ENV, "%s='%s' is not a size (e.g. 4096, 64K, 2M)", name, v);
+    return UVAS_OK;
+}
+
+/* SHMEM_SYMMETRIC_SIZE bounds the range (the host heap and, for blocks that
+ * move, their device copies' addresses) unless UVAS_SIZE says otherwise. */
+static int options_from_env(struct uvas_options *o)
+{
+    *o = (struct uvas_options){0};
+    const char *s = getenv("SHMEM_SYMMETRIC_SIZE");
+    if (s && *s && !getenv("UVAS_SIZE")) {
+        size_t host, dev;
+        int rc = env_size("SHMEM_SYMMETRIC_SIZE", 0, &host);
+        if (rc == UVAS_OK)
+            rc = env_size("SHMEM_DEVICE_SYMMETRIC_SIZE", 0, &dev);
+        if (rc)
+            return rc;
+        size_t sz = host + dev;
+        sz = (sz + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
+        o->size = sz < UVAS_MIN_SIZE ? UVAS_MIN_SIZE : sz;
+    }
+    return UVAS_OK;
+}
+
+static int transport_env(void)
+{
+    const char *t = getenv("UVAS_TRANSPORT");
+    if (!t || !*t || !strcasecmp(t, "auto"))
+        uvas_job.windows = true;
+    else if (!strcasecmp(t, "ucx"))
+        uvas_job.windows = false;
+    else
+        return uvas_fail(UVAS_ERR_ENV, "UVAS_TRANSPORT='%s': use auto (shared windows between "
+                         "PEs of a node, UCX between nodes) or ucx (UCX only)", t);
+    int rc = env_size("UVAS_DEVMAP_MAX", 4096, &uvas_job.devmap_max);
+    if (rc == UVAS_OK)
+        rc = env_size("UVAS_UCX_RMA_MIN", 16384, &uvas_job.ucx_rma_min);
+    return rc;
+}
+
+/* A transition has waited seconds for a peer's pin: is that peer alive? */
+static void gate_stuck(size_t block, double secs)
+{
+    for (int r = 0; r < uvas_job.n; r++) {
+        struct uvas_peer *p = &uvas_job.peers[r];
+        if (r != uvas_job.me && p->local && kill(p->pid, 0) < 0 && errno == ESRCH) {
+            fprintf(stderr, "uvas: PE %d: PE %d (pid %d) died holding block %zu for %.0f s; "
+                    "ending the job\n", uvas_job.me, r, (int)p->pid, block, secs);
+            uvas_pe_global_exit(1);
+        }
+    }
+    uvas_warn("block %zu: a peer's access has held its migration for %.0f s", block, secs);
+}
+
+static int agree(const struct init_rec *mine)
+{
+    char first_err[400] = "";
+    int bad = -1;
+    for (int r = 0; r < uvas_job.n; r++) {
+        struct init_rec rec;
+        int rc = r == uvas_job.me ? (rec = *mine, UVAS_OK)
+                                  : uvas_boot_get(r, "uvas.init", &rec, sizeof rec);
+        if (rc)
+            return rc;
+        struct uvas_peer *p = &uvas_job.peers[r];
+        p->rank = r;
+        p->pid = rec.pid;
+        pthread_mutex_init(&p->slab_mu, NULL);
+        snprintf(p->sock_path, sizeof p->sock_path, "%s", rec.sock);
+        p->dev = rec.dev;
+        rec.msg[sizeof rec.msg - 1] = 0;
+        if (bad < 0 && rec.status) {
+            bad = r;
+            snprintf(first_err, sizeof first_err, "PE %d could not start: %s", r, rec.msg);
+        } else if (bad < 0 && (rec.base != mine->base || rec.size != mine->size ||
+                               rec.block != mine->block)) {
+            bad = r;
+            snprintf(first_err, sizeof first_err, "PE %d's range (base %#lx, %lu bytes, "
+                     "blocks of %lu) differs from PE %d's (base %#lx, %lu, %lu): give every "
+                     "PE the same UVAS_BASE, UVAS_SIZE and UVAS_BLOCK_SIZE", r,
+                     (unsigned long)rec.base, (unsigned long)rec.size,
+                     (unsigned long)rec.block, uvas_job.me, (unsigned long)mine->base,
+                     (unsigned long)mine->size, (unsigned long)mine->block);
+        }
+        p->local = uvas_job.windows && r != uvas_job.me && !strcmp(rec.host, mine->host);
+        p->dev_same = rec.dev.present && mine->dev.present &&
+                      !memcmp(rec.dev.uuid, mine->dev.uuid, sizeof rec.dev.uuid);
+    }
+    if (bad >= 0)
+        return uvas_fail(UVAS_ERR_ADDR_IN_USE, "%s", first_err);
+    return UVAS_OK;
+}
+
+static void teardown(void)
+{
+    if (uvas_job.peers) {
+        for (int r = 0; r < uvas_job.n; r++) {
+            uvas_devpeer_release_peer(&uvas_job.peers[r]);
+            uvas_window_close(&uvas_job.peers[r]);
+        }
+    }
+    uvas_ucx_stop();
+    uvas_window_stop();
+    uvas_devpeer_fini();
+    uvas_gate_stuck_hook = NULL;
+    free(uvas_job.peers);
+    uvas_job.peers = NULL;
+    uvas_job.sync = NULL;
+}
+
+int uvas_pe_init(int requested, int *provided)
+{
+    (void)requested;
+    uvas_clear_error();
+    if (provided)
+        *provided = UVAS_PE_THREAD_MULTIPLE;
+    if (uvas_job.up)
+        return UVAS_OK;
+    int rc = transport_env();
+    if (rc == UVAS_OK)
+        rc = uvas_boot_start();
+    if (rc)
+        return rc;
+    struct init_rec mine = {.pid = getpid()};
+    gethostname(mine.host, sizeof mine.host - 1);
+    struct uvas_options o;
+    rc = options_from_env(&o);
+    if (rc == UVAS_OK)
+        rc = uvas_init(&o);
+    if (rc == UVAS_OK && uvas_job.n > 1 && uvas_g.base != (char *)UVAS_DEFAULT_BASE &&
+        !getenv("UVAS_BASE"))
+        rc = uvas_fail(UVAS_ERR_ADDR_IN_USE, "the range is not at a fixed base (this build "
+                       "lets the kernel choose it): set UVAS_BASE for a job of %d PEs",
+                       uvas_job.n);
+    if (rc == UVAS_OK && uvas_job.pmix)
+        rc = uvas_window_serve();
+    if (rc == UVAS_OK && uvas_job.pmix)
+        rc = uvas_ucx_start();
+    if (rc == UVAS_OK) {
+        mine.base = (uintptr_t)uvas_g.base;
+        mine.size = uvas_g.size;
+        mine.block = uvas_g.block_size;
+        snprintf(mine.sock, sizeof mine.sock, "%s", uvas_job.sock_path);
+        uvas_devpeer_describe(&mine.dev);
+    } else {
+        mine.status = rc;
+        snprintf(mine.msg, sizeof mine.msg, "%s", uvas_last_error());
+    }
+    /* Every PE reaches the fence, failed or not, so none waits for ever. */
+    int rc2 = uvas_boot_put("uvas.init", &mine, sizeof mine);
+    if (rc2 == UVAS_OK)
+        rc2 = uvas_boot_fence();
+    if (rc2) {
+        teardown();
+        return rc2;
+    }
+    uvas_job.peers = calloc((size_t)uvas_job.n, sizeof *uvas_job.peers);
+    if (!uvas_job.peers)
+        return uvas_fail(UVAS_ERR_NOMEM, "out of memory for %d peers", uvas_job.n);
+    int own = rc;
+    rc = agree(&mine);
+    if (rc || own) {
+        char keep[512];
+        snprintf(keep, sizeof keep, "%s", own ? mine.msg : uvas_last_error());
+        teardown();
+        if (atomic_load(&uvas_g.ready))
+            uvas_finalize();
+        uvas_boot_stop();
+        return uvas_fail(own ? own : rc, "%s", keep);
+    }
+    if (uvas_job.pmix && (rc = uvas_ucx_connect()))
+        goto fail;
+    for (int r = 0; r < uvas_job.n; r++)
+        if (uvas_job.peers[r].local && (rc = uvas_window_open(&uvas_job.peers[r])))
+            goto fail;
+    if ((rc = uvas_devpeer_init()))
+        goto fail;
+    uvas_gate_stuck_hook = gate_stuck;
+    /* The first allocation of every PE: the same address everywhere. */
+    uvas_job.sync = uvas_malloc_hint(SYNC_WORDS * sizeof(uint64_t), UVAS_HINT_HOST);
+    if (!uvas_job.sync) {
+        rc = uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the barrier words: %s",
+                       uvas_last_error());
+        goto fail;
+    }
+    memset(uvas_job.sync, 0, SYNC_WORDS * sizeof(uint64_t)); /* placed before peers use it */
+    uvas_job.barrier_epoch = 0;
+    uvas_job.up = true;
+    if ((rc = uvas_boot_fence()))
+        goto fail;
+    return UVAS_OK;
+fail:;
+    char keep[512];
+    snprintf(keep, sizeof keep, "%s", uvas_last_error());
+    uvas_job.up = false;
+    teardown();
+    uvas_finalize();
+    uvas_boot_stop();
+    return uvas_fail(rc, "%s", keep);
+}
+
+bool uvas_pe_initialized(void)
+{
+    return uvas_job.up;
+}
+
+int uvas_pe_finalize(void)
+{
+    uvas_clear_error();
+    if (!uvas_job.up)
+        return uvas_fail(UVAS_ERR_NOT_INIT, "the PE layer is not initialised");
+    int rc = uvas_pe_barrier_all();
+    uvas_job.up = false;
+    teardown();
+    uvas_finalize();
+    uvas_boot_stop();
+    return rc;
+}
+
+int uvas_pe_me(void)
+{
+    return uvas_job.me;
+}
+
+int uvas_pe_count(void)
+{
+    return uvas_job.n;
+}
+
+_Noreturn void uvas_pe_global_exit(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    uvas_boot_abort(status, "uvas: global exit");
+    _exit(status);
+}
+
+int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
+{
+    if (!uvas_job.up)
+        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: call shmem_init first", call);
+    if (pe < 0 || pe >= uvas_job.n)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: PE %d is out of range (the job has %d PEs: "
+                         "0..%d)", call, pe, uvas_job.n, uvas_job.n - 1);
+    const char *a = addr;
+    if (!uvas_in_range(a) || (len && (size_t)(uvas_g.base + uvas_g.size - a) < len))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not symmetric (not from shmem_malloc "
+                         "and friends; the symmetric range is [%p, %p))", call, addr,
+                         (void *)uvas_g.base, (void *)(uvas_g.base + uvas_g.size));
+    if (!atomic_load_explicit(&uvas_g.bt[uvas_block_index(a)].owner, memory_order_relaxed) ||
+        (len && !atomic_load_explicit(&uvas_g.bt[uvas_block_index(a + len - 1)].owner,
+                                      memory_order_relaxed)))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not inside a live symmetric "
+                         "allocation (freed, or never allocated)", call, addr, len);
+    return UVAS_OK;
+}
+
+int uvas_pe_quiet(void)
+{
+    int rc = UVAS_OK;
+    if (uvas_job.n > 1 && uvas_job.worker)
+        rc = uvas_am_quiet();
+    atomic_thread_fence(memory_order_seq_cst);
+    return rc;
+}
+
+int uvas_pe_fence(void)
+{
+    return uvas_pe_quiet();
+}
+
+/* Is some local peer gone? (Under mpirun the launcher ends the job too;
+ * this bounds the wait when it does not.) */
+static void check_peers_alive(void)
+{
+    for (int r = 0; r < uvas_job.n; r++) {
+        struct uvas_peer *p = &uvas_job.peers[r];
+        if (r != uvas_job.me && p->local && kill(p->pid, 0) < 0 && errno == ESRCH) {
+            fprintf(stderr, "uvas: PE %d: PE %d (pid %d) is gone; ending the job\n",
+                    uvas_job.me, r, (int)p->pid);
+            uvas_pe_global_exit(1);
+        }
+    }
+}
+
+int uvas_pe_sync_all(void)
+{
+    if (!uvas_job.up)
+        return uvas_fail(UVAS_ERR_NOT_INIT, "barrier: call shmem_init first");
+    if (uvas_job.n == 1)
+        return UVAS_OK;
+    /* Dissemination: in round k, signal PE me+2^k, wait for PE me-2^k. */
+    pthread_mutex_lock(&uvas_job.barrier_mu);
+    uint64_t epoch = ++uvas_job.barrier_epoch;
+    int rc = UVAS_OK;
+    for (int k = 0, d = 1; d < uvas_job.n && rc == UVAS_OK; k++, d <<= 1) {
+        int to = (uvas_job.me + d) % uvas_job.n;
+        rc = uvas_pe_amo(UVAS_AMO_ADD, &uvas_job.sync[k], 8, 1, 0, NULL, to);
+        for (unsigned i = 0; rc == UVAS_OK &&
+                             __atomic_load_n(&uvas_job.sync[k], __ATOMIC_ACQUIRE) < epoch;
+             i++) {
+            if (uvas_job.worker)
+                uvas_ucx_poll(i);
+            else
+                sched_yield();
+            if ((i & 0xffff) == 0xffff)
+                check_peers_alive();
+        }
+    }
+    pthread_mutex_unlock(&uvas_job.barrier_mu);
+    return rc;
+}
+
+int uvas_pe_barrier_all(void)
+{
+    int rc = uvas_pe_quiet();
+    return rc ? rc : uvas_pe_sync_all();
+}
+
+void *uvas_pe_ptr(const void *dest, int pe)
+{
+    if (!uvas_job.up || pe < 0 || pe >= uvas_job.n || !uvas_in_range(dest))
+        return NULL;
+    if (pe == uvas_job.me)
+        return (void *)dest;
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    return p->win ? p->win + ((const char *)dest - uvas_g.base) : NULL;
+}
+
+int uvas_pe_residence(const void *addr, int pe)
+{
+    int rc = uvas_pe_check("shmemx_residence", addr, 1, pe);
+    if (rc)
+        return rc;
+    if (pe == uvas_job.me) {
+        struct uvas_ptr_info info;
+        rc = uvas_query(addr, &info);
+        return rc ? rc : info.residence;
+    }
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (p->gates)
+        return uvas_gate_res(atomic_load_explicit(&p->gates[uvas_block_index(addr)],
+                                                  memory_order_acquire));
+    int res;
+    rc = uvas_am_residence(pe, addr, &res);
+    return rc ? rc : res;
+}
+
+int uvas_pe_stats_get(struct uvas_pe_stats *st)
+{
+    if (!st)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pe_stats_get: NULL");
+    memset(st, 0, sizeof *st);
+    for (int i = 0; i < UVAS_PATH_COUNT; i++) {
+        st->ops[i] = atomic_load(&uvas_job.ops[i]);
+        st->bytes[i] = atomic_load(&uvas_job.bytes[i]);
+    }
+    st->am_served = atomic_load(&uvas_job.am_served);
+    st->gate_waits = uvas_gate_waits();
+    return UVAS_OK;
+}
+
+const char *uvas_pe_path_name(int path)
+{
+    static const char *const names[UVAS_PATH_COUNT] = {
+        "local", "cpu-cpu", "cpu-gpu", "gpu-cpu", "gpu-gpu", "device-map", "active-message",
+        "ucx-rma"};
+    return path >= 0 && path < UVAS_PATH_COUNT ? names[path] : "?";
+}

@@ -1,0 +1,285 @@
+/*
+ * Windows onto the local peers: each PE serves its host tier's memfd, its
+ * gate table and its device slabs' descriptors over a Unix socket (in
+ * /tmp/uvas-<uid>, a directory only the user enters), and hands them only
+ * to a process of the same user that is a PE of the same job: the peer's
+ * credentials (SO_PEERCRED) must match the pid that PE published through
+ * PMIx. Nothing is named in /dev/shm; a descriptor exists only in the
+ * processes it was passed to.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "transport/job.h"
+#include "uvas/endpoint.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+#define WIN_MAGIC 0x75766177u /* "uvaw" */
+
+enum { REQ_HELLO = 1, REQ_SLAB = 2 };
+
+struct win_req {
+    uint32_t magic;
+    uint32_t kind;
+    int32_t rank;
+    uint32_t arg;
+    char nspace[PMIX_MAX_NSLEN + 1];
+};
+
+struct win_rep {
+    int32_t status;
+    uint32_t nfds;
+    uint64_t range_size;
+    uint64_t gates_len;
+};
+
+static size_t gates_bytes(void)
+{
+    return (uvas_g.nblocks * sizeof(uint64_t) + 4095) & ~(size_t)4095;
+}
+
+static int send_fds(int s, const struct win_rep *rep, const int *fds, unsigned nfds)
+{
+    struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof *rep};
+    char cbuf[CMSG_SPACE(sizeof(int) * 2)] = {0};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (nfds) {
+        m.msg_control = cbuf;
+        m.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+        memcpy(CMSG_DATA(c), fds, sizeof(int) * nfds);
+    }
+    return sendmsg(s, &m, MSG_NOSIGNAL) == (ssize_t)sizeof *rep ? 0 : -1;
+}
+
+static void serve_one(int s)
+{
+    struct win_req q;
+    struct win_rep rep = {.status = UVAS_ERR_PERM};
+    struct ucred cr;
+    socklen_t cl = sizeof cr;
+    struct pollfd pfd = {.fd = s, .events = POLLIN};
+    if (poll(&pfd, 1, 5000) != 1 || recv(s, &q, sizeof q, MSG_WAITALL) != (ssize_t)sizeof q)
+        return;
+    if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0)
+        return;
+    q.nspace[PMIX_MAX_NSLEN] = 0;
+    bool member = q.magic == WIN_MAGIC && cr.uid == getuid() && q.rank >= 0 &&
+                  q.rank < uvas_job.n && uvas_job.peers[q.rank].pid == cr.pid &&
+                  !strcmp(q.nspace, uvas_job.proc.nspace);
+    if (!member) {
+        uvas_warn("refused a window request from pid %d uid %u (not a PE of this job and "
+                  "user)", (int)cr.pid, (unsigned)cr.uid);
+        send_fds(s, &rep, NULL, 0);
+        return;
+    }
+    int fds[2];
+    unsigned nfds = 0;
+    if (q.kind == REQ_HELLO) {
+        fds[nfds++] = uvas_g.memfd;
+        fds[nfds++] = uvas_g.gate_fd;
+        rep.range_size = uvas_g.size;
+        rep.gates_len = gates_bytes();
+        rep.status = UVAS_OK;
+    } else if (q.kind == REQ_SLAB && uvas_devtier_present(&uvas_g.devtier)) {
+        pthread_mutex_lock(&uvas_g.devtier.mu);
+        if (q.arg < uvas_g.devtier.nslabs && uvas_g.devtier.slabs[q.arg].fd >= 0) {
+            fds[nfds++] = uvas_g.devtier.slabs[q.arg].fd;
+            rep.status = UVAS_OK;
+        } else {
+            rep.status = UVAS_ERR_INVAL;
+        }
+        send_fds(s, &(struct win_rep){.status = rep.status, .nfds = nfds}, fds, nfds);
+        pthread_mutex_unlock(&uvas_g.devtier.mu); /* the fd stays valid while sent */
+        return;
+    } else {
+        rep.status = UVAS_ERR_INVAL;
+    }
+    rep.nfds = nfds;
+    send_fds(s, &rep, fds, nfds);
+}
+
+static void *server_main(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int s = accept4(uvas_job.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+        if (s < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            return NULL; /* shut down */
+        }
+        serve_one(s);
+        close(s);
+    }
+}
+
+int uvas_window_serve(void)
+{
+    char dir[64];
+    if (uvas_endpoint_dir(dir, sizeof dir))
+        return uvas_fail(UVAS_ERR_SYS, "socket directory name too long");
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return uvas_fail(UVAS_ERR_SYS, "cannot create %s: %s", dir, strerror(errno));
+    struct stat st;
+    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+        (st.st_mode & 077))
+        return uvas_fail(UVAS_ERR_PERM, "%s must be a directory of this user with mode 0700 "
+                         "(it is not: remove it and retry)", dir);
+    int n = snprintf(uvas_job.sock_path, sizeof uvas_job.sock_path, "%s/job-%.40s-%d.sock",
+                     dir, uvas_job.proc.nspace, uvas_job.me);
+    if (n < 0 || (size_t)n >= sizeof uvas_job.sock_path)
+        return uvas_fail(UVAS_ERR_SYS, "socket path too long");
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return uvas_fail(UVAS_ERR_SYS, "socket: %s", strerror(errno));
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    memcpy(a.sun_path, uvas_job.sock_path, strlen(uvas_job.sock_path) + 1);
+    unlink(uvas_job.sock_path);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 64) < 0) {
+        int e = errno;
+        close(s);
+        return uvas_fail(UVAS_ERR_SYS, "cannot listen on %s: %s", uvas_job.sock_path,
+                         strerror(e));
+    }
+    uvas_job.listen_fd = s;
+    if (pthread_create(&uvas_job.server, NULL, server_main, NULL)) {
+        close(s);
+        uvas_job.listen_fd = -1;
+        return uvas_fail(UVAS_ERR_SYS, "cannot start the window server thread");
+    }
+    uvas_job.server_running = true;
+    return UVAS_OK;
+}
+
+void uvas_window_stop(void)
+{
+    if (uvas_job.server_running) {
+        shutdown(uvas_job.listen_fd, SHUT_RDWR);
+        pthread_join(uvas_job.server, NULL);
+        uvas_job.server_running = false;
+    }
+    if (uvas_job.listen_fd >= 0)
+        close(uvas_job.listen_fd);
+    uvas_job.listen_fd = -1;
+    if (uvas_job.sock_path[0])
+        unlink(uvas_job.sock_path);
+    uvas_job.sock_path[0] = 0;
+}
+
+/* One request to p's server; fds received into fds[0..*nfds). */
+static int ask(struct uvas_peer *p, uint32_t kind, uint32_t arg, struct win_rep *rep, int *fds,
+               unsigned maxfds, unsigned *nfds)
+{
+    *nfds = 0;
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (s < 0)
+        return uvas_fail(UVAS_ERR_SYS, "socket: %s", strerror(errno));
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", p->sock_path);
+    if (connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
+        int e = errno;
+        close(s);
+        return uvas_fail(UVAS_ERR_SYS, "cannot reach PE %d at %s: %s", p->rank, p->sock_path,
+                         strerror(e));
+    }
+    struct win_req q = {.magic = WIN_MAGIC, .kind = kind, .rank = uvas_job.me, .arg = arg};
+    snprintf(q.nspace, sizeof q.nspace, "%s", uvas_job.proc.nspace);
+    char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+    struct iovec iov = {.iov_base = rep, .iov_len = sizeof *rep};
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf};
+    struct pollfd pfd = {.fd = s, .events = POLLIN};
+    ssize_t got = -1;
+    if (send(s, &q, sizeof q, MSG_NOSIGNAL) == (ssize_t)sizeof q && poll(&pfd, 1, 10000) == 1)
+        got = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
+    close(s);
+    if (got != (ssize_t)sizeof *rep)
+        return uvas_fail(UVAS_ERR_SYS, "PE %d did not answer a window request", p->rank);
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            unsigned k = (unsigned)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (unsigned i = 0; i < k; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                if (*nfds < maxfds)
+                    fds[(*nfds)++] = fd;
+                else
+                    close(fd);
+            }
+        }
+    if (rep->status != UVAS_OK) {
+        for (unsigned i = 0; i < *nfds; i++)
+            close(fds[i]);
+        *nfds = 0;
+        return uvas_fail(rep->status, "PE %d refused the window request (%s)", p->rank,
+                         uvas_strerror(rep->status));
+    }
+    return UVAS_OK;
+}
+
+int uvas_window_open(struct uvas_peer *p)
+{
+    struct win_rep rep;
+    int fds[2];
+    unsigned n;
+    int rc = ask(p, REQ_HELLO, 0, &rep, fds, 2, &n);
+    if (rc)
+        return rc;
+    if (n != 2 || rep.range_size != uvas_g.size) {
+        for (unsigned i = 0; i < n; i++)
+            close(fds[i]);
+        return uvas_fail(UVAS_ERR_SYS, "PE %d's window does not match this PE's range", p->rank);
+    }
+    char *w = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                   fds[0], 0);
+    void *g = mmap(NULL, rep.gates_len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+    close(fds[0]);
+    close(fds[1]);
+    if (w == MAP_FAILED || g == MAP_FAILED) {
+        if (w != MAP_FAILED)
+            munmap(w, uvas_g.size);
+        if (g != MAP_FAILED)
+            munmap(g, rep.gates_len);
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot map PE %d's window: %s", p->rank,
+                         strerror(errno));
+    }
+    madvise(w, uvas_g.size, MADV_DONTFORK);
+    p->win = w;
+    p->gates = g;
+    p->gates_len = rep.gates_len;
+    return UVAS_OK;
+}
+
+void uvas_window_close(struct uvas_peer *p)
+{
+    if (p->win)
+        munmap(p->win, uvas_g.size);
+    if (p->gates)
+        munmap((void *)p->gates, p->gates_len);
+    p->win = NULL;
+    p->gates = NULL;
+}
+
+int uvas_window_slab_fd(struct uvas_peer *p, uint32_t slab, int *fd)
+{
+    struct win_rep rep;
+    unsigned n;
+    int rc = ask(p, REQ_SLAB, slab, &rep, fd, 1, &n);
+    if (rc == UVAS_OK && n != 1)
+        rc = uvas_fail(UVAS_ERR_SYS, "PE %d sent no descriptor for device slab %u", p->rank,
+                       slab);
+    return rc;
+}
