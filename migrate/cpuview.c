@@ -4,11 +4,23 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "fault/uffd.h"
 #include "migrate/copy.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
+
+/* mremap(MREMAP_FIXED) as the system call. UCX's memory hooks (libucm,
+ * loaded with the transport) patch libc's mremap with a four-argument
+ * override that drops the new address, so the libc call would move the
+ * mapping somewhere else. */
+static void *move_fixed(void *from, size_t len, void *to)
+{
+    long r = syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+    return r == -1 ? MAP_FAILED : (void *)r; /* errno set by syscall() */
+}
 
 static bool by_fd(void)
 {
@@ -98,8 +110,7 @@ int uvas_cpuview_map(size_t bi)
             return uvas_fail(UVAS_ERR_SYS, "placed map of device block %zu failed (VkResult "
                              "%d)", bi, r);
         }
-        if (mremap(park, uvas_g.block_size, uvas_g.block_size, MREMAP_MAYMOVE | MREMAP_FIXED,
-                   a) == MAP_FAILED) {
+        if (move_fixed(park, uvas_g.block_size, a) == MAP_FAILED) {
             int e = errno;
             UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
                                         .memory = mi.memory};
@@ -140,8 +151,7 @@ int uvas_cpuview_unmap(size_t bi)
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
                          strerror(errno));
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);
-    if (e || mremap(t, uvas_g.block_size, uvas_g.block_size, MREMAP_MAYMOVE | MREMAP_FIXED, a) ==
-                 MAP_FAILED) {
+    if (e || move_fixed(t, uvas_g.block_size, a) == MAP_FAILED) {
         int err = e ? -e : errno;
         munmap(t, uvas_g.block_size);
         return uvas_fail(UVAS_ERR_SYS, "cannot put block %zu of the host tier back: %s", bi,
