@@ -62,6 +62,7 @@ struct uvas_job {
     int me, n;
     bool windows;             /* intra-node windows on (UVAS_TRANSPORT) */
     struct uvas_peer *peers;
+    atomic_bool peers_known;  /* peers[] holds every PE's pid and paths */
     /* UCX */
     ucp_context_h ctx;
     ucp_worker_h worker;

@@ -146,6 +146,7 @@ static void teardown(void)
     uvas_window_stop();
     uvas_devpeer_fini();
     uvas_gate_stuck_hook = NULL;
+    atomic_store(&uvas_job.peers_known, false);
     free(uvas_job.peers);
     uvas_job.peers = NULL;
     uvas_job.sync = NULL;
@@ -202,6 +203,7 @@ int uvas_pe_init(int requested, int *provided)
         return uvas_fail(UVAS_ERR_NOMEM, "out of memory for %d peers", uvas_job.n);
     int own = rc;
     rc = agree(&mine);
+    atomic_store(&uvas_job.peers_known, rc == UVAS_OK && own == UVAS_OK);
     if (rc || own) {
         char keep[512];
         snprintf(keep, sizeof keep, "%s", own ? mine.msg : uvas_last_error());

@@ -76,6 +76,12 @@ static void serve_one(int s)
     if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0)
         return;
     q.nspace[PMIX_MAX_NSLEN] = 0;
+    /* A peer may ask as soon as the fence lets it, before we have read
+     * who the PEs are. */
+    for (int i = 0; i < 10000 && !atomic_load(&uvas_job.peers_known); i++)
+        usleep(1000);
+    if (!atomic_load(&uvas_job.peers_known))
+        return;
     bool member = q.magic == WIN_MAGIC && cr.uid == getuid() && q.rank >= 0 &&
                   q.rank < uvas_job.n && uvas_job.peers[q.rank].pid == cr.pid &&
                   !strcmp(q.nspace, uvas_job.proc.nspace);

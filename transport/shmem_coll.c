@@ -1,0 +1,451 @@
+/*
+ * Collectives on the world team, built from gets and barriers: each PE
+ * pulls what it needs between an entering barrier (every source is ready)
+ * and a leaving one (no source is reused while a peer still reads it).
+ * Correctness first: O(n) gets per PE, no trees.
+ *
+ * Every PE passes every barrier of a collective even when its own part
+ * failed, so that with UVAS_SHMEM_ERRORS=return one PE's error does not
+ * hang the others; argument errors that every PE sees alike (a bad team or
+ * root) return before the first barrier.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "shmem.h"
+#include "transport/pe.h"
+#include "transport/shmem_error.h"
+#include "transport/shmem_internal.h"
+#include "uvas.h"
+
+/* This PE's element count for shmem_collect, where peers read it. */
+static uint64_t *count_slot;
+static bool shared_world;
+
+int uvas_shmem_coll_init(void)
+{
+    if (count_slot)
+        return UVAS_OK;
+    count_slot = uvas_malloc_hint(sizeof *count_slot, UVAS_HINT_HOST);
+    if (!count_slot)
+        return UVAS_ERR_NOMEM; /* the allocator's message says why */
+    *count_slot = 0;           /* populated, so the window question has an answer */
+    int st = uvas_pe_barrier_all();
+    if (st != UVAS_OK)
+        return st;
+    int me = uvas_pe_me(), n = uvas_pe_count();
+    shared_world = true;
+    for (int pe = 0; pe < n; pe++)
+        if (pe != me && !uvas_pe_ptr(count_slot, pe))
+            shared_world = false;
+    return UVAS_OK;
+}
+
+void uvas_shmem_coll_fini(void)
+{
+    /* No peer reads it any more: every collective ended in a barrier. */
+    if (count_slot)
+        uvas_try_free(count_slot);
+    count_slot = NULL;
+}
+
+bool uvas_shmem_shared_is_world(void)
+{
+    return shared_world || uvas_pe_count() == 1;
+}
+
+/* ---- pieces --------------------------------------------------------------- */
+
+static int report(const char *call, int st)
+{
+    if (st != UVAS_OK)
+        uvas_shmem_report(call, st);
+    return st;
+}
+
+static int barrier(const char *call)
+{
+    return report(call, uvas_pe_barrier_all());
+}
+
+/* The first failure of a collective, keeping the status of the first. */
+static int keep(int first, int next)
+{
+    return first != UVAS_OK ? first : next;
+}
+
+static int get_from(const char *call, void *dest, const void *src, size_t n, int pe)
+{
+    if (n == 0)
+        return UVAS_OK;
+    int st = uvas_pe_check(call, src, n, pe);
+    if (st == UVAS_OK)
+        st = uvas_pe_get(dest, src, n, pe, false);
+    return report(call, st);
+}
+
+/* Into this PE's symmetric dest through the PE layer, so that a
+ * device-resident dest is written where it lives, not pulled to the CPU. */
+static int put_local(const char *call, void *dest, const void *src, size_t n)
+{
+    if (n == 0)
+        return UVAS_OK;
+    return report(call, uvas_pe_put(dest, src, n, uvas_pe_me(), false));
+}
+
+static int check_local(const char *call, const void *dest, size_t n)
+{
+    if (n == 0)
+        return UVAS_OK;
+    return report(call, uvas_pe_check(call, dest, n, uvas_pe_me()));
+}
+
+/* ---- the operations, on bytes ----------------------------------------------- */
+
+static int broadcast(const char *call, void *dest, const void *source, size_t nelems,
+                     size_t elem, int root, bool root_writes)
+{
+    int n = uvas_pe_count(), me = uvas_pe_me();
+    size_t bytes;
+    if (root < 0 || root >= n)
+        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE_root %d is not a PE of the "
+                               "job (0..%d)", root, n - 1);
+    if (!uvas_shmem_bytes(call, nelems, elem, &bytes))
+        return UVAS_ERR_INVAL;
+    int st = barrier(call);
+    if (st == UVAS_OK && (me != root || (root_writes && dest != source)))
+        st = get_from(call, dest, source, bytes, root);
+    return keep(st, barrier(call));
+}
+
+static int fcollect(const char *call, void *dest, const void *source, size_t nelems,
+                    size_t elem)
+{
+    int n = uvas_pe_count();
+    size_t bytes, total;
+    if (!uvas_shmem_bytes(call, nelems, elem, &bytes) ||
+        !uvas_shmem_bytes(call, bytes, (size_t)n, &total))
+        return UVAS_ERR_INVAL;
+    int st = check_local(call, dest, total);
+    st = keep(st, barrier(call));
+    for (int pe = 0; st == UVAS_OK && pe < n; pe++)
+        st = get_from(call, (char *)dest + (size_t)pe * bytes, source, bytes, pe);
+    return keep(st, barrier(call));
+}
+
+/* Counts differ per PE: each publishes its byte count in its count_slot,
+ * every PE reads them all and places each block after its predecessors. */
+static int collect(const char *call, void *dest, const void *source, size_t nelems,
+                   size_t elem)
+{
+    int n = uvas_pe_count();
+    size_t bytes;
+    uint64_t *counts = malloc((size_t)n * sizeof *counts);
+    int st = UVAS_OK;
+    if (!uvas_shmem_bytes(call, nelems, elem, &bytes))
+        st = UVAS_ERR_INVAL;
+    else if (!counts)
+        st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for %d counts", n);
+    else
+        st = put_local(call, count_slot, &(uint64_t){bytes}, sizeof *count_slot);
+    st = keep(st, barrier(call));
+    uint64_t total = 0;
+    for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
+        st = get_from(call, &counts[pe], count_slot, sizeof *counts, pe);
+        total += st == UVAS_OK ? counts[pe] : 0;
+    }
+    if (st == UVAS_OK)
+        st = check_local(call, dest, total);
+    uint64_t off = 0;
+    for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
+        st = get_from(call, (char *)dest + off, source, counts[pe], pe);
+        off += counts[pe];
+    }
+    free(counts);
+    return keep(st, barrier(call));
+}
+
+/* Bytes that count elements at stride (elements, >= 1) cover. */
+static bool strided_span(const char *call, size_t count, ptrdiff_t stride, size_t elem,
+                         size_t *span)
+{
+    size_t steps;
+    if (count == 0) {
+        *span = 0;
+        return true;
+    }
+    if (__builtin_mul_overflow(count - 1, (size_t)stride, &steps) ||
+        __builtin_add_overflow(steps, 1, &steps) ||
+        __builtin_mul_overflow(steps, elem, span)) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "%zu elements at stride %td overflow "
+                        "size_t", count, stride);
+        return false;
+    }
+    return true;
+}
+
+/* Strides in elements, >= 1; contiguous alltoall is dst = sst = 1. The
+ * block from PE i lands at dest + i * nelems * dst; the block for PE j
+ * starts at source + j * nelems * sst. */
+static int alltoalls(const char *call, void *dest, const void *source, ptrdiff_t dst,
+                     ptrdiff_t sst, size_t nelems, size_t elem)
+{
+    int n = uvas_pe_count(), me = uvas_pe_me();
+    size_t bytes, dspan = 0;
+    if (dst < 1 || sst < 1)
+        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "strides dst %td and sst %td must "
+                               "be at least 1", dst, sst);
+    if (!uvas_shmem_bytes(call, nelems, elem, &bytes) ||
+        !strided_span(call, nelems * (size_t)n, dst, elem, &dspan) ||
+        !strided_span(call, nelems * (size_t)n, sst, elem, &(size_t){0}))
+        return UVAS_ERR_INVAL;
+    int st = check_local(call, dest, dspan);
+    st = keep(st, barrier(call));
+    for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
+        char *d = (char *)dest + (size_t)pe * nelems * (size_t)dst * elem;
+        const char *s = (const char *)source + (size_t)me * nelems * (size_t)sst * elem;
+        if (dst == 1 && sst == 1) {
+            st = get_from(call, d, s, bytes, pe);
+            continue;
+        }
+        for (size_t k = 0; st == UVAS_OK && k < nelems; k++)
+            st = get_from(call, d + k * (size_t)dst * elem, s + k * (size_t)sst * elem,
+                          elem, pe);
+    }
+    return keep(st, barrier(call));
+}
+
+typedef void combine_fn(void *acc, const void *in, size_t n);
+
+/* Every PE combines all sources in PE order, so every PE gets the same
+ * bits (floating point included). dest may be source: it is written only
+ * after the middle barrier, when no peer reads sources any more. */
+static int reduce(const char *call, void *dest, const void *source, size_t nreduce,
+                  size_t elem, combine_fn *combine)
+{
+    int n = uvas_pe_count();
+    size_t bytes;
+    if (!uvas_shmem_bytes(call, nreduce, elem, &bytes))
+        return UVAS_ERR_INVAL;
+    void *acc = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    int st = check_local(call, dest, bytes);
+    if (st == UVAS_OK && (!acc || !in))
+        st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for two %zu-byte buffers",
+                             bytes);
+    st = keep(st, barrier(call));
+    if (st == UVAS_OK)
+        st = get_from(call, acc, source, bytes, 0);
+    for (int pe = 1; st == UVAS_OK && pe < n; pe++) {
+        st = get_from(call, in, source, bytes, pe);
+        if (st == UVAS_OK)
+            combine(acc, in, nreduce);
+    }
+    st = keep(st, barrier(call));
+    if (st == UVAS_OK)
+        st = put_local(call, dest, acc, bytes);
+    free(acc);
+    free(in);
+    return st;
+}
+
+/* ---- team and active-set frames ------------------------------------------- */
+
+#define TEAM(call, team) \
+    if (uvas_shmem_team_is_world(call, team) != UVAS_OK) return -1
+#define SET(call, start, stride, size) \
+    if (uvas_shmem_active_set_is_world(call, start, stride, size) != UVAS_OK) return
+
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                       int PE_root)
+{
+    TEAM(__func__, team);
+    return broadcast(__func__, dest, source, nelems, 1, PE_root, true) ? -1 : 0;
+}
+
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    TEAM(__func__, team);
+    return collect(__func__, dest, source, nelems, 1) ? -1 : 0;
+}
+
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    TEAM(__func__, team);
+    return fcollect(__func__, dest, source, nelems, 1) ? -1 : 0;
+}
+
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    TEAM(__func__, team);
+    return alltoalls(__func__, dest, source, 1, 1, nelems, 1) ? -1 : 0;
+}
+
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems)
+{
+    TEAM(__func__, team);
+    return alltoalls(__func__, dest, source, dst, sst, nelems, 1) ? -1 : 0;
+}
+
+#define COLL(NAME, TYPE)                                                               \
+    int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source,    \
+                                 size_t nelems, int PE_root)                           \
+    {                                                                                  \
+        TEAM(__func__, team);                                                          \
+        return broadcast(__func__, dest, source, nelems, sizeof(TYPE), PE_root, true)  \
+                   ? -1 : 0;                                                           \
+    }                                                                                  \
+    int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,      \
+                               size_t nelems)                                          \
+    {                                                                                  \
+        TEAM(__func__, team);                                                          \
+        return collect(__func__, dest, source, nelems, sizeof(TYPE)) ? -1 : 0;         \
+    }                                                                                  \
+    int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                size_t nelems)                                         \
+    {                                                                                  \
+        TEAM(__func__, team);                                                          \
+        return fcollect(__func__, dest, source, nelems, sizeof(TYPE)) ? -1 : 0;        \
+    }                                                                                  \
+    int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,     \
+                                size_t nelems)                                         \
+    {                                                                                  \
+        TEAM(__func__, team);                                                          \
+        return alltoalls(__func__, dest, source, 1, 1, nelems, sizeof(TYPE)) ? -1 : 0; \
+    }                                                                                  \
+    int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,    \
+                                 ptrdiff_t dst, ptrdiff_t sst, size_t nelems)          \
+    {                                                                                  \
+        TEAM(__func__, team);                                                          \
+        return alltoalls(__func__, dest, source, dst, sst, nelems, sizeof(TYPE)) ? -1  \
+                                                                                 : 0;  \
+    }
+UVAS_SHMEM_RMA_TYPES(COLL)
+
+#define CLASSIC(BITS, BYTES)                                                           \
+    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,          \
+                               int PE_root, int PE_start, int logPE_stride,            \
+                               int PE_size, long *pSync)                               \
+    {                                                                                  \
+        (void)pSync;                                                                   \
+        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        broadcast(__func__, dest, source, nelems, BYTES, PE_root, false);              \
+    }                                                                                  \
+    void shmem_collect##BITS(void *dest, const void *source, size_t nelems,            \
+                             int PE_start, int logPE_stride, int PE_size, long *pSync) \
+    {                                                                                  \
+        (void)pSync;                                                                   \
+        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        collect(__func__, dest, source, nelems, BYTES);                                \
+    }                                                                                  \
+    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,           \
+                              int PE_start, int logPE_stride, int PE_size,             \
+                              long *pSync)                                             \
+    {                                                                                  \
+        (void)pSync;                                                                   \
+        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        fcollect(__func__, dest, source, nelems, BYTES);                               \
+    }                                                                                  \
+    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,           \
+                              int PE_start, int logPE_stride, int PE_size,             \
+                              long *pSync)                                             \
+    {                                                                                  \
+        (void)pSync;                                                                   \
+        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        alltoalls(__func__, dest, source, 1, 1, nelems, BYTES);                        \
+    }                                                                                  \
+    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,          \
+                               ptrdiff_t sst, size_t nelems, int PE_start,             \
+                               int logPE_stride, int PE_size, long *pSync)             \
+    {                                                                                  \
+        (void)pSync;                                                                   \
+        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        alltoalls(__func__, dest, source, dst, sst, nelems, BYTES);                    \
+    }
+CLASSIC(32, 4)
+CLASSIC(64, 8)
+
+/* ---- reductions ----------------------------------------------------------------- */
+
+/* Integer sums and products wrap (two's complement), as the hardware's
+ * would, instead of overflowing into undefined behaviour. */
+#define COMBINE(NAME, TYPE, OP, STMT)                                                  \
+    __attribute__((unused)) static void combine_##NAME##_##OP(void *acc_,              \
+                                                              const void *in_,         \
+                                                              size_t n)                \
+    {                                                                                  \
+        TYPE *a = acc_;                                                                \
+        const TYPE *b = in_;                                                           \
+        for (size_t i = 0; i < n; i++) {                                               \
+            STMT;                                                                      \
+        }                                                                              \
+    }
+#define COMBINE_ORDER(NAME, TYPE)                                                      \
+    COMBINE(NAME, TYPE, min, if (b[i] < a[i]) a[i] = b[i])                             \
+    COMBINE(NAME, TYPE, max, if (b[i] > a[i]) a[i] = b[i])
+#define COMBINE_INT(NAME, TYPE)                                                        \
+    COMBINE(NAME, TYPE, sum, (void)__builtin_add_overflow(a[i], b[i], &a[i]))          \
+    COMBINE(NAME, TYPE, prod, (void)__builtin_mul_overflow(a[i], b[i], &a[i]))         \
+    COMBINE(NAME, TYPE, and, a[i] &= b[i])                                             \
+    COMBINE(NAME, TYPE, or, a[i] |= b[i])                                              \
+    COMBINE(NAME, TYPE, xor, a[i] ^= b[i])                                             \
+    COMBINE_ORDER(NAME, TYPE)
+#define COMBINE_ARITH(NAME, TYPE)                                                      \
+    COMBINE(NAME, TYPE, sum, a[i] += b[i])                                             \
+    COMBINE(NAME, TYPE, prod, a[i] *= b[i])
+UVAS_SHMEM_REDUCE_INT_TYPES(COMBINE_INT)
+UVAS_SHMEM_REDUCE_FLOAT_TYPES(COMBINE_ARITH)
+UVAS_SHMEM_REDUCE_FLOAT_TYPES(COMBINE_ORDER)
+UVAS_SHMEM_REDUCE_COMPLEX_TYPES(COMBINE_ARITH)
+
+#define REDUCE(NAME, TYPE, OP)                                                         \
+    int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                     size_t nreduce)                                   \
+    {                                                                                  \
+        TEAM(__func__, team);                                                          \
+        return reduce(__func__, dest, source, nreduce, sizeof(TYPE),                   \
+                      combine_##NAME##_##OP) ? -1 : 0;                                 \
+    }
+#define REDUCE_ARITH(NAME, TYPE) REDUCE(NAME, TYPE, sum) REDUCE(NAME, TYPE, prod)
+#define REDUCE_ORDER(NAME, TYPE) REDUCE(NAME, TYPE, min) REDUCE(NAME, TYPE, max)
+#define REDUCE_BIT(NAME, TYPE)                                                         \
+    REDUCE(NAME, TYPE, and) REDUCE(NAME, TYPE, or) REDUCE(NAME, TYPE, xor)
+UVAS_SHMEM_REDUCE_INT_TYPES(REDUCE_ARITH)
+UVAS_SHMEM_REDUCE_INT_TYPES(REDUCE_ORDER)
+UVAS_SHMEM_REDUCE_BIT_TYPES(REDUCE_BIT)
+UVAS_SHMEM_REDUCE_FLOAT_TYPES(REDUCE_ARITH)
+UVAS_SHMEM_REDUCE_FLOAT_TYPES(REDUCE_ORDER)
+UVAS_SHMEM_REDUCE_COMPLEX_TYPES(REDUCE_ARITH)
+
+static void to_all(const char *call, void *dest, const void *source, int nreduce,
+                   int PE_start, int logPE_stride, int PE_size, size_t elem,
+                   combine_fn *combine)
+{
+    SET(call, PE_start, logPE_stride, PE_size);
+    if (nreduce < 0) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "nreduce %d is negative", nreduce);
+        return;
+    }
+    reduce(call, dest, source, (size_t)nreduce, elem, combine);
+}
+
+#define TOALL(NAME, TYPE, OP)                                                          \
+    void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *source, int nreduce,     \
+                                      int PE_start, int logPE_stride, int PE_size,     \
+                                      TYPE *pWrk, long *pSync)                         \
+    {                                                                                  \
+        (void)pWrk;                                                                    \
+        (void)pSync;                                                                   \
+        to_all(__func__, dest, source, nreduce, PE_start, logPE_stride, PE_size,       \
+               sizeof(TYPE), combine_##NAME##_##OP);                                   \
+    }
+#define TOALL_ARITH(NAME, TYPE) TOALL(NAME, TYPE, sum) TOALL(NAME, TYPE, prod)
+#define TOALL_ORDER(NAME, TYPE) TOALL(NAME, TYPE, min) TOALL(NAME, TYPE, max)
+#define TOALL_BIT(NAME, TYPE) TOALL(NAME, TYPE, and) TOALL(NAME, TYPE, or) TOALL(NAME, TYPE, xor)
+UVAS_SHMEM_TOALL_INT_TYPES(TOALL_ARITH)
+UVAS_SHMEM_TOALL_INT_TYPES(TOALL_ORDER)
+UVAS_SHMEM_TOALL_INT_TYPES(TOALL_BIT)
+UVAS_SHMEM_TOALL_FLOAT_TYPES(TOALL_ARITH)
+UVAS_SHMEM_TOALL_FLOAT_TYPES(TOALL_ORDER)
+UVAS_SHMEM_TOALL_COMPLEX_TYPES(TOALL_ARITH)

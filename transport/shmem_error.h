@@ -1,0 +1,19 @@
+/* How the OpenSHMEM layer reports bad input (see shmem_error.c). */
+#ifndef UVAS_TRANSPORT_SHMEM_ERROR_H
+#define UVAS_TRANSPORT_SHMEM_ERROR_H
+
+/*
+ * Report a failed call whose message is in uvas_last_error(): print
+ * "uvas: <call>: <message>" to stderr, remember status and message for
+ * shmemx_last_error(), then end the job (UVAS_SHMEM_ERRORS unset or
+ * "fatal") or return (UVAS_SHMEM_ERRORS=return). status is a negative
+ * UVAS_ERR_*.
+ */
+void uvas_shmem_report(const char *call, int status);
+
+/* Record a formatted message as uvas_last_error() and report it. Returns
+ * status, for `return uvas_shmem_fail(...)`. */
+int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,200 @@
+/* Starting and ending the job, the PE's identity, and the world team. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shmem.h"
+#include "transport/pe.h"
+#include "transport/shmem_error.h"
+#include "transport/shmem_internal.h"
+#include "uvas.h"
+#include "uvas/status.h"
+
+static int thread_level = SHMEM_THREAD_SINGLE;
+
+/* The PE layer, then the collectives' scratch: both collective, so every
+ * PE does them in the same order before the program's first allocation. */
+static int start(int requested, int *provided)
+{
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        uvas_fail(UVAS_ERR_INVAL, "thread level %d is not one of SHMEM_THREAD_SINGLE, "
+                  "_FUNNELED, _SERIALIZED or _MULTIPLE", requested);
+        return UVAS_ERR_INVAL;
+    }
+    int got = SHMEM_THREAD_MULTIPLE;
+    int st = uvas_pe_init(requested, &got);
+    if (st == UVAS_OK)
+        st = uvas_shmem_coll_init();
+    if (st != UVAS_OK)
+        return st;
+    thread_level = got;
+    if (provided)
+        *provided = got;
+    return UVAS_OK;
+}
+
+void shmem_init(void)
+{
+    if (start(SHMEM_THREAD_SINGLE, NULL) != UVAS_OK) {
+        fprintf(stderr, "uvas: shmem_init: %s\n", uvas_last_error());
+        exit(1);
+    }
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+    int st = start(requested, provided);
+    if (st != UVAS_OK)
+        fprintf(stderr, "uvas: shmem_init_thread: %s\n", uvas_last_error());
+    return st == UVAS_OK ? 0 : 1;
+}
+
+void shmem_query_thread(int *provided)
+{
+    if (provided)
+        *provided = thread_level;
+}
+
+void shmem_finalize(void)
+{
+    uvas_shmem_coll_fini();
+    int st = uvas_pe_finalize();
+    if (st != UVAS_OK)
+        uvas_shmem_report("shmem_finalize", st);
+}
+
+void start_pes(int npes)
+{
+    (void)npes; /* ignored since OpenSHMEM 1.0: the launcher decides */
+    shmem_init();
+}
+
+int shmem_my_pe(void)
+{
+    return uvas_pe_me();
+}
+
+int shmem_n_pes(void)
+{
+    return uvas_pe_count();
+}
+
+int _my_pe(void)
+{
+    return uvas_pe_me();
+}
+
+int _num_pes(void)
+{
+    return uvas_pe_count();
+}
+
+int shmem_pe_accessible(int pe)
+{
+    return pe >= 0 && pe < uvas_pe_count();
+}
+
+void shmem_global_exit(int status)
+{
+    uvas_pe_global_exit(status);
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+    if (!name)
+        return;
+    strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+    name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+
+/* ---- teams: the world, and the shared team (the world or this PE) ---- */
+
+static bool shared_is_self(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_SHARED && !uvas_shmem_shared_is_world();
+}
+
+static bool is_world(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_WORLD ||
+           (team == SHMEM_TEAM_SHARED && uvas_shmem_shared_is_world());
+}
+
+static int unknown_team(const char *call, shmem_team_t team)
+{
+    return uvas_shmem_fail(call, UVAS_ERR_INVAL, "team handle %p is not SHMEM_TEAM_WORLD "
+                           "or SHMEM_TEAM_SHARED (uvas creates no other teams)",
+                           (void *)team);
+}
+
+int uvas_shmem_team_is_world(const char *call, shmem_team_t team)
+{
+    if (is_world(team))
+        return UVAS_OK;
+    if (team == SHMEM_TEAM_INVALID)
+        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "team is SHMEM_TEAM_INVALID");
+    if (shared_is_self(team))
+        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "SHMEM_TEAM_SHARED is this PE alone "
+                               "(its peers are not reachable with loads and stores); "
+                               "uvas runs collectives on the world team only: use "
+                               "SHMEM_TEAM_WORLD");
+    return unknown_team(call, team);
+}
+
+int uvas_shmem_active_set_is_world(const char *call, int PE_start, int logPE_stride,
+                                   int PE_size)
+{
+    int n = uvas_pe_count();
+    if (PE_start == 0 && PE_size == n && (logPE_stride == 0 || n == 1))
+        return UVAS_OK;
+    return uvas_shmem_fail(call, UVAS_ERR_INVAL, "active set (PE_start %d, logPE_stride "
+                           "%d, PE_size %d) is not the whole job: uvas supports only "
+                           "PE_start 0, logPE_stride 0, PE_size %d", PE_start,
+                           logPE_stride, PE_size, n);
+}
+
+int shmem_team_my_pe(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_INVALID)
+        return -1;
+    if (is_world(team))
+        return uvas_pe_me();
+    if (shared_is_self(team))
+        return 0;
+    unknown_team("shmem_team_my_pe", team);
+    return -1;
+}
+
+int shmem_team_n_pes(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_INVALID)
+        return -1;
+    if (is_world(team))
+        return uvas_pe_count();
+    if (shared_is_self(team))
+        return 1;
+    unknown_team("shmem_team_n_pes", team);
+    return -1;
+}
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID)
+        return -1;
+    int n_src = shmem_team_n_pes(src_team), n_dest = shmem_team_n_pes(dest_team);
+    if (n_src < 0 || n_dest < 0 || src_pe < 0 || src_pe >= n_src)
+        return -1;
+    /* Every team is the world or this PE alone: go through world numbers. */
+    int world = shared_is_self(src_team) ? uvas_pe_me() : src_pe;
+    if (shared_is_self(dest_team))
+        return world == uvas_pe_me() ? 0 : -1;
+    return world;
+}

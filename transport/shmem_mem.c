@@ -1,0 +1,324 @@
+/*
+ * Symmetric memory and the multi-heap extension. Allocation is collective:
+ * every PE makes the same calls in the same order, so uvas's symmetric
+ * allocator returns the same address on every PE, and the closing barrier
+ * means no PE puts into a peer's block before the peer has it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shmem.h"
+#include "transport/pe.h"
+#include "transport/shmem_error.h"
+#include "uvas.h"
+#include "uvas/status.h"
+
+#define HEAP_ENV "SHMEM_SYMMETRIC_HEAP_DEFAULT"
+#define HEAP_HINTS (SHMEM_MALLOC_HOST_HEAP | SHMEM_MALLOC_DEVICE_HEAP)
+#define KNOWN_HINTS (HEAP_HINTS | SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)
+
+/* shmemx_residence passes uvas's residence numbers through. */
+_Static_assert((int)SHMEMX_RES_UNPOPULATED == (int)UVAS_RES_UNPOPULATED &&
+               (int)SHMEMX_RES_HOST == (int)UVAS_RES_HOST &&
+               (int)SHMEMX_RES_DEVICE == (int)UVAS_RES_DEVICE, "residence numbers");
+_Static_assert((int)SHMEMX_HEAP_UNIFIED == (int)UVAS_HEAP_UNIFIED &&
+               (int)SHMEMX_HEAP_HOST == (int)UVAS_HEAP_HOST &&
+               (int)SHMEMX_HEAP_DEVICE == (int)UVAS_HEAP_DEVICE, "heap numbers");
+
+/* ---- the default heap ---------------------------------------------------- */
+
+static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
+static int env_heap;           /* SHMEMX_HEAP_*, or -1: env_value is bad */
+static char env_value[64];
+
+static void read_heap_env(void)
+{
+    const char *v = getenv(HEAP_ENV);
+    if (!v || !*v)
+        env_heap = SHMEMX_HEAP_UNIFIED;
+    else if (strcasecmp(v, "HOST") == 0)
+        env_heap = SHMEMX_HEAP_HOST;
+    else if (strcasecmp(v, "DEVICE") == 0)
+        env_heap = SHMEMX_HEAP_DEVICE;
+    else {
+        env_heap = -1;
+        snprintf(env_value, sizeof env_value, "%s", v);
+    }
+}
+
+/* The default heap, or -1 after reporting a bad variable. */
+static int default_heap(const char *call)
+{
+    pthread_once(&heap_once, read_heap_env);
+    if (env_heap < 0)
+        uvas_shmem_fail(call, UVAS_ERR_ENV, HEAP_ENV "=%s is not a heap: set HOST or "
+                        "DEVICE, or leave it unset for the unified heap (placement by "
+                        "first touch)", env_value);
+    return env_heap;
+}
+
+static unsigned uvas_hint(int heap)
+{
+    return heap == SHMEMX_HEAP_HOST ? UVAS_HINT_HOST :
+           heap == SHMEMX_HEAP_DEVICE ? UVAS_HINT_DEVICE : 0;
+}
+
+/* ---- collective allocation ------------------------------------------------ */
+
+static int status_of_errno(int err)
+{
+    return err == ENOMEM ? UVAS_ERR_NOMEM : err == ENODEV ? UVAS_ERR_NO_DEVICE :
+           UVAS_ERR_INVAL;
+}
+
+static void barrier(const char *call)
+{
+    int st = uvas_pe_barrier_all();
+    if (st != UVAS_OK)
+        uvas_shmem_report(call, st);
+}
+
+/* Zero without touching from the CPU: a CPU write to device-heap memory
+ * would pull its blocks back to the host. */
+static int zero_fill(void *p, size_t size, int heap)
+{
+    if (heap != SHMEMX_HEAP_DEVICE) {
+        memset(p, 0, size);
+        return UVAS_OK;
+    }
+    static const char zeros[64 * 1024];
+    for (size_t off = 0; off < size; off += sizeof zeros) {
+        size_t n = size - off < sizeof zeros ? size - off : sizeof zeros;
+        int st = uvas_pe_put((char *)p + off, zeros, n, uvas_pe_me(), false);
+        if (st != UVAS_OK)
+            return st;
+    }
+    return UVAS_OK;
+}
+
+/*
+ * heap < 0: the arguments were bad (already reported). Every PE reaches the
+ * barrier even when its allocation failed, so that UVAS_SHMEM_ERRORS=return
+ * does not leave the others waiting.
+ */
+static void *alloc_sym(const char *call, size_t align, size_t size, int heap, bool zero)
+{
+    void *p = NULL;
+    if (heap >= 0) {
+        if (zero && heap == SHMEMX_HEAP_UNIFIED)
+            p = uvas_calloc(1, size); /* knows which blocks already read zero */
+        else if (align)
+            p = uvas_aligned_alloc(align, size, uvas_hint(heap));
+        else
+            p = uvas_malloc_hint(size, uvas_hint(heap));
+        if (!p) {
+            uvas_shmem_report(call, status_of_errno(errno));
+        } else if (zero && heap != SHMEMX_HEAP_UNIFIED) {
+            int st = zero_fill(p, size, heap);
+            if (st != UVAS_OK) {
+                uvas_shmem_report(call, st);
+                uvas_try_free(p);
+                p = NULL;
+            }
+        }
+    }
+    barrier(call);
+    return p;
+}
+
+void *shmem_malloc(size_t size)
+{
+    if (size == 0)
+        return NULL;
+    return alloc_sym("shmem_malloc", 0, size, default_heap("shmem_malloc"), false);
+}
+
+void *shmem_calloc(size_t count, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(count, size, &total)) {
+        uvas_shmem_fail("shmem_calloc", UVAS_ERR_NOMEM, "%zu * %zu bytes overflows size_t",
+                        count, size);
+        barrier("shmem_calloc");
+        return NULL;
+    }
+    if (total == 0)
+        return NULL;
+    return alloc_sym("shmem_calloc", 0, total, default_heap("shmem_calloc"), true);
+}
+
+void *shmem_align(size_t alignment, size_t size)
+{
+    if (size == 0)
+        return NULL;
+    int heap = default_heap("shmem_align");
+    if (heap >= 0 && (alignment == 0 || (alignment & (alignment - 1)))) {
+        uvas_shmem_fail("shmem_align", UVAS_ERR_INVAL, "alignment %zu is not a power of "
+                        "two", alignment);
+        heap = -1;
+    }
+    return alloc_sym("shmem_align", alignment, size, heap, false);
+}
+
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    static const char call[] = "shmem_malloc_with_hints";
+    if (size == 0)
+        return NULL;
+    int heap;
+    if (hints & ~KNOWN_HINTS) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "unknown hint bits %#lx: known are "
+                               "SHMEM_MALLOC_ATOMICS_REMOTE, SHMEM_MALLOC_SIGNAL_REMOTE, "
+                               "SHMEM_MALLOC_HOST_HEAP and SHMEM_MALLOC_DEVICE_HEAP",
+                               (unsigned long)(hints & ~KNOWN_HINTS));
+        heap = -1;
+    } else if ((hints & HEAP_HINTS) == HEAP_HINTS) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "SHMEM_MALLOC_HOST_HEAP and "
+                        "SHMEM_MALLOC_DEVICE_HEAP together: an allocation lives in one "
+                        "heap; give neither for the default heap (" HEAP_ENV ")");
+        heap = -1;
+    } else if (hints & SHMEM_MALLOC_HOST_HEAP) {
+        heap = SHMEMX_HEAP_HOST;
+    } else if (hints & SHMEM_MALLOC_DEVICE_HEAP) {
+        heap = SHMEMX_HEAP_DEVICE;
+    } else {
+        /* ATOMICS_REMOTE and SIGNAL_REMOTE need no special memory here:
+         * every path performs AMOs atomically. */
+        heap = default_heap(call);
+    }
+    return alloc_sym(call, 0, size, heap, false);
+}
+
+void *shmem_realloc(void *ptr, size_t size)
+{
+    if (!ptr)
+        return shmem_malloc(size);
+    if (size == 0) {
+        shmem_free(ptr);
+        return NULL;
+    }
+    /* No PE may move the block while a peer still accesses the old one. */
+    barrier("shmem_realloc");
+    void *q = uvas_realloc(ptr, size);
+    if (!q)
+        uvas_shmem_report("shmem_realloc", status_of_errno(errno));
+    barrier("shmem_realloc");
+    return q;
+}
+
+void shmem_free(void *ptr)
+{
+    if (!ptr)
+        return;
+    /* Peers may still be putting into this PE's copy until they arrive. */
+    barrier("shmem_free");
+    int st = uvas_try_free(ptr);
+    if (st != UVAS_OK)
+        uvas_shmem_report("shmem_free", st);
+}
+
+void *shmalloc(size_t size)
+{
+    return shmem_malloc(size);
+}
+
+void *shmemalign(size_t alignment, size_t size)
+{
+    return shmem_align(alignment, size);
+}
+
+void *shrealloc(void *ptr, size_t size)
+{
+    return shmem_realloc(ptr, size);
+}
+
+void shfree(void *ptr)
+{
+    shmem_free(ptr);
+}
+
+/* ---- addressing ----------------------------------------------------------- */
+
+static void *ptr_at(const char *call, const void *dest, int pe)
+{
+    int st = uvas_pe_check(call, dest, 1, pe);
+    if (st != UVAS_OK) {
+        uvas_shmem_report(call, st);
+        return NULL;
+    }
+    if (pe == uvas_pe_me())
+        return (void *)dest;
+    return uvas_pe_ptr(dest, pe);
+}
+
+void *shmem_ptr(const void *dest, int pe)
+{
+    return ptr_at("shmem_ptr", dest, pe);
+}
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    int world = shmem_team_translate_pe(team, pe, SHMEM_TEAM_WORLD);
+    if (world < 0) {
+        uvas_shmem_fail("shmem_team_ptr", UVAS_ERR_INVAL, "PE %d is not a member of "
+                        "team %p", pe, (void *)team);
+        return NULL;
+    }
+    return ptr_at("shmem_team_ptr", dest, world);
+}
+
+int shmem_addr_accessible(const void *addr, int pe)
+{
+    return uvas_pe_check("shmem_addr_accessible", addr, 1, pe) == UVAS_OK;
+}
+
+/* ---- heap and residence queries ------------------------------------------- */
+
+int shmemx_heap_of(const void *ptr)
+{
+    struct uvas_ptr_info info;
+    int st = uvas_query(ptr, &info);
+    if (st != UVAS_OK) {
+        uvas_shmem_report("shmemx_heap_of", st);
+        return -1;
+    }
+    if (info.alloc_hints & UVAS_HINT_HOST)
+        return SHMEMX_HEAP_HOST;
+    if (info.alloc_hints & UVAS_HINT_DEVICE)
+        return SHMEMX_HEAP_DEVICE;
+    return SHMEMX_HEAP_UNIFIED;
+}
+
+int shmemx_residence(const void *ptr, int pe)
+{
+    int st = uvas_pe_check("shmemx_residence", ptr, 1, pe);
+    int res = st == UVAS_OK ? uvas_pe_residence(ptr, pe) : st;
+    if (res < 0) {
+        uvas_shmem_report("shmemx_residence", res);
+        return -1;
+    }
+    return res; /* SHMEMX_RES_* are numbered as enum uvas_residence */
+}
+
+int shmemx_default_heap(void)
+{
+    return default_heap("shmemx_default_heap");
+}
+
+int shmemx_device_present(void)
+{
+    struct uvas_range_desc d;
+    int st = uvas_range(&d);
+    if (st == UVAS_ERR_NOT_INIT)
+        return -1;
+    if (st != UVAS_OK) {
+        uvas_shmem_report("shmemx_device_present", st);
+        return -1;
+    }
+    return d.device_present ? 1 : 0;
+}
