@@ -82,17 +82,30 @@ struct uvas_job {
     pthread_mutex_t barrier_mu;
     size_t devmap_max;             /* largest write through a device mapping */
     size_t ucx_rma_min;            /* smallest transfer over ucp RMA */
-    /* statistics */
-    _Atomic uint64_t ops[UVAS_PATH_COUNT], bytes[UVAS_PATH_COUNT];
     _Atomic uint64_t am_served;
 };
 
 extern struct uvas_job uvas_job;
 
+/* Per-path counters, one set per thread (a shared counter would cost an
+ * atomic on every put); uvas_pe_stats_get sums the sets. */
+struct uvas_path_ctr {
+    _Atomic uint64_t ops[UVAS_PATH_COUNT], bytes[UVAS_PATH_COUNT];
+    struct uvas_path_ctr *next;
+};
+extern _Thread_local struct uvas_path_ctr *uvas_path_mine;
+struct uvas_path_ctr *uvas_path_register(void);
+
 static inline void uvas_job_count(int path, size_t bytes)
 {
-    atomic_fetch_add_explicit(&uvas_job.ops[path], 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&uvas_job.bytes[path], bytes, memory_order_relaxed);
+    struct uvas_path_ctr *c = uvas_path_mine ? uvas_path_mine : uvas_path_register();
+    /* One writer per set: a plain add, published for the reader. */
+    atomic_store_explicit(&c->ops[path],
+                          atomic_load_explicit(&c->ops[path], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&c->bytes[path],
+                          atomic_load_explicit(&c->bytes[path], memory_order_relaxed) + bytes,
+                          memory_order_relaxed);
 }
 
 /* boot.c: PMIx bootstrap and the exchange of what PEs publish. */

@@ -391,15 +391,38 @@ int uvas_pe_residence(const void *addr, int pe)
     return rc ? rc : res;
 }
 
+_Thread_local struct uvas_path_ctr *uvas_path_mine;
+static struct uvas_path_ctr *path_all;
+static pthread_mutex_t path_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A thread's first operation: a set of its own, kept for the process's
+ * life (the sums must not lose what exited threads did). */
+struct uvas_path_ctr *uvas_path_register(void)
+{
+    static struct uvas_path_ctr spare; /* if calloc fails, shared and racy */
+    struct uvas_path_ctr *c = calloc(1, sizeof *c);
+    if (!c)
+        return &spare;
+    pthread_mutex_lock(&path_mu);
+    c->next = path_all;
+    path_all = c;
+    pthread_mutex_unlock(&path_mu);
+    uvas_path_mine = c;
+    return c;
+}
+
 int uvas_pe_stats_get(struct uvas_pe_stats *st)
 {
     if (!st)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pe_stats_get: NULL");
     memset(st, 0, sizeof *st);
-    for (int i = 0; i < UVAS_PATH_COUNT; i++) {
-        st->ops[i] = atomic_load(&uvas_job.ops[i]);
-        st->bytes[i] = atomic_load(&uvas_job.bytes[i]);
-    }
+    pthread_mutex_lock(&path_mu);
+    for (struct uvas_path_ctr *c = path_all; c; c = c->next)
+        for (int i = 0; i < UVAS_PATH_COUNT; i++) {
+            st->ops[i] += atomic_load_explicit(&c->ops[i], memory_order_relaxed);
+            st->bytes[i] += atomic_load_explicit(&c->bytes[i], memory_order_relaxed);
+        }
+    pthread_mutex_unlock(&path_mu);
     st->am_served = atomic_load(&uvas_job.am_served);
     st->gate_waits = uvas_gate_waits();
     return UVAS_OK;
