@@ -131,7 +131,9 @@ static ucs_status_t on_req(void *arg, const void *header, size_t hlen, void *dat
     (void)arg;
     if (hlen != sizeof(struct am_req))
         return UCS_OK;
-    const struct am_req *q = header;
+    struct am_req qv; /* UCX does not align headers */
+    memcpy(&qv, header, sizeof qv);
+    const struct am_req *q = &qv;
     if (q->src < 0 || q->src >= uvas_job.n)
         return UCS_OK;
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
@@ -175,7 +177,9 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
     (void)arg;
     if (hlen != sizeof(struct am_rep))
         return UCS_OK;
-    const struct am_rep *m = header;
+    struct am_rep mv; /* UCX does not align headers */
+    memcpy(&mv, header, sizeof mv);
+    const struct am_rep *m = &mv;
     if (m->cookie == 0) {
         if (m->status)
             uvas_warn("a put was refused by its target: %s", uvas_strerror(m->status));
