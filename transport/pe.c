@@ -77,7 +77,7 @@ static int transport_env(void)
                          "PEs of a node, UCX between nodes) or ucx (UCX only)", t);
     int rc = env_size("UVAS_DEVMAP_MAX", 4096, &uvas_job.devmap_max);
     if (rc == UVAS_OK)
-        rc = env_size("UVAS_UCX_RMA_MIN", 16384, &uvas_job.ucx_rma_min);
+        rc = env_size("UVAS_UCX_RMA_MIN", SIZE_MAX, &uvas_job.ucx_rma_min);
     return rc;
 }
 

@@ -24,6 +24,12 @@ static int ucx_fail(ucs_status_t st, const char *what)
     return uvas_fail(UVAS_ERR_SYS, "UCX %s failed: %s", what, ucs_status_string(st));
 }
 
+/* One thread progresses the worker at a time. UCX's own lock for a MULTI
+ * worker spins, and two threads spinning for it on an oversubscribed core
+ * lose a scheduler slice (milliseconds) whenever its holder is preempted;
+ * this futex-backed token makes the loser sleep or yield instead. */
+static pthread_mutex_t progress_token = PTHREAD_MUTEX_INITIALIZER;
+
 static void *progress_main(void *arg)
 {
     (void)arg;
@@ -33,9 +39,11 @@ static void *progress_main(void *arg)
     struct pollfd pf[2] = {{.fd = efd, .events = POLLIN}, {.fd = uvas_job.stop_fd,
                                                           .events = POLLIN}};
     for (;;) {
+        pthread_mutex_lock(&progress_token);
         while (ucp_worker_progress(uvas_job.worker))
             ;
         ucs_status_t st = ucp_worker_arm(uvas_job.worker);
+        pthread_mutex_unlock(&progress_token);
         if (st == UCS_ERR_BUSY)
             continue;
         if (poll(pf, 2, -1) < 0 && errno != EINTR)
@@ -74,6 +82,12 @@ int uvas_ucx_start(void)
     ucs_status_t st = ucp_config_read(NULL, NULL, &cfg);
     if (st != UCS_OK)
         return ucx_fail(st, "configuration");
+    /* Over tcp, UCX's rendezvous protocol stalls for a scheduler tick
+     * (4 ms) per message on an oversubscribed node, while eager messages
+     * stream at the wire's speed (measured: docs/transport.md); the owner
+     * applies a put from a bounce buffer anyway. The user's setting wins. */
+    if (!getenv("UCX_RNDV_THRESH"))
+        ucp_config_modify(cfg, "RNDV_THRESH", "inf");
     ucp_params_t pp = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
@@ -158,7 +172,12 @@ int uvas_ucx_connect(void)
 
 void uvas_ucx_poll(unsigned spins)
 {
-    if (!ucp_worker_progress(uvas_job.worker) && spins > 16)
+    unsigned did = 0;
+    if (pthread_mutex_trylock(&progress_token) == 0) {
+        did = ucp_worker_progress(uvas_job.worker);
+        pthread_mutex_unlock(&progress_token);
+    }
+    if (!did && spins > 16)
         sched_yield();
 }
 
