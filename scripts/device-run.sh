@@ -2,8 +2,9 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|bench|all]
-# Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs).
+# them. usage: scripts/device-run.sh [tests|bench|multi|all]
+# Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
+# and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
 what=${1:-all}
 cd "$(dirname "$0")/.."
@@ -25,6 +26,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     for t in "$B"/tests/test-* "$B"/tests/unit-*; do
         [ -f "$t" ] && [ -x "$t" ] || continue
         n=$(basename "$t")
+        [ -f "tests/multi/$n.c" ] && continue # multi-PE: run under mpirun below
         timeout 120 "$t" >"$OUT/$n.log" 2>&1
         rc=$?
         case $rc in
@@ -34,6 +36,40 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
         esac
     done
     echo "device tests: $pass passed, $fail failed, $skip skipped"
+fi
+if [ "$what" = multi ] || [ "$what" = all ]; then
+    # Open MPI unpacked over / (its components live at fixed paths);
+    # dpkg -x does not run the alternatives that name mpirun and oshrun.
+    for f in .mpi/*.deb; do dpkg -x "$f" /; done
+    ln -sf orterun /usr/bin/mpirun
+    ln -sf orterun /usr/bin/oshrun
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
+    pass=0 fail=0 skip=0
+    for src in tests/multi/test-*.c; do
+        n=$(basename "$src" .c)
+        [ -x "$B/tests/$n" ] || continue
+        for mode in "2" "4" "2 ucx"; do
+            set -- $mode
+            tag="$n-np$1${2:+-$2}"
+            env=()
+            [ "${2:-}" = ucx ] && env=(-x UVAS_TRANSPORT=ucx -x UCX_TLS=tcp,self -x UVAS_UCX_RMA_MIN=16K)
+            timeout 180 mpirun -np "$1" "${env[@]}" "$B/tests/$n" >"$OUT/$tag.log" 2>&1
+            rc=$?
+            case $rc in
+                0) pass=$((pass + 1)) ;;
+                77) skip=$((skip + 1)); echo "SKIP $tag: $(grep -m1 -i skip "$OUT/$tag.log")" ;;
+                *) fail=$((fail + 1)); echo "FAIL $tag (rc $rc):"; tail -5 "$OUT/$tag.log" ;;
+            esac
+        done
+    done
+    echo "device multi-PE tests: $pass passed, $fail failed, $skip skipped"
+    [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 "$B/bench/path-bench" 2>&1 |
+        tee "$OUT/path-bench.txt"
+    [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 -x UVAS_TRANSPORT=ucx \
+        -x UCX_TLS=tcp,self "$B/bench/path-bench" 2>&1 | tee "$OUT/path-bench-ucx.txt"
+    timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" 2>&1 | tee "$OUT/shmem-bench.txt"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     "$B"/bench/uvas-bench first-touch -r 7 2>&1 | tee "$OUT/first-touch.txt" | tail -4

@@ -14,6 +14,8 @@
 #   --builddir DIR uvas build dir (default build): libuvas.so, tools/uvascc;
 #                  binaries and logs go to DIR/bench-uvas/ and DIR/bench-oshmem/
 #   --only X       build and run only one of the two (no ratio line then)
+#   --prebuilt     run the binaries an earlier run built in DIR/bench-*/
+#                  (on a machine without compilers, e.g. the GPU machine)
 #
 # Needs: Open MPI with OSHMEM (Debian: apt-get install openmpi-bin
 # libopenmpi-dev) for oshcc/oshrun/mpirun; a built libuvas.so with the
@@ -43,10 +45,11 @@ cd "$(dirname "$0")/.."
 root=$PWD
 src=bench/shmem/shmem-bench.c
 
-tcp=0 quick=0 csv='' maxbytes='' builddir=build only=''
+tcp=0 quick=0 csv='' maxbytes='' builddir=build only='' prebuilt=0
 while [ $# -gt 0 ]; do
     case $1 in
     --tcp) tcp=1 ;;
+    --prebuilt) prebuilt=1 ;;
     --quick) quick=1 ;;
     --csv) [ $# -ge 2 ] || { echo "--csv needs a file" >&2; exit 2; }; csv=$2; shift ;;
     --csv=*) csv=${1#--csv=} ;;
@@ -107,11 +110,16 @@ check_output() {
 
 # ---------------------------------------------------------------- OSHMEM
 oshmem_run() {
-    need_ompi oshcc oshrun
     local d=$builddir/bench-oshmem
     mkdir -p "$d"
-    oshcc -std=c11 -O2 -Wall -o "$d/shmem-bench" "$root/$src" >"$d/build.log" 2>&1 ||
-        { tail -n 40 "$d/build.log" >&2; die "OSHMEM build failed (log: $d/build.log)"; }
+    if [ $prebuilt = 1 ]; then
+        need_ompi oshrun
+        [ -x "$d/shmem-bench" ] || die "--prebuilt: $d/shmem-bench is missing"
+    else
+        need_ompi oshcc oshrun
+        oshcc -std=c11 -O2 -Wall -o "$d/shmem-bench" "$root/$src" >"$d/build.log" 2>&1 ||
+            { tail -n 40 "$d/build.log" >&2; die "OSHMEM build failed (log: $d/build.log)"; }
+    fi
 
     local opts=()
     if [ $tcp = 1 ]; then
@@ -164,7 +172,9 @@ uvas_run() {
         how="cc -I$root/include -L$builddir -luvas -Wl,-rpath,$builddir"
         note "$builddir/tools/uvascc not found; building uvas side with: $how"
     fi
-    if ! "${cc[@]}" -std=c11 -O2 -Wall -o "$d/shmem-bench" "$root/$src" -luvas \
+    if [ $prebuilt = 1 ]; then
+        [ -x "$d/shmem-bench" ] || die "--prebuilt: $d/shmem-bench is missing"
+    elif ! "${cc[@]}" -std=c11 -O2 -Wall -o "$d/shmem-bench" "$root/$src" -luvas \
         >"$d/build.log" 2>&1; then
         tail -n 40 "$d/build.log" >&2
         local missing="" s
