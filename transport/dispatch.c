@@ -330,11 +330,22 @@ static inline bool one_block(const void *a, size_t n)
     return block_off(a) + n <= uvas_g.block_size;
 }
 
+/* May our side be touched with the CPU without moving it? Outside the
+ * range, or in a host-resident block. (A migration racing this check
+ * makes the CPU access fault and bring the block back: correct, only
+ * slower.) A device-resident side takes the copy-engine paths instead. */
+static inline bool cpu_side(const void *a)
+{
+    return !uvas_in_range(a) ||
+           uvas_blk_res(atomic_load_explicit(&uvas_g.bt[uvas_block_index(a)].state,
+                                             memory_order_relaxed)) == UVAS_RES_HOST;
+}
+
 int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
 {
     (void)nbi; /* every path completes the local side before it returns */
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(dest, n) &&
-        small_put(&uvas_job.peers[pe], dest, src, n))
+        cpu_side(src) && small_put(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
     char *d = dest;
     const char *s = src;
@@ -413,7 +424,7 @@ int uvas_pe_get(void *dest, const void *src, size_t n, int pe, bool nbi)
 {
     (void)nbi;
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(src, n) &&
-        small_get(&uvas_job.peers[pe], dest, src, n))
+        cpu_side(dest) && small_get(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
     char *d = dest;
     const char *s = src;

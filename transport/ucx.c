@@ -29,6 +29,12 @@ static int ucx_fail(ucs_status_t st, const char *what)
  * lose a scheduler slice (milliseconds) whenever its holder is preempted;
  * this futex-backed token makes the loser sleep or yield instead. */
 static pthread_mutex_t progress_token = PTHREAD_MUTEX_INITIALIZER;
+/* Polls by waiting application threads. While they progress the worker the
+ * progress thread stays out of their way: woken by every message (shared
+ * memory transports signal an armed worker), it would take the token from
+ * under them and cost each message a scheduler tick (measured: 4 ms per
+ * active message with it, 0.3-0.7 us without). */
+static _Atomic uint64_t app_polls;
 
 static void *progress_main(void *arg)
 {
@@ -38,7 +44,15 @@ static void *progress_main(void *arg)
         return NULL;
     struct pollfd pf[2] = {{.fd = efd, .events = POLLIN}, {.fd = uvas_job.stop_fd,
                                                           .events = POLLIN}};
+    uint64_t seen = atomic_load(&app_polls);
     for (;;) {
+        uint64_t now = atomic_load_explicit(&app_polls, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            if (poll(&pf[1], 1, 1) > 0)
+                return NULL;
+            continue;
+        }
         pthread_mutex_lock(&progress_token);
         while (ucp_worker_progress(uvas_job.worker))
             ;
@@ -173,6 +187,7 @@ int uvas_ucx_connect(void)
 void uvas_ucx_poll(unsigned spins)
 {
     unsigned did = 0;
+    atomic_fetch_add_explicit(&app_polls, 1, memory_order_relaxed);
     if (pthread_mutex_trylock(&progress_token) == 0) {
         did = ucp_worker_progress(uvas_job.worker);
         pthread_mutex_unlock(&progress_token);

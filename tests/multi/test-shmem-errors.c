@@ -1,0 +1,207 @@
+/*
+ * Bad input to the OpenSHMEM layer gets an error, not a crash, when
+ * UVAS_SHMEM_ERRORS=return: each case leaves shmemx_last_error() nonzero
+ * (a negative UVAS_ERR_*) and shmemx_last_error_string() naming the call
+ * and the problem, changes nothing at the target, and afterwards normal
+ * operations still work. Run under mpirun with 2 or more PEs.
+ */
+#include <shmem.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/check.h"
+
+static int me, npes, right, left;
+static int ncases;
+
+/* The last error is set and its message contains every one of the words. */
+static void expect_error(const char *what, const char *w1, const char *w2)
+{
+    int st = shmemx_last_error();
+    const char *msg = shmemx_last_error_string();
+    CHECK(st < 0, "%s: shmemx_last_error() is %d, expected a negative UVAS_ERR_* (message "
+          "'%s')", what, st, msg ? msg : "(null)");
+    CHECK(msg && *msg, "%s: shmemx_last_error_string() is empty", what);
+    CHECK(!w1 || strstr(msg, w1), "%s: message '%s' does not name '%s'", what, msg, w1);
+    CHECK(!w2 || strstr(msg, w2), "%s: message '%s' does not mention '%s'", what, msg, w2);
+    shmemx_clear_error();
+    CHECK_EQ(shmemx_last_error(), 0, "shmemx_clear_error clears the status");
+    CHECK(shmemx_last_error_string() && !*shmemx_last_error_string(),
+          "shmemx_clear_error clears the message");
+    ncases++;
+}
+
+static void expect_no_error(const char *what)
+{
+    int st = shmemx_last_error();
+    CHECK(st == 0, "%s: unexpected error %d: %s", what, st, shmemx_last_error_string());
+}
+
+int main(void)
+{
+    if (getenv("UVAS_TEST_SINGLE"))
+        SKIP("single-PE run requested");
+    tu_setenv("UVAS_SHMEM_ERRORS", "return");
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    if (npes < 2) {
+        shmem_finalize();
+        SKIP("needs at least 2 PEs: run under mpirun -np 2");
+    }
+    right = (me + 1) % npes;
+    left = (me + npes - 1) % npes;
+    shmemx_clear_error();
+    expect_no_error("after shmem_init");
+
+    long *sym = shmem_calloc(64, sizeof(long));
+    CHECK(sym != NULL, "shmem_calloc");
+    long src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    long stack_buf[8] = {0};
+
+    /* ---- non-symmetric addresses ---- */
+    shmem_putmem(stack_buf, src, sizeof src, right);
+    expect_error("putmem to a stack address", "shmem_putmem", "symmetric");
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(stack_buf[i], 0, "the local stack buffer is untouched");
+    shmem_getmem(src, stack_buf, sizeof src, right);
+    expect_error("getmem from a stack address", "shmem_getmem", "symmetric");
+    CHECK_EQ(src[0], 1, "getmem from a bad source left the destination alone");
+    shmem_long_put(stack_buf, src, 8, right);
+    expect_error("shmem_long_put to a stack address", "shmem_long_put", "symmetric");
+    shmem_putmem_nbi(stack_buf, src, sizeof src, right);
+    expect_error("putmem_nbi to a stack address", "shmem_putmem_nbi", "symmetric");
+    CHECK_EQ(shmem_long_atomic_fetch_add(stack_buf, 1, right), 0,
+             "a failed fetch_add returns 0");
+    expect_error("atomic on a stack address", "shmem_long_atomic_fetch_add", "symmetric");
+    CHECK(shmem_ptr(stack_buf, right) == NULL, "shmem_ptr(stack) is NULL");
+    expect_error("shmem_ptr of a stack address", "shmem_ptr", "symmetric");
+    CHECK_EQ(shmemx_heap_of(stack_buf), -1, "shmemx_heap_of(stack)");
+    expect_error("shmemx_heap_of of a stack address", "shmemx_heap_of", NULL);
+
+    /* A freed symmetric object (whole blocks) is no longer symmetric. */
+    long *gone = shmem_malloc((size_t)4 << 20);
+    CHECK(gone != NULL, "shmem_malloc");
+    shmem_free(gone);
+    shmemx_clear_error();
+    shmem_putmem(gone, src, sizeof src, right);
+    expect_error("putmem into a freed object", "shmem_putmem", "live symmetric allocation");
+
+    /* ---- PEs out of range ---- */
+    shmem_barrier_all();
+    int bad_pes[2] = {npes, -1};
+    for (int b = 0; b < 2; b++) {
+        int pe = bad_pes[b];
+        char what[64];
+        snprintf(what, sizeof what, "PE %d", pe);
+        shmem_putmem(sym, src, sizeof src, pe);
+        expect_error(what, "shmem_putmem", "out of range");
+        shmem_getmem(stack_buf, sym, sizeof src, pe);
+        expect_error(what, "shmem_getmem", "out of range");
+        shmem_long_p(&sym[1], 99, pe);
+        expect_error(what, "shmem_long_p", "out of range");
+        (void)shmem_long_g(&sym[1], pe);
+        expect_error(what, "shmem_long_g", "out of range");
+        shmem_long_atomic_add(&sym[2], 1, pe);
+        expect_error(what, "shmem_long_atomic_add", "out of range");
+        (void)shmem_int_atomic_fetch_inc((int *)&sym[3], pe);
+        expect_error(what, "shmem_int_atomic_fetch_inc", "out of range");
+        shmem_putmem_signal(sym, src, 8, (uint64_t *)&sym[4], 1, SHMEM_SIGNAL_SET, pe);
+        expect_error(what, "shmem_putmem_signal", "out of range");
+        CHECK(shmemx_residence(sym, pe) == -1, "shmemx_residence at PE %d", pe);
+        expect_error(what, "shmemx_residence", "out of range");
+    }
+    shmem_barrier_all();
+    for (int i = 0; i < 64; i++)
+        CHECK_EQ(sym[i], 0, "no bad call changed the symmetric object");
+
+    /* ---- bad hints (collective: every PE makes the same bad call) ---- */
+    void *p = shmem_malloc_with_hints(4096, 1L << 40);
+    CHECK(p == NULL, "shmem_malloc_with_hints(unknown hint) returned %p", p);
+    expect_error("unknown hint bits", "shmem_malloc_with_hints", "unknown hint");
+    p = shmem_malloc_with_hints(4096, SHMEM_MALLOC_HOST_HEAP | SHMEM_MALLOC_DEVICE_HEAP |
+                                          SHMEM_MALLOC_ATOMICS_REMOTE);
+    CHECK(p == NULL, "shmem_malloc_with_hints(HOST|DEVICE) returned %p", p);
+    expect_error("HOST and DEVICE heap hints", "shmem_malloc_with_hints",
+                 "SHMEM_MALLOC_HOST_HEAP and SHMEM_MALLOC_DEVICE_HEAP");
+    p = shmem_align(48, 100);
+    CHECK(p == NULL, "shmem_align(48) returned %p", p);
+    expect_error("alignment not a power of two", "shmem_align", "power of two");
+
+    /* ---- misaligned atomics (remote and local) ---- */
+    long *a = shmem_calloc(8, sizeof(long));
+    CHECK(a != NULL, "shmem_calloc");
+    long *mis = (long *)((char *)a + 4);
+    shmem_long_atomic_add(mis, 1, right);
+    expect_error("misaligned remote atomic add", "shmem_long_atomic_add", "aligned");
+    CHECK_EQ(shmem_long_atomic_fetch_add((long *)((char *)a + 1), 1, right), 0,
+             "a failed fetch_add returns 0");
+    expect_error("misaligned remote fetch_add", "shmem_long_atomic_fetch_add", "aligned");
+    (void)shmem_int_atomic_swap((int *)((char *)a + 2), 5, me);
+    expect_error("misaligned local swap", "shmem_int_atomic_swap", "aligned");
+    (void)shmem_long_atomic_compare_swap(mis, 0, 9, right);
+    expect_error("misaligned compare_swap", "shmem_long_atomic_compare_swap", "aligned");
+    shmem_barrier_all();
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(a[i], 0, "misaligned atomics changed nothing");
+
+    /* ---- bad comparison, bad team, bad active set ---- */
+    int *iv = shmem_calloc(1, sizeof(int));
+    CHECK(iv != NULL, "shmem_calloc");
+    CHECK_EQ(shmem_int_test(iv, 99, 0), 0, "shmem_int_test with an unknown comparison");
+    expect_error("unknown comparison", "shmem_int_test", NULL);
+    CHECK(shmem_long_broadcast(SHMEM_TEAM_INVALID, a, sym, 1, 0) != 0,
+          "broadcast on SHMEM_TEAM_INVALID returns nonzero");
+    expect_error("SHMEM_TEAM_INVALID", "shmem_long_broadcast", "SHMEM_TEAM_INVALID");
+    CHECK(shmem_long_broadcast(SHMEM_TEAM_WORLD, a, sym, 1, npes) != 0,
+          "broadcast from root n_pes returns nonzero");
+    expect_error("root out of range", "shmem_long_broadcast", NULL);
+    static long psync[SHMEM_BCAST_SYNC_SIZE];
+    shmem_broadcast64(a, sym, 1, 0, 1, 0, npes - 1, psync);
+    expect_error("active set not the whole job", "shmem_broadcast64", "active set");
+
+    /* ---- normal operation afterwards ---- */
+    shmemx_clear_error();
+    shmem_barrier_all();
+    long v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = 100L * me + i;
+    shmem_long_put(sym, v, 8, right);
+    shmem_barrier_all();
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(sym[i], 100L * left + i, "a put after the errors");
+    long got[8];
+    shmem_long_get(got, sym, 8, right);
+    for (int i = 0; i < 8; i++)
+        CHECK_EQ(got[i], 100L * me + i, "a get after the errors");
+    shmem_long_atomic_add(&a[0], 1, 0);
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_atomic_fetch(&a[0], 0), npes, "atomics after the errors");
+    long *fresh = shmem_malloc_with_hints(1024, SHMEM_MALLOC_HOST_HEAP);
+    CHECK(fresh != NULL, "an allocation after the errors");
+    CHECK_EQ(shmemx_heap_of(fresh), SHMEMX_HEAP_HOST, "its heap");
+    fresh[0] = me;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_g(fresh, right), right, "shmem_long_g after the errors");
+    long bsrc = 4242 + me, *bdst = shmem_malloc(sizeof(long));
+    long *bs = shmem_malloc(sizeof(long));
+    CHECK(bdst && bs, "allocations");
+    *bs = bsrc;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_broadcast(SHMEM_TEAM_WORLD, bdst, bs, 1, npes - 1), 0, "broadcast");
+    CHECK_EQ(*bdst, 4242 + npes - 1, "a broadcast after the errors");
+    expect_no_error("the normal operations");
+    shmem_free(bs);
+    shmem_free(bdst);
+    shmem_free(fresh);
+    shmem_free(iv);
+    shmem_free(a);
+    shmem_free(sym);
+    expect_no_error("frees");
+    shmem_finalize();
+    if (me == 0)
+        printf("test-shmem-errors: %d PEs, %d bad calls each reported and survived\n", npes,
+               ncases);
+    return 0;
+}

@@ -1,0 +1,83 @@
+#!/bin/sh
+# A job whose PE fails must end, with a non-zero status and a message, and
+# must not hang. Usage: test-shmem-fatal.sh HELPER [mpirun options...]
+# (HELPER is test-shmem-fatal; SHMEM_FATAL_NP sets the PE count, 2 by
+# default). mpirun is taken from PATH; the environment of the meson test
+# lets it run as root and oversubscribe.
+set -u
+helper=${1:?usage: test-shmem-fatal.sh HELPER [mpirun options...]}
+shift
+np=${SHMEM_FATAL_NP:-2}
+command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+# run NAME LIMIT MODE: runs the job under `timeout`; leaves rc, secs, out, err.
+run() {
+    name=$1 limit=$2 mode=$3
+    shift 3
+    out=$tmp/$name.out err=$tmp/$name.err
+    start=$(date +%s)
+    timeout -k 10 "$limit" mpirun "$@" -np "$np" "$helper" "$mode" >"$out" 2>"$err" </dev/null
+    rc=$?
+    secs=$(( $(date +%s) - start ))
+}
+
+fail() {
+    echo "FAIL: $name: $*"
+    echo "---- stdout of $name"; cat "$out"
+    echo "---- stderr of $name"; cat "$err"
+    fails=$((fails + 1))
+}
+
+# check NAME LIMIT MODE STDERR-REGEX
+check() {
+    name=$1 limit=$2 mode=$3 want=$4
+    shift 4
+    run "$name" "$limit" "$mode" "$@"
+    # (mpirun itself exits 137 when a PE died of SIGKILL: tell a hang by time)
+    if [ "$secs" -ge "$limit" ] || { [ "$rc" -eq 124 ] && [ "$secs" -ge $((limit - 1)) ]; }; then
+        fail "the job did not end within ${limit} s (hang; status $rc)"
+        return
+    fi
+    if grep -q '^SKIP' "$out"; then
+        echo "SKIP: $(grep '^SKIP' "$out" | head -1)"; exit 77
+    fi
+    if [ "$rc" -eq 0 ]; then
+        fail "mpirun exited with status 0"
+        return
+    fi
+    if grep -q 'NOT-ENDED' "$out"; then
+        fail "a PE went on after the failure: $(grep NOT-ENDED "$out" | head -1)"
+        return
+    fi
+    if [ "$(grep -c '^PE .* started' "$out")" -ne "$np" ]; then
+        fail "not every PE started (the failure came too early to test anything)"
+        return
+    fi
+    if [ -z "$want" ]; then
+        echo "ok: $name: mpirun exit status $rc after ${secs} s"
+        return
+    fi
+    if ! grep -Eq "$want" "$err" "$out"; then
+        fail "no message matching /$want/"
+        return
+    fi
+    echo "ok: $name: mpirun exit status $rc after ${secs} s; message: $(grep -Eh "$want" "$err" "$out" | head -1)"
+}
+
+check putmem-stack 60 putmem-stack 'uvas: shmem_putmem: .*not symmetric' "$@"
+# Only the ending is required here (no message): PE 1 asked for it.
+check global-exit 30 global-exit '' "$@"
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
+    echo "note: global-exit: mpirun exit status $rc, not the 3 PE 1 passed"
+fi
+check kill 60 kill 'signal 9|Killed|is gone' "$@"
+
+if [ "$fails" -ne 0 ]; then
+    echo "test-shmem-fatal: $fails of 3 cases failed"
+    exit 1
+fi
+echo "test-shmem-fatal: 3 of 3 cases ended the job with a message"
+exit 0
