@@ -87,6 +87,18 @@ int main(void)
     shmemx_clear_error();
     shmem_putmem(gone, src, sizeof src, right);
     expect_error("putmem into a freed object", "shmem_putmem", "live symmetric allocation");
+    /* A freed small object shares its slab block with live ones. */
+    char *keep = shmem_malloc(4096), *small = shmem_malloc(4096);
+    CHECK(keep && small, "shmem_malloc");
+    shmem_free(small);
+    shmemx_clear_error();
+    shmem_putmem(small, src, sizeof src, right);
+    expect_error("putmem into a freed small object", "shmem_putmem", "live symmetric allocation");
+    shmemx_clear_error();
+    shmem_putmem(keep + 4096 - 8, src, 16, right);
+    expect_error("putmem past the end of a small object", "shmem_putmem",
+                 "live symmetric allocation");
+    shmem_free(keep);
 
     /* ---- PEs out of range ---- */
     shmem_barrier_all();
