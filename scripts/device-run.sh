@@ -47,21 +47,32 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
     export OMPI_MCA_rmaps_base_oversubscribe=1
     export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
     pass=0 fail=0 skip=0
+    tally() { # tag rc
+        case $2 in
+            0) pass=$((pass + 1)) ;;
+            77) skip=$((skip + 1)); echo "SKIP $1: $(grep -m1 -i skip "$OUT/$1.log")" ;;
+            *) fail=$((fail + 1)); echo "FAIL $1 (rc $2):"; tail -5 "$OUT/$1.log" ;;
+        esac
+    }
+    for heap in unset HOST DEVICE; do
+        v=$heap; [ $heap = unset ] && v=
+        SHMEM_SYMMETRIC_HEAP_DEFAULT=$v SHMEM_DEVICE_SYMMETRIC_SIZE=256M timeout 120 \
+            mpirun -np 2 "$B/tests/test-shmem-mockup" $heap >"$OUT/mockup-$heap.log" 2>&1
+        tally "mockup-$heap" $?
+    done
+    timeout 240 tests/multi/test-shmem-fatal.sh "$B/tests/test-shmem-fatal" >"$OUT/fatal.log" 2>&1
+    tally fatal $?
     for src in tests/multi/test-*.c; do
         n=$(basename "$src" .c)
         [ -x "$B/tests/$n" ] || continue
+        case $n in test-shmem-fatal|test-shmem-mockup) continue ;; esac
         for mode in "2" "4" "2 ucx"; do
             set -- $mode
             tag="$n-np$1${2:+-$2}"
             env=()
             [ "${2:-}" = ucx ] && env=(-x UVAS_TRANSPORT=ucx -x UCX_TLS=tcp,self -x UVAS_UCX_RMA_MIN=16K)
             timeout 180 mpirun -np "$1" "${env[@]}" "$B/tests/$n" >"$OUT/$tag.log" 2>&1
-            rc=$?
-            case $rc in
-                0) pass=$((pass + 1)) ;;
-                77) skip=$((skip + 1)); echo "SKIP $tag: $(grep -m1 -i skip "$OUT/$tag.log")" ;;
-                *) fail=$((fail + 1)); echo "FAIL $tag (rc $rc):"; tail -5 "$OUT/$tag.log" ;;
-            esac
+            tally "$tag" $?
         done
     done
     echo "device multi-PE tests: $pass passed, $fail failed, $skip skipped"

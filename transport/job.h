@@ -93,7 +93,10 @@ struct uvas_path_ctr {
     _Atomic uint64_t ops[UVAS_PATH_COUNT], bytes[UVAS_PATH_COUNT];
     struct uvas_path_ctr *next;
 };
-extern _Thread_local struct uvas_path_ctr *uvas_path_mine;
+/* initial-exec: no __tls_get_addr call per operation (libuvas is linked,
+ * not dlopened, by OpenSHMEM programs). */
+extern _Thread_local struct uvas_path_ctr *uvas_path_mine
+    __attribute__((tls_model("initial-exec")));
 struct uvas_path_ctr *uvas_path_register(void);
 
 static inline void uvas_job_count(int path, size_t bytes)

@@ -314,7 +314,13 @@ int uvas_pe_quiet(void)
     int rc = UVAS_OK;
     if (uvas_job.n > 1 && uvas_job.worker)
         rc = uvas_am_quiet();
+#if defined(__x86_64__) || defined(__i386__)
+    /* Every direct access ended with a locked RMW (dropping its pin),
+     * which on x86 already drained this core's stores. */
+    atomic_signal_fence(memory_order_seq_cst);
+#else
     atomic_thread_fence(memory_order_seq_cst);
+#endif
     return rc;
 }
 
@@ -400,7 +406,7 @@ int uvas_pe_residence(const void *addr, int pe)
     return rc ? rc : res;
 }
 
-_Thread_local struct uvas_path_ctr *uvas_path_mine;
+_Thread_local struct uvas_path_ctr *uvas_path_mine __attribute__((tls_model("initial-exec")));
 static struct uvas_path_ctr *path_all;
 static pthread_mutex_t path_mu = PTHREAD_MUTEX_INITIALIZER;
 

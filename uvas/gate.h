@@ -53,7 +53,9 @@ static inline uint64_t uvas_gate_pin(_Atomic uint64_t *g)
 }
 static inline void uvas_gate_unpin(_Atomic uint64_t *g)
 {
-    atomic_fetch_sub_explicit(g, UVAS_GATE_PIN, memory_order_release);
+    /* seq_cst: the PE layer's quiet relies on it ordering the access's
+     * stores before anything after (a locked instruction on x86). */
+    atomic_fetch_sub_explicit(g, UVAS_GATE_PIN, memory_order_seq_cst);
 }
 
 /* Called when a transition has waited long for pins (a dead peer?); the
