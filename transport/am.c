@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "transport/job.h"
+#include "transport/ucx_sym.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 

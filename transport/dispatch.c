@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "transport/job.h"
+#include "transport/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "transport/job.h"
+#include "transport/ucx_sym.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -92,6 +93,9 @@ static int publish_rkey(const char *key, ucp_mem_h mh)
 
 int uvas_ucx_start(void)
 {
+    int rc0 = uvas_ucx_load();
+    if (rc0)
+        return rc0;
     ucp_config_t *cfg;
     ucs_status_t st = ucp_config_read(NULL, NULL, &cfg);
     if (st != UCS_OK)
@@ -108,7 +112,7 @@ int uvas_ucx_start(void)
                     UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 1,
     };
-    st = ucp_init(&pp, cfg, &uvas_job.ctx);
+    st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &pp, cfg, &uvas_job.ctx);
     ucp_config_release(cfg);
     if (st != UCS_OK)
         return ucx_fail(st, "init");
