@@ -292,7 +292,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
 /* Small transfers copy our side through the range on a stack buffer: a
  * fault there happens with no pin held, and one pin (the target's) is
  * cheaper than two. */
-#define SMALL 256
+#define SMALL 1024
 
 static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n)
 {
