@@ -75,9 +75,29 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
 fi
 check kill 60 kill 'signal 9|Killed|is gone' "$@"
 
+# PEs that cannot agree on one range: every PE's shmem_init fails, each
+# with the message naming the PE that differs, and nobody waits for ever.
+name=init-mismatch out=$tmp/$name.out err=$tmp/$name.err
+start=$(date +%s)
+timeout -k 10 60 mpirun "$@" -np 1 -x UVAS_BASE=0x200000000000 "$helper" putmem-stack : \
+    -np 1 -x UVAS_BASE=0x300000000000 "$helper" putmem-stack >"$out" 2>"$err" </dev/null
+rc=$? secs=$(( $(date +%s) - start ))
+n=$(grep -c 'shmem_init: .*same UVAS_BASE' "$err")
+if [ "$secs" -ge 60 ]; then
+    fail "the job did not end within 60 s (hang; status $rc)"
+elif [ "$rc" -eq 0 ]; then
+    fail "mpirun exited with status 0"
+elif grep -q '^PE .* started' "$out"; then
+    fail "a PE got past shmem_init"
+elif [ "$n" -lt 2 ]; then
+    fail "expected the range message from both PEs, got $n"
+else
+    echo "ok: $name: mpirun exit status $rc after ${secs} s; message: $(grep -m1 'same UVAS_BASE' "$err")"
+fi
+
 if [ "$fails" -ne 0 ]; then
-    echo "test-shmem-fatal: $fails of 3 cases failed"
+    echo "test-shmem-fatal: $fails of 4 cases failed"
     exit 1
 fi
-echo "test-shmem-fatal: 3 of 3 cases ended the job with a message"
+echo "test-shmem-fatal: 4 of 4 cases ended the job with a message"
 exit 0
