@@ -589,8 +589,8 @@ static void check_signal(void)
         OK(shmem_##NAME##_atomic_fetch_xor(x, (T)0xFFFF, right) == (T)0x311E,             \
            #NAME " fetch_xor");                                                           \
         OK(shmem_##NAME##_atomic_fetch(x, right) == (T)0xCEE1, #NAME " after fetch_xor"); \
-        /* the top bit of the type */                                                     \
-        T top = (T)((T)1 << (sizeof(T) * 8 - 1));                                         \
+        /* the top bit of the type (shifted unsigned: no UB) */                           \
+        T top = (T)((uint64_t)1 << (sizeof(T) * 8 - 1));                                  \
         shmem_##NAME##_atomic_or(x, top, right);                                          \
         OK(shmem_##NAME##_atomic_fetch_xor(x, (T)1, right) == (T)(top | (T)0xCEE1),       \
            #NAME " top bit");                                                             \
