@@ -68,7 +68,7 @@ struct uvas_block {
  * new residence.
  */
 void uvas_gate_close(struct uvas_block *b);
-void uvas_gate_open(struct uvas_block *b);
+void uvas_gate_open(struct uvas_block *b, uint32_t state);
 
 static inline int uvas_blk_res(uint32_t state)
 {
@@ -102,15 +102,17 @@ static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *s
 static inline void uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res)
 {
     uint32_t next = ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
+    /* Open the gate while still holding the block: its fields (device
+     * slot, duplicate) are ours to read only until the state is stored. */
+    uvas_gate_open(b, next);
     atomic_store_explicit(&b->state, next, memory_order_release);
-    uvas_gate_open(b);
 }
 
 /* End a transition that moved nothing (same residence, same version). */
 static inline void uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
 {
+    uvas_gate_open(b, seen);
     atomic_store_explicit(&b->state, seen, memory_order_release);
-    uvas_gate_open(b);
 }
 
 /* Map and release the table (NORESERVE: untouched entries cost nothing). */

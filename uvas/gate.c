@@ -80,12 +80,11 @@ void uvas_gate_close(struct uvas_block *b)
     }
 }
 
-void uvas_gate_open(struct uvas_block *b)
+void uvas_gate_open(struct uvas_block *b, uint32_t s)
 {
     if (!uvas_g.gates)
         return;
     _Atomic uint64_t *g = &uvas_g.gates[b - uvas_g.bt];
-    uint32_t s = atomic_load_explicit(&b->state, memory_order_relaxed);
     uint64_t res = (uint64_t)uvas_blk_res(s);
     uint64_t pub = res << UVAS_GATE_RES_SHIFT;
     if (res == UVAS_RES_DEVICE && b->dev_slot &&
