@@ -274,6 +274,12 @@ struct uvas_stats {
     /* where migration time went: copy engine, importing host pages,
      * unmapping and mapping the range's page tables */
     uint64_t migrate_ns_copy, migrate_ns_import, migrate_ns_map;
+    /* Failures injected per site (UVAS_INJECT, docs/migration.md), indexed
+     * device-alloc, export, map, dma, uffd, mmap, memfd, ucx; all 0 unless
+     * injection is armed. New fields are only ever added at the end of
+     * this struct (ABI: a program built against an older header reads a
+     * prefix). */
+    uint64_t injected[8];
 };
 
 int uvas_stats_get(struct uvas_stats *st);

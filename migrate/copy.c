@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "uvas.h"
+#include "uvas/inject.h"
 #include "uvas/status.h"
 
 int uvas_copier_init(struct uvas_copier *c, struct uvas_device *dev)
@@ -98,7 +99,8 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
                        .pCommandBuffers = &cb,
                        .signalSemaphoreCount = 1,
                        .pSignalSemaphores = &c->timeline};
-    r = vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
+    r = uvas_inject_fail(UVAS_INJ_DMA) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                       : vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
     if (r != VK_SUCCESS) {
         vkFreeCommandBuffers(d, c->pool, 1, &cb);
         t->cb = VK_NULL_HANDLE;

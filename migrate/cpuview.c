@@ -9,6 +9,7 @@
 
 #include "fault/uffd.h"
 #include "migrate/copy.h"
+#include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -80,7 +81,8 @@ int uvas_cpuview_map(size_t bi)
         int fd;
         VkDeviceSize off;
         uvas_devtier_slot_where(t, b->dev_slot, NULL, &off, &fd);
-        if (fd < 0 || mmap(a, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+        if (fd < 0 || uvas_inject_fail_errno(UVAS_INJ_MAP, ENOMEM) ||
+            mmap(a, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                            fd, (off_t)(t->fd_base + off)) == MAP_FAILED)
             return uvas_fail(UVAS_ERR_SYS, "cannot map device block %zu for the CPU: %s", bi,
                              fd < 0 ? "its slab has no fd" : strerror(errno));
@@ -104,7 +106,8 @@ int uvas_cpuview_map(size_t bi)
                                   .offset = 0,
                                   .size = uvas_g.block_size};
         void *got = NULL;
-        VkResult r = t->dev.map_memory2(t->dev.dev, &mi, &got);
+        VkResult r = uvas_inject_fail(UVAS_INJ_MAP) ? VK_ERROR_MEMORY_MAP_FAILED
+                                                    : t->dev.map_memory2(t->dev.dev, &mi, &got);
         if (r != VK_SUCCESS || got != park) {
             munmap(park, uvas_g.block_size);
             return uvas_fail(UVAS_ERR_SYS, "placed map of device block %zu failed (VkResult "

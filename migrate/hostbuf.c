@@ -2,6 +2,7 @@
 #include "migrate/hostbuf.h"
 
 #include "uvas.h"
+#include "uvas/inject.h"
 #include "uvas/status.h"
 
 int uvas_hostbuf_import(struct uvas_device *d, void *ptr, size_t len, struct uvas_hostbuf *h)
@@ -43,7 +44,8 @@ int uvas_hostbuf_import(struct uvas_device *d, void *ptr, size_t len, struct uva
                                 .pNext = &imp,
                                 .allocationSize = len,
                                 .memoryTypeIndex = (uint32_t)__builtin_ctz(bits)};
-    r = vkAllocateMemory(d->dev, &mai, NULL, &h->mem);
+    r = uvas_inject_fail(UVAS_INJ_MAP) ? VK_ERROR_OUT_OF_HOST_MEMORY
+                                       : vkAllocateMemory(d->dev, &mai, NULL, &h->mem);
     if (r != VK_SUCCESS) {
         vkDestroyBuffer(d->dev, h->buf, NULL);
         h->buf = VK_NULL_HANDLE;

@@ -15,6 +15,7 @@
 #include "migrate/hostbuf.h"
 #include "migrate/hostcache.h"
 #include "migrate/policy.h"
+#include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -336,8 +337,9 @@ static int prepare_to_host(struct job *j, size_t m)
      * shadow, unless the block was placed on the device directly. */
     for (size_t i = 0; i < m && !rc; i++)
         if (!atomic_load_explicit(&uvas_g.bt[j[i].bi].shadow, RLX) &&
-            fallocate(uvas_g.memfd, 0, (off_t)(j[i].bi << uvas_g.shift),
-                      (off_t)uvas_g.block_size) < 0)
+            (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) ||
+             fallocate(uvas_g.memfd, 0, (off_t)(j[i].bi << uvas_g.shift),
+                       (off_t)uvas_g.block_size) < 0))
             rc = uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s",
                            j[i].bi, strerror(errno));
     lap(&uvas_g.ctr.migrate_ns_map, &t0);

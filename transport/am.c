@@ -12,6 +12,7 @@
 
 #include "transport/job.h"
 #include "transport/ucx_sym.h"
+#include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -234,7 +235,9 @@ static int send_req(int pe, struct am_req *q, const void *data, size_t len)
 {
     q->src = uvas_job.me;
     ucp_request_param_t rp = {0};
-    void *r = ucp_am_send_nbx(uvas_job.peers[pe].ep, AM_REQ, q, sizeof *q, data, len, &rp);
+    void *r = uvas_inject_fail(UVAS_INJ_UCX)
+                  ? UCS_STATUS_PTR(UCS_ERR_IO_ERROR)
+                  : ucp_am_send_nbx(uvas_job.peers[pe].ep, AM_REQ, q, sizeof *q, data, len, &rp);
     return uvas_ucx_wait(r, "active message");
 }
 

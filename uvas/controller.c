@@ -10,6 +10,7 @@
 #include "migrate/policy.h"
 #include "uvas/endpoint.h"
 #include "uvas/gate.h"
+#include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/locality.h"
 #include "uvas/range.h"
@@ -175,6 +176,11 @@ int uvas_init(const struct uvas_options *opts)
                              "uvas is already initialised with other options (block size "
                              "%zu, size %zu, policy %s): call uvas_finalize first",
                              uvas_g.cfg.block_size, uvas_g.cfg.size, uvas_g.cfg.policy);
+        pthread_mutex_unlock(&uvas_g.lock);
+        return rc;
+    }
+    /* UVAS_INJECT before anything that may be made to fail. */
+    if ((rc = uvas_inject_from_env())) {
         pthread_mutex_unlock(&uvas_g.lock);
         return rc;
     }

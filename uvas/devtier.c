@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -146,7 +147,8 @@ static int grow(struct uvas_devtier *t)
                                 .pNext = &ded,
                                 .allocationSize = req.size,
                                 .memoryTypeIndex = dv->dev_type};
-    r = vkAllocateMemory(dv->dev, &mai, NULL, &s.mem);
+    r = uvas_inject_fail(UVAS_INJ_DEVICE_ALLOC) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                : vkAllocateMemory(dv->dev, &mai, NULL, &s.mem);
     if (r != VK_SUCCESS) {
         vkDestroyBuffer(dv->dev, s.buf, NULL);
         goto refused;
@@ -155,7 +157,7 @@ static int grow(struct uvas_devtier *t)
     VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
                                 .memory = s.mem,
                                 .handleType = dv->export_type};
-    if (dv->get_memory_fd(dv->dev, &gfi, &s.fd) != VK_SUCCESS)
+    if (uvas_inject_fail(UVAS_INJ_EXPORT) || dv->get_memory_fd(dv->dev, &gfi, &s.fd) != VK_SUCCESS)
         s.fd = -1; /* usable for copies; peers cannot import this slab */
     if (t->nslabs == 0 && s.fd >= 0)
         probe_fd_map(t, &s);
@@ -246,9 +248,9 @@ static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
                                     .pNext = &dai,
                                     .allocationSize = req.size,
                                     .memoryTypeIndex = dv->map_type};
-        r = (req.memoryTypeBits & (1u << dv->map_type))
-                ? vkAllocateMemory(dv->dev, &mai, NULL, &x.mem)
-                : VK_ERROR_FEATURE_NOT_PRESENT;
+        r = !(req.memoryTypeBits & (1u << dv->map_type))   ? VK_ERROR_FEATURE_NOT_PRESENT
+            : uvas_inject_fail(UVAS_INJ_DEVICE_ALLOC) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                      : vkAllocateMemory(dv->dev, &mai, NULL, &x.mem);
         if (r != VK_SUCCESS)
             vkDestroyBuffer(dv->dev, x.buf, NULL);
         x.exportable = exportable;
@@ -363,7 +365,8 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
         VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
                                     .memory = uvas_devtier_dedicated_memory(t, slot),
                                     .handleType = t->dev.export_type};
-        if (t->dev.get_memory_fd(t->dev.dev, &gfi, fd) != VK_SUCCESS)
+        if (uvas_inject_fail(UVAS_INJ_EXPORT) ||
+            t->dev.get_memory_fd(t->dev.dev, &gfi, fd) != VK_SUCCESS)
             return uvas_fail(UVAS_ERR_SYS, "cannot export a dedicated device block");
     } else {
         *fd = sfd < 0 ? -1 : fcntl(sfd, F_DUPFD_CLOEXEC, 0);

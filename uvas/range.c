@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "uvas.h"
+#include "uvas/inject.h"
 #include "uvas/status.h"
 
 int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
@@ -22,7 +23,7 @@ int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
         return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier failed: %s",
                          strerror(errno));
     /* Sparse: the size costs nothing until pages are written. */
-    if (ftruncate(fd, (off_t)size) < 0) {
+    if (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) || ftruncate(fd, (off_t)size) < 0) {
         int e = errno;
         close(fd);
         return uvas_fail(UVAS_ERR_SYS, "cannot size the host tier memfd to %zu bytes: %s",
@@ -54,7 +55,8 @@ int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
         if (end < r + size + align)
             munmap(end, (size_t)(r + size + align - end));
     }
-    char *p = mmap(want, size, PROT_READ | PROT_WRITE, flags, fd, 0);
+    char *p = uvas_inject_fail_errno(UVAS_INJ_MMAP, ENOMEM)
+                  ? MAP_FAILED : mmap(want, size, PROT_READ | PROT_WRITE, flags, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(fd);

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -98,6 +99,10 @@ int uvas_stats_get(struct uvas_stats *st)
     st->migrate_ns_copy = atomic_load_explicit(&uvas_g.ctr.migrate_ns_copy, RLX);
     st->migrate_ns_import = atomic_load_explicit(&uvas_g.ctr.migrate_ns_import, RLX);
     st->migrate_ns_map = atomic_load_explicit(&uvas_g.ctr.migrate_ns_map, RLX);
+    _Static_assert(UVAS_INJ_COUNT == sizeof st->injected / sizeof st->injected[0],
+                   "uvas_stats.injected has a slot per injection site");
+    for (int i = 0; i < UVAS_INJ_COUNT; i++)
+        st->injected[i] = uvas_inject_count((enum uvas_inject_site)i);
     return UVAS_OK;
 }
 
@@ -172,5 +177,14 @@ int uvas_stats_print(FILE *out)
             (double)st.bytes_migrated[UVAS_RES_HOST] / (1 << 20),
             (unsigned long long)st.evictions, (unsigned long long)st.faults_device,
             (double)st.migrate_ns_total / 1e6);
+    const char *sep = "injected failures:";
+    for (int i = 0; i < UVAS_INJ_COUNT; i++)
+        if (st.injected[i]) {
+            fprintf(out, "%s %s %llu", sep, uvas_inject_site_name((enum uvas_inject_site)i),
+                    (unsigned long long)st.injected[i]);
+            sep = ",";
+        }
+    if (*sep == ',')
+        fputc('\n', out);
     return UVAS_OK;
 }

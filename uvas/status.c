@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "uvas/internal.h"
 
@@ -37,12 +38,17 @@ void uvas_clear_error(void)
     last_error[0] = '\0';
 }
 
+/* Formatted aside first: callers may pass uvas_last_error() itself as an
+ * argument ("put ... failed: %s"), and formatting into the buffer being
+ * read garbles the message. */
 int uvas_fail(int status, const char *fmt, ...)
 {
+    char buf[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
+    memcpy(last_error, buf, sizeof buf);
     return status;
 }
 
