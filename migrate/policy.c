@@ -59,7 +59,7 @@ int uvas_policy_number(const char *key, const char *val, double lo, double hi, d
     char *end;
     errno = 0;
     double v = strtod(val, &end);
-    if (errno || end == val || *end || v < lo || v > hi) {
+    if (errno || end == val || *end || !(v >= lo && v <= hi)) { /* NaN: not in range */
         snprintf(err, errlen, "%s=%s: give a number from %g to %g", key, val, lo, hi);
         return UVAS_ERR_INVAL;
     }

@@ -138,6 +138,13 @@ static ucs_status_t on_req(void *arg, const void *header, size_t hlen, void *dat
     const struct am_req *q = &qv;
     if (q->src < 0 || q->src >= uvas_job.n)
         return UCS_OK;
+    /* A request is checked against what arrived before anything is done
+     * for it: a put carries exactly its length, a get asks for no more
+     * than the range holds. */
+    if ((q->op == OP_PUT && q->len != len) || (q->op == OP_GET && q->len > uvas_g.size)) {
+        reply(q->src, q->cookie, 0, UVAS_ERR_INVAL, NULL, 0);
+        return UCS_OK;
+    }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         struct rndv *r = malloc(sizeof *r + len);
         if (!r) {

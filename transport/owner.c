@@ -151,6 +151,10 @@ int uvas_owner_read(void *dst, const char *addr, size_t n)
 int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
                    uint64_t compare, uint64_t *fetched)
 {
+    /* width and op may come from a peer's message: check both. */
+    if ((width != 4 && width != 8) || (unsigned)op >= UVAS_AMO_COUNT)
+        return uvas_fail(UVAS_ERR_INVAL, "atomic of width %zu / operation %d: only 4 or 8 "
+                         "bytes and the UVAS_AMO_* operations", width, (int)op);
     if (!uvas_in_range(target) || ((uintptr_t)target & (width - 1)))
         return uvas_fail(UVAS_ERR_INVAL, "atomic target %p is outside the range or not "
                          "%zu-byte aligned", target, width);

@@ -89,8 +89,9 @@ elif [ "$rc" -eq 0 ]; then
     fail "mpirun exited with status 0"
 elif grep -q '^PE .* started' "$out"; then
     fail "a PE got past shmem_init"
-elif [ "$n" -lt 2 ]; then
-    fail "expected the range message from both PEs, got $n"
+elif [ "$n" -lt 1 ]; then
+    # (mpirun may end the other PE before it prints: one message suffices)
+    fail "expected the range message, got none"
 else
     echo "ok: $name: mpirun exit status $rc after ${secs} s; message: $(grep -m1 'same UVAS_BASE' "$err")"
 fi
