@@ -11,7 +11,36 @@
 #include <unistd.h>
 
 #include "uvas.h"
+#include "uvas/inject.h"
 #include "uvas/status.h"
+
+/* Called when a resolving ioctl meets EAGAIN: the kernel refuses them
+ * while a non-cooperative event (an unmap, a remap) waits to be read, so
+ * a thread that retries must help read it, or the service threads, all
+ * retrying, would spin for ever (fault/service.c). */
+static void (*eagain_hook)(void);
+
+void uvas_uffd_set_eagain_hook(void (*fn)(void))
+{
+    eagain_hook = fn;
+}
+
+static void on_eagain(void)
+{
+    void (*fn)(void) = eagain_hook;
+    if (fn)
+        fn();
+}
+
+/* An injected failure of a userfaultfd ioctl (UVAS_INJECT=uffd:...):
+ * the real failure's errno. */
+static bool injected(int err)
+{
+    if (!uvas_inject_fail(UVAS_INJ_UFFD))
+        return false;
+    errno = err;
+    return true;
+}
 
 #define ADMIN_FIX                                                                   \
     "fix (as root, once): 'chgrp uvas /dev/userfaultfd && chmod 660 "                \
@@ -67,15 +96,18 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
         return UVAS_ERR_SYS;
     }
     /* EVENT_REMAP: a registered mapping keeps its registration when
-     * mremap moves it (migrate/cpuview.c swaps mappings that way). */
+     * mremap moves it (migrate/cpuview.c swaps mappings that way); the
+     * service is told of the move. EVENT_UNMAP: the service is told of
+     * munmaps inside the range, and maps the user's holes again
+     * (docs/fault-path.md, "Process events"). */
     uint64_t want = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_THREAD_ID |
                     UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
-                    UFFD_FEATURE_EVENT_REMAP;
+                    UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_UNMAP;
     int fd = open_raw(note, notelen);
     if (fd < 0)
         return UVAS_ERR_PERM;
     api = (struct uffdio_api){.api = UFFD_API, .features = want & have};
-    if (ioctl(fd, UFFDIO_API, &api) < 0) {
+    if (injected(EINVAL) || ioctl(fd, UFFDIO_API, &api) < 0) {
         snprintf(note, notelen, "UFFDIO_API(features %#llx) failed: %s",
                  (unsigned long long)(want & have), strerror(errno));
         close(fd);
@@ -84,6 +116,7 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
     u->fd = fd;
     u->features = api.features;
     u->has_remap = api.features & UFFD_FEATURE_EVENT_REMAP;
+    u->has_unmap = api.features & UFFD_FEATURE_EVENT_UNMAP;
     snprintf(note, notelen, "userfaultfd (features %#llx)", (unsigned long long)have);
     return UVAS_OK;
 }
@@ -105,7 +138,7 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
      * copy while they live on the device. */
     if (u->features & UFFD_FEATURE_WP_HUGETLBFS_SHMEM)
         reg.mode |= UFFDIO_REGISTER_MODE_WP;
-    if (ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
+    if (injected(ENOMEM) || ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0)
         return uvas_fail(UVAS_ERR_SYS, "UFFDIO_REGISTER of the range failed: %s",
                          strerror(errno));
     u->reg_mode = reg.mode;
@@ -123,7 +156,13 @@ int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len)
         .range = {.start = (uintptr_t)addr, .len = len},
         .mode = u->reg_mode,
     };
-    return ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+    return injected(ENOMEM) || ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+}
+
+int uvas_uffd_unregister(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    struct uffdio_range r = {.start = (uintptr_t)addr, .len = len};
+    return injected(ENOMEM) || ioctl(u->fd, UFFDIO_UNREGISTER, &r) < 0 ? -errno : 0;
 }
 
 void uvas_uffd_close(struct uvas_uffd *u)
@@ -136,51 +175,88 @@ void uvas_uffd_close(struct uvas_uffd *u)
 static int zero_by_copy(const struct uvas_uffd *u, uintptr_t a, size_t len)
 {
     static const char zeros[4096] __attribute__((aligned(4096)));
-    for (size_t off = 0; off < len; off += sizeof zeros) {
+    for (size_t off = 0; off < len;) {
         struct uffdio_copy c = {.dst = a + off, .src = (uintptr_t)zeros, .len = sizeof zeros,
                                 .mode = UFFDIO_COPY_MODE_DONTWAKE};
-        if (ioctl(u->fd, UFFDIO_COPY, &c) < 0 && errno != EEXIST)
-            return -errno;
+        if (injected(ENOMEM) || ioctl(u->fd, UFFDIO_COPY, &c) < 0) {
+            if (errno == EAGAIN) {
+                on_eagain();
+                continue;
+            }
+            /* EEXIST: a page is there; ENOENT: no registered mapping at
+             * this page (a hole the user's munmap left, refilled later). */
+            if (errno != EEXIST && errno != ENOENT)
+                return -errno;
+        }
+        off += sizeof zeros;
     }
     return 0;
 }
 
-int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
+/*
+ * A resolving ioctl covers one VMA. The user's mprotect (or munmap) of
+ * part of a block splits the range's mapping, and the ioctl over the
+ * whole block then fails with ENOENT having done nothing: split the
+ * request in halves until each part lies in one mapping. Pages with no
+ * registered mapping (a hole) are skipped: nobody can access them, and
+ * they fault again once the hole is mapped again.
+ */
+static int split_enoent(const struct uvas_uffd *u, uintptr_t a, size_t len,
+                        int (*op)(const struct uvas_uffd *, uintptr_t, size_t))
 {
-    uintptr_t a = (uintptr_t)addr, end = a + len;
-    if (!u->has_zeropage)
-        return zero_by_copy(u, a, len);
+    if (len <= 4096)
+        return 0;
+    size_t half = (len / 2) & ~(size_t)4095;
+    int e = op(u, a, half);
+    int e2 = op(u, a + half, len - half);
+    return e ? e : e2;
+}
+
+static int zero_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
+{
+    uintptr_t end = a + len;
     while (a < end) {
         struct uffdio_zeropage z = {.range = {.start = a, .len = end - a},
                                     .mode = UFFDIO_ZEROPAGE_MODE_DONTWAKE};
-        if (ioctl(u->fd, UFFDIO_ZEROPAGE, &z) == 0)
+        if (!injected(ENOMEM) && ioctl(u->fd, UFFDIO_ZEROPAGE, &z) == 0)
             break;
         int e = errno;
         if (z.zeropage > 0)
             a += (uintptr_t)z.zeropage;
         if (e == EEXIST)
             a += 4096; /* a page is already there (another agent filled it) */
-        else if (e != EAGAIN)
+        else if (e == EAGAIN)
+            on_eagain();
+        else if (e == ENOENT)
+            return split_enoent(u, a, end - a, zero_range);
+        else
             return -e;
     }
     return 0;
 }
 
+int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    if (!u->has_zeropage)
+        return zero_by_copy(u, (uintptr_t)addr, len);
+    return zero_range(u, (uintptr_t)addr, len);
+}
+
 int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len)
 {
     struct uffdio_range r = {.start = (uintptr_t)addr, .len = len};
-    if (ioctl(u->fd, UFFDIO_WAKE, &r) < 0)
+    if (ioctl(u->fd, UFFDIO_WAKE, &r) < 0) /* not injected: parked threads would hang */
         return -errno;
     return 0;
 }
 
-int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
+static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
 {
-    uintptr_t a = (uintptr_t)addr, end = a + len;
+    uintptr_t end = a + len;
     while (a < end) {
         struct uffdio_continue c = {.range = {.start = a, .len = end - a},
                                     .mode = UFFDIO_CONTINUE_MODE_DONTWAKE};
-        if (ioctl(u->fd, UFFDIO_CONTINUE, &c) == 0)
+        if (!injected(ENOMEM) && ioctl(u->fd, UFFDIO_CONTINUE, &c) == 0)
             break;
         int e = errno;
         if (c.mapped > 0)
@@ -189,16 +265,24 @@ int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
             a += 4096; /* already mapped */
         } else if (e == EFAULT) {
             /* The memfd has no page here: a zero page, as a first touch. */
-            struct uffdio_zeropage z = {.range = {.start = a, .len = 4096},
-                                        .mode = UFFDIO_ZEROPAGE_MODE_DONTWAKE};
-            if (ioctl(u->fd, UFFDIO_ZEROPAGE, &z) < 0 && errno != EEXIST)
-                return -errno;
+            int z = zero_range(u, a, 4096);
+            if (z)
+                return z;
             a += 4096;
-        } else if (e != EAGAIN) {
+        } else if (e == EAGAIN) {
+            on_eagain();
+        } else if (e == ENOENT) {
+            return split_enoent(u, a, end - a, continue_range);
+        } else {
             return -e;
         }
     }
     return 0;
+}
+
+int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
+{
+    return continue_range(u, (uintptr_t)addr, len);
 }
 
 int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on)
@@ -208,8 +292,10 @@ int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on
         /* The kernel refuses DONTWAKE together with WP. */
         .mode = on ? UFFDIO_WRITEPROTECT_MODE_WP : UFFDIO_WRITEPROTECT_MODE_DONTWAKE,
     };
-    while (ioctl(u->fd, UFFDIO_WRITEPROTECT, &w) < 0)
+    while (injected(ENOMEM) || ioctl(u->fd, UFFDIO_WRITEPROTECT, &w) < 0) {
         if (errno != EAGAIN)
             return -errno;
+        on_eagain();
+    }
     return 0;
 }

@@ -29,6 +29,7 @@ struct uvas_uffd {
     bool has_wp;       /* registered for write-protect faults */
     uint64_t reg_mode; /* UFFDIO_REGISTER_MODE_* the range was registered with */
     bool has_remap;    /* registrations move with mremap (EVENT_REMAP) */
+    bool has_unmap;    /* munmaps in the range are reported (EVENT_UNMAP) */
 };
 
 /*
@@ -43,8 +44,15 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len);
 void uvas_uffd_close(struct uvas_uffd *u);
 /* Register a part of the range mapped anew (same modes as the range). */
 int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len);
+/* Drop the registration of [addr, addr+len). 0 or -errno. */
+int uvas_uffd_unregister(const struct uvas_uffd *u, void *addr, size_t len);
 
-/* Map zero pages over [addr, addr+len), skipping pages that exist. The
+/* fn runs when a resolving ioctl meets EAGAIN (an event waits to be
+ * read), before the ioctl is retried. */
+void uvas_uffd_set_eagain_hook(void (*fn)(void));
+
+/* Map zero pages over [addr, addr+len), skipping pages that exist (and
+ * pages with no registered mapping: holes left by the user's munmap). The
  * threads parked there stay parked: the caller wakes them once the block's
  * new state is published, so nobody runs on a block that queries still
  * call unpopulated. */
