@@ -228,6 +228,33 @@ static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, boo
     return rc ? rc : rc2 ? rc2 : 1;
 }
 
+/* ---- cutting at blocks ------------------------------------------------------ */
+
+typedef int (*piece_fn)(int pe, char *dest, const char *src, size_t n, void **bounce,
+                        size_t *bsize);
+
+/* Cut [dest, +n) and [src, +n) wherever either crosses a block and move each
+ * piece with fn, sharing one bounce buffer. */
+static int walk(piece_fn fn, int pe, char *d, const char *s, size_t n, const char *what,
+                const void *at)
+{
+    void *bounce = NULL;
+    size_t bsize = 0;
+    int rc = UVAS_OK;
+    while (n && rc == UVAS_OK) {
+        size_t k = room(d, n);
+        k = room(s, k);
+        rc = fn(pe, d, s, k, &bounce, &bsize);
+        d += k;
+        s += k;
+        n -= k;
+    }
+    free(bounce);
+    return rc ? uvas_fail(rc, "%s PE %d at %p failed: %s", what, pe, at,
+                          *uvas_last_error() ? uvas_last_error() : uvas_strerror(rc))
+              : UVAS_OK;
+}
+
 /* ---- put --------------------------------------------------------------------- */
 
 /* One piece to a target that needs the slow path: plain source, no pins. */
@@ -348,23 +375,7 @@ int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(dest, n) &&
         cpu_side(src) && small_put(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
-    char *d = dest;
-    const char *s = src;
-    void *bounce = NULL;
-    size_t bsize = 0;
-    int rc = UVAS_OK;
-    while (n && rc == UVAS_OK) {
-        size_t k = room(d, n);
-        k = room(s, k);
-        rc = put_piece(pe, d, s, k, &bounce, &bsize);
-        d += k;
-        s += k;
-        n -= k;
-    }
-    free(bounce);
-    return rc ? uvas_fail(rc, "put to PE %d at %p failed: %s", pe, dest,
-                          *uvas_last_error() ? uvas_last_error() : uvas_strerror(rc))
-              : UVAS_OK;
+    return walk(put_piece, pe, dest, src, n, "put to", dest);
 }
 
 /* ---- get --------------------------------------------------------------------- */
@@ -427,23 +438,7 @@ int uvas_pe_get(void *dest, const void *src, size_t n, int pe, bool nbi)
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(src, n) &&
         cpu_side(dest) && small_get(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
-    char *d = dest;
-    const char *s = src;
-    void *bounce = NULL;
-    size_t bsize = 0;
-    int rc = UVAS_OK;
-    while (n && rc == UVAS_OK) {
-        size_t k = room(d, n);
-        k = room(s, k);
-        rc = get_piece(pe, d, s, k, &bounce, &bsize);
-        d += k;
-        s += k;
-        n -= k;
-    }
-    free(bounce);
-    return rc ? uvas_fail(rc, "get from PE %d at %p failed: %s", pe, src,
-                          *uvas_last_error() ? uvas_last_error() : uvas_strerror(rc))
-              : UVAS_OK;
+    return walk(get_piece, pe, dest, src, n, "get from", src);
 }
 
 /* ---- atomics ------------------------------------------------------------------ */
