@@ -7,6 +7,7 @@
  * PMIx. Nothing is named in /dev/shm; a descriptor exists only in the
  * processes it was passed to.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -132,6 +133,32 @@ static void *server_main(void *arg)
     }
 }
 
+/* Sockets of PEs that were killed stay behind as files; one that nobody
+ * listens on any more (ECONNREFUSED) is removed when a PE starts. */
+static void sweep_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "job-", 4) || len < 9 || strcmp(e->d_name + len - 5, ".sock"))
+            continue;
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        if (snprintf(a.sun_path, sizeof a.sun_path, "%s/%s", dir, e->d_name) >=
+            (int)sizeof a.sun_path)
+            continue;
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0)
+            break;
+        if (connect(s, (struct sockaddr *)&a, sizeof a) < 0 && errno == ECONNREFUSED)
+            unlink(a.sun_path);
+        close(s);
+    }
+    closedir(d);
+}
+
 int uvas_window_serve(void)
 {
     char dir[64];
@@ -144,6 +171,7 @@ int uvas_window_serve(void)
         (st.st_mode & 077))
         return uvas_fail(UVAS_ERR_PERM, "%s must be a directory of this user with mode 0700 "
                          "(it is not: remove it and retry)", dir);
+    sweep_stale(dir);
     int n = snprintf(uvas_job.sock_path, sizeof uvas_job.sock_path, "%s/job-%.40s-%d.sock",
                      dir, uvas_job.proc.nspace, uvas_job.me);
     if (n < 0 || (size_t)n >= sizeof uvas_job.sock_path)
@@ -151,12 +179,17 @@ int uvas_window_serve(void)
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
         return uvas_fail(UVAS_ERR_SYS, "socket: %s", strerror(errno));
+    /* Bound and listening under a private name first, then renamed: a
+     * socket is never visible as job-*.sock while it refuses connections,
+     * so another PE's sweep cannot take it for a stale one. */
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    memcpy(a.sun_path, uvas_job.sock_path, strlen(uvas_job.sock_path) + 1);
-    unlink(uvas_job.sock_path);
-    if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 64) < 0) {
+    snprintf(a.sun_path, sizeof a.sun_path, "%s/tmp-%d.sock", dir, (int)getpid());
+    unlink(a.sun_path);
+    if (bind(s, (struct sockaddr *)&a, sizeof a) < 0 || listen(s, 64) < 0 ||
+        rename(a.sun_path, uvas_job.sock_path) < 0) {
         int e = errno;
         close(s);
+        unlink(a.sun_path);
         return uvas_fail(UVAS_ERR_SYS, "cannot listen on %s: %s", uvas_job.sock_path,
                          strerror(e));
     }

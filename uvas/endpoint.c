@@ -9,9 +9,11 @@
  */
 #include "uvas/endpoint.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +143,28 @@ static void *serve(void *arg)
     return NULL;
 }
 
+/* Endpoints of processes that were killed stay behind as <pid>.sock; a
+ * starting process removes those whose pid no longer exists. */
+static void sweep_dead(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (end == e->d_name || strcmp(end, ".sock") || pid <= 0)
+            continue;
+        if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
+            char path[128];
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+                unlink(path);
+        }
+    }
+    closedir(d);
+}
+
 int uvas_endpoint_start(void)
 {
     const char *env = getenv("UVAS_STAT");
@@ -156,6 +180,7 @@ int uvas_endpoint_start(void)
         (st.st_mode & 077))
         goto off;
     struct sockaddr_un a = {.sun_family = AF_UNIX};
+    sweep_dead(dir);
     snprintf(a.sun_path, sizeof a.sun_path, "%s/%d.sock", dir, getpid());
     unlink(a.sun_path);
     ep.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
