@@ -99,15 +99,42 @@ static inline void pe_deadline(unsigned seconds)
 
 /* Wait until [p, p+len) is mapped again (the fault service refills holes
  * the user's munmap left in the range); false after `ms` milliseconds. */
+/* Is all of [p, p+len) mapped read-write from the host tier's memfd? Not
+ * merely mapped: the fault service first reserves a hole with a PROT_NONE
+ * placeholder, then maps the memfd over it, so "mapped" alone can be seen
+ * while an access would still get SIGSEGV. */
+static inline int pe_mapped_from_memfd(void *p, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    uintptr_t want = (uintptr_t)p, end = want + len;
+    char line[512];
+    while (want < end && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        int off = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &off) < 3)
+            continue;
+        if (hi <= want || lo > want)
+            continue;
+        if (perms[0] != 'r' || perms[1] != 'w' || !strstr(line + off, "uvas-host-tier"))
+            break;
+        want = hi;
+    }
+    fclose(f);
+    return want >= end;
+}
+
 static inline int pe_wait_mapped(void *p, size_t len, unsigned ms)
 {
     for (unsigned i = 0; i < ms * 10; i++) {
-        if (msync(p, len, MS_ASYNC) == 0)
+        if (pe_mapped_from_memfd(p, len))
             return 1;
         struct timespec ts = {.tv_nsec = 100000};
         nanosleep(&ts, NULL);
     }
-    return msync(p, len, MS_ASYNC) == 0;
+    return pe_mapped_from_memfd(p, len);
 }
 
 static inline void pe_pattern(unsigned char *p, size_t n, unsigned seed)
