@@ -228,6 +228,20 @@ static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, boo
     return rc ? rc : rc2 ? rc2 : 1;
 }
 
+/* The walker's bounce buffer, at least n bytes. false (buffer unchanged)
+ * when memory runs out. */
+static bool bounce_fit(void **bounce, size_t *bsize, size_t n)
+{
+    if (*bsize >= n)
+        return true;
+    void *b = realloc(*bounce, n);
+    if (!b)
+        return false;
+    *bounce = b;
+    *bsize = n;
+    return true;
+}
+
 /* ---- cutting at blocks ------------------------------------------------------ */
 
 typedef int (*piece_fn)(int pe, char *dest, const char *src, size_t n, void **bounce,
@@ -279,7 +293,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
     struct side s, d;
     acquire_own(src, false, &s);
     if (s.kind == SIDE_SLOW) { /* through the range, no pins held */
-        if (*bsize < n && !(*bounce = realloc(*bounce, *bsize = n)))
+        if (!bounce_fit(bounce, bsize, n))
             return UVAS_ERR_NOMEM;
         int rc = uvas_owner_read(*bounce, src, n);
         if (rc)
@@ -304,7 +318,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
     }
     const void *plain = s.ptr;
     if (s.pin || s.kind != SIDE_HOST) {
-        if (*bsize < n && !(*bounce = realloc(*bounce, *bsize = n))) {
+        if (!bounce_fit(bounce, bsize, n)) {
             drop(&s);
             return UVAS_ERR_NOMEM;
         }
@@ -419,7 +433,7 @@ static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounc
         }
     }
     /* Fetch into plain memory with no pins, then place it. */
-    if (*bsize < n && !(*bounce = realloc(*bounce, *bsize = n))) {
+    if (!bounce_fit(bounce, bsize, n)) {
         drop(&s);
         return UVAS_ERR_NOMEM;
     }
