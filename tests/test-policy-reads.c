@@ -27,13 +27,20 @@ int main(void)
         p[(size_t)b * bs] = 1; /* all on the host */
     nanosleep(&(struct timespec){0, 50000000}, NULL); /* let first-touch heat cool */
     int ok = 0;
-    for (int tries = 0; tries < 400 && !ok; tries++) {
+    /* Bounded by time, not by rounds: a promotion needs a tick between a
+     * round and the check, and ticks come late on a loaded machine (TSan). */
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (ok || now.tv_sec - t0.tv_sec >= 20)
+            break;
         unsigned sum = 0;
         for (int r = 0; r < 64; r++) /* loads only, from blocks 2 and 5 */
             sum += ((volatile unsigned char *)p)[2 * bs + (size_t)r * 64] +
                    ((volatile unsigned char *)p)[5 * bs + (size_t)r * 64];
         CHECK(sum == 2, "blocks 2 and 5 read back their first bytes only (sum %u)", sum);
-        nanosleep(&(struct timespec){0, 5000000}, NULL);
+        nanosleep(&(struct timespec){0, 5000000}, NULL); /* under a tick: heat stays */
         ok = tu_residence(p + 2 * bs) == UVAS_RES_DEVICE &&
              tu_residence(p + 5 * bs) == UVAS_RES_DEVICE;
     }
