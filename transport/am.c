@@ -29,7 +29,7 @@ struct am_rep {
     uint64_t cookie;  /* 0: a put's acknowledgement */
     uint64_t value;
     int32_t status;
-    int32_t pad;
+    int32_t from;     /* the answering PE */
 };
 
 /* What a requester waits on; the cookie is its address. */
@@ -58,7 +58,8 @@ static void reply(int to, uint64_t cookie, uint64_t value, int status, const voi
         uvas_warn("out of memory answering PE %d: it will wait", to);
         return;
     }
-    *m = (struct am_rep){.cookie = cookie, .value = value, .status = status};
+    *m = (struct am_rep){.cookie = cookie, .value = value, .status = status,
+                         .from = uvas_job.me};
     if (len)
         memcpy(m + 1, data, len);
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
@@ -192,6 +193,9 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
     if (m->cookie == 0) {
         if (m->status)
             uvas_warn("a put was refused by its target: %s", uvas_strerror(m->status));
+        if (m->from >= 0 && m->from < uvas_job.n)
+            atomic_fetch_sub_explicit(&uvas_job.peers[m->from].am_puts, 1,
+                                      memory_order_release);
         atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_release);
         return UCS_OK;
     }
@@ -258,10 +262,14 @@ static int wait_reply(struct pending *p)
 int uvas_am_put(int pe, void *dest, const void *src, size_t n)
 {
     struct am_req q = {.op = OP_PUT, .addr = (uintptr_t)dest, .len = n};
+    _Atomic uint32_t *behind = &uvas_job.peers[pe].am_puts;
     atomic_fetch_add_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(behind, 1, memory_order_relaxed);
     int rc = send_req(pe, &q, src, n);
-    if (rc)
+    if (rc) {
+        atomic_fetch_sub_explicit(behind, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
+    }
     else
         uvas_job_count(UVAS_PATH_AM, n);
     return rc;

@@ -11,6 +11,15 @@
  *   target device, local device  copy engine slot to slot               GPU->GPU
  *   anything else                active message to the owner            AM
  *
+ * Ordering: puts from this PE to another land in the order they were
+ * issued (stronger than OpenSHMEM, which asks for shmem_fence). Direct
+ * paths complete before they return, active-message puts only when the
+ * owner acknowledges them, and the owner may open a gate (its fault path
+ * filling the block) before it stores the message's data. So while any of
+ * our message puts to a PE is unacknowledged, every access to that PE goes
+ * by message too: one channel, served in order. (Waiting for the acks
+ * instead would serialize streams of message puts.)
+ *
  * Rules that keep this deadlock-free: while a pin is held nothing may
  * fault on the range (our own side is read and written through the host
  * alias, which has no userfaultfd) and nothing may wait on UCX (a handler
@@ -89,10 +98,18 @@ static void acquire_own(const void *addr, bool write, struct side *s)
     s->kind = SIDE_SLOW;
 }
 
+/* Are message puts to p still unacknowledged (ordering, above)? */
+static inline bool am_behind(struct uvas_peer *p)
+{
+    return atomic_load_explicit(&p->am_puts, memory_order_acquire) != 0;
+}
+
 /* The target side at a peer whose windows we hold. */
 static void acquire_peer(struct uvas_peer *p, const void *addr, struct side *s)
 {
     *s = (struct side){0};
+    if (am_behind(p))
+        return; /* SIDE_SLOW */
     size_t bi = uvas_block_index(addr);
     _Atomic uint64_t *g = &p->gates[bi];
     uint64_t w = uvas_gate_pin(g);
@@ -205,7 +222,7 @@ static int ucx_gate(struct uvas_peer *p, const void *addr, int64_t delta, uint64
  * 0 (the caller takes the active message path). */
 static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, bool put)
 {
-    if (!p->alias_raddr)
+    if (!p->alias_raddr || am_behind(p))
         return 0;
     uint64_t w;
     int rc = ucx_gate(p, remote, 1, &w);
@@ -338,6 +355,8 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
 static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n)
 {
     unsigned char buf[SMALL];
+    if (am_behind(p))
+        return false;
     memcpy(buf, src, n);
     _Atomic uint64_t *g = &p->gates[uvas_block_index(dest)];
     uint64_t w = uvas_gate_pin(g);
@@ -354,6 +373,8 @@ static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n
 static bool small_get(struct uvas_peer *p, void *dest, const char *src, size_t n)
 {
     unsigned char buf[SMALL];
+    if (am_behind(p))
+        return false;
     _Atomic uint64_t *g = &p->gates[uvas_block_index(src)];
     uint64_t w = uvas_gate_pin(g);
     if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
@@ -469,7 +490,7 @@ int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operan
         return uvas_owner_amo(op, target, width, operand, compare, fetched);
     }
     struct uvas_peer *p = &uvas_job.peers[pe];
-    if (p->local) {
+    if (p->local && !am_behind(p)) {
         _Atomic uint64_t *g = &p->gates[uvas_block_index(target)];
         uint64_t w = uvas_gate_pin(g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {

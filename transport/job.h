@@ -53,6 +53,10 @@ struct uvas_peer {
     ucp_rkey_h rkey_range, rkey_gates;
     uint64_t gates_raddr;     /* the peer's gate table in its address space */
     uint64_t alias_raddr;     /* the peer's host alias (0: no RMA, messages only) */
+    /* Our active-message puts to this PE not yet acknowledged: while there
+     * are any, every access to it goes by message too (transport/dispatch.c:
+     * ordering). */
+    _Atomic uint32_t am_puts;
 };
 
 struct uvas_job {

@@ -19,7 +19,8 @@
  *   - an atomic fetch_add of 1..7 on a random counter at a random PE (the
  *     fetched value is checked to be below the final total later);
  *   - a get (after quiet) of one of its slots it wrote, compared with what
- *     it last wrote there.
+ *     it last wrote there (puts to one slot are not fenced: this relies on
+ *     uvas delivering one PE's puts to another in order, docs/transport.md).
  * At the end: quiet, barrier, migrator stopped, barrier; every thread
  * reads back every slot it owns at every PE; every PE checks each of its
  * counters equals the sum of all adds aimed at it (a sum reduction of
