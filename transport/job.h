@@ -139,8 +139,13 @@ void uvas_ucx_stop(void);
 /* Wait for a request (NULL or a status pointer: done). Status. */
 int uvas_ucx_wait(void *req, const char *what);
 int uvas_ucx_flush(void);
-/* Progress once; yield the CPU when asked (oversubscribed nodes). */
+/* One poll of a wait loop (progress, or yield the CPU on an oversubscribed
+ * node); spins counts from 0 at the loop's start. A wait that lasts checks
+ * every second whether the local peers are alive (uvas_pe_check_alive), so
+ * a dead PE ends the job instead of a hang. */
 void uvas_ucx_poll(unsigned spins);
+/* Ends the job with a message if a PE of this node is gone. */
+void uvas_pe_check_alive(void);
 
 /* am.c: active messages to a block's owner. */
 int uvas_am_init(void);

@@ -331,7 +331,7 @@ int uvas_pe_fence(void)
 
 /* Is some local peer gone? (Under mpirun the launcher ends the job too;
  * this bounds the wait when it does not.) */
-static void check_peers_alive(void)
+void uvas_pe_check_alive(void)
 {
     for (int r = 0; r < uvas_job.n; r++) {
         struct uvas_peer *p = &uvas_job.peers[r];
@@ -364,7 +364,7 @@ int uvas_pe_sync_all(void)
             else
                 sched_yield();
             if ((i & 0xffff) == 0xffff)
-                check_peers_alive();
+                uvas_pe_check_alive();
         }
     }
     pthread_mutex_unlock(&uvas_job.barrier_mu);
