@@ -39,6 +39,7 @@ struct uvas_dev_desc {
 struct uvas_peer {
     int rank;
     pid_t pid;
+    bool same_node;           /* same host name: its pid can be watched */
     bool local;               /* same node and windows enabled */
     char *win;                /* the peer's host tier mapped here */
     _Atomic uint64_t *gates;  /* the peer's gate table mapped here */
@@ -144,7 +145,8 @@ int uvas_ucx_flush(void);
  * every second whether the local peers are alive (uvas_pe_check_alive), so
  * a dead PE ends the job instead of a hang. */
 void uvas_ucx_poll(unsigned spins);
-/* Ends the job with a message if a PE of this node is gone. */
+/* Ends the job with a message if a PE of this node is gone (its pid; PEs
+ * of other nodes are the launcher's and UCX's to report). */
 void uvas_pe_check_alive(void);
 
 /* am.c: active messages to a block's owner. */

@@ -86,7 +86,7 @@ static void gate_stuck(size_t block, double secs)
 {
     for (int r = 0; r < uvas_job.n; r++) {
         struct uvas_peer *p = &uvas_job.peers[r];
-        if (r != uvas_job.me && p->local && kill(p->pid, 0) < 0 && errno == ESRCH) {
+        if (p->same_node && kill(p->pid, 0) < 0 && errno == ESRCH) {
             fprintf(stderr, "uvas: PE %d: PE %d (pid %d) died holding block %zu for %.0f s; "
                     "ending the job\n", uvas_job.me, r, (int)p->pid, block, secs);
             uvas_pe_global_exit(1);
@@ -125,7 +125,8 @@ static int agree(const struct init_rec *mine)
                      (unsigned long)rec.block, uvas_job.me, (unsigned long)mine->base,
                      (unsigned long)mine->size, (unsigned long)mine->block);
         }
-        p->local = uvas_job.windows && r != uvas_job.me && !strcmp(rec.host, mine->host);
+        p->same_node = r != uvas_job.me && !strcmp(rec.host, mine->host);
+        p->local = uvas_job.windows && p->same_node;
         p->dev_same = rec.dev.present && mine->dev.present &&
                       !memcmp(rec.dev.uuid, mine->dev.uuid, sizeof rec.dev.uuid);
     }
@@ -335,7 +336,7 @@ void uvas_pe_check_alive(void)
 {
     for (int r = 0; r < uvas_job.n; r++) {
         struct uvas_peer *p = &uvas_job.peers[r];
-        if (r != uvas_job.me && p->local && kill(p->pid, 0) < 0 && errno == ESRCH) {
+        if (p->same_node && kill(p->pid, 0) < 0 && errno == ESRCH) {
             fprintf(stderr, "uvas: PE %d: PE %d (pid %d) is gone; ending the job\n",
                     uvas_job.me, r, (int)p->pid);
             uvas_pe_global_exit(1);
