@@ -43,7 +43,7 @@ struct side {
     char *ptr;                /* SIDE_HOST */
     struct uvas_devref dev;   /* SIDE_DEV: the block's memory */
     size_t off;               /* SIDE_DEV: offset in the block */
-    _Atomic uint64_t *pin;    /* held on this gate, or NULL */
+    _Atomic uint32_t *pin;    /* held on this block, or NULL */
 };
 
 static inline size_t block_off(const void *a)
@@ -69,9 +69,9 @@ static void acquire_own(const void *addr, bool write, struct side *s)
     }
     if (!uvas_g.alias)
         return; /* SIDE_SLOW */
-    _Atomic uint64_t *g = &uvas_g.gates[uvas_block_index(addr)];
-    uint64_t w = uvas_gate_pin(g);
-    s->pin = g;
+    size_t bi = uvas_block_index(addr);
+    uint64_t w = uvas_gate_pin(&uvas_job.own_pins[bi], &uvas_g.gates[bi]);
+    s->pin = &uvas_job.own_pins[bi];
     if (uvas_gate_is_open(w)) {
         switch (uvas_gate_res(w)) {
         case UVAS_RES_HOST:
@@ -111,9 +111,8 @@ static void acquire_peer(struct uvas_peer *p, const void *addr, struct side *s)
     if (am_behind(p))
         return; /* SIDE_SLOW */
     size_t bi = uvas_block_index(addr);
-    _Atomic uint64_t *g = &p->gates[bi];
-    uint64_t w = uvas_gate_pin(g);
-    s->pin = g;
+    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
+    s->pin = &p->pins[bi];
     if (uvas_gate_is_open(w)) {
         if (uvas_gate_res(w) == UVAS_RES_HOST) {
             s->kind = SIDE_HOST;
@@ -195,27 +194,36 @@ static size_t room(const void *a, size_t n)
 
 /* ---- UCX: gated RMA on the peer's host alias --------------------------------- */
 
-static uint64_t gate_raddr(struct uvas_peer *p, const void *addr)
+/* A pin on p's block holding addr, in the pin table p keeps for remote
+ * peers: +1 waits until the add is done at p (the gate is read after it),
+ * -1 is posted (the flush before it put the data in place). */
+static int ucx_pin(struct uvas_peer *p, const void *addr, int delta)
 {
-    return p->gates_raddr + uvas_block_index(addr) * sizeof(uint64_t);
+    static const uint64_t minus = (uint32_t)-1, plus = 1;
+    uint32_t old;
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                              .datatype = ucp_dt_make_contig(4)};
+    if (delta > 0) {
+        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        rp.reply_buffer = &old;
+    }
+    uint64_t raddr = p->pins_raddr + uvas_block_index(addr) * sizeof(uint32_t);
+    void *r = ucp_atomic_op_nbx(p->ep, UCP_ATOMIC_OP_ADD, delta > 0 ? &plus : &minus, 1, raddr,
+                                p->rkey_pins, &rp);
+    if (delta > 0)
+        return uvas_ucx_wait(r, "pin (remote atomic)");
+    if (UCS_PTR_IS_PTR(r))
+        ucp_request_free(r); /* completes in order after the flush */
+    return UCS_PTR_IS_ERR(r) ? uvas_fail(UVAS_ERR_SYS, "UCX pin release failed") : UVAS_OK;
 }
 
-static int ucx_gate(struct uvas_peer *p, const void *addr, int64_t delta, uint64_t *old)
+/* p's residence word of the block holding addr (read-only to us). */
+static int ucx_gate_word(struct uvas_peer *p, const void *addr, uint64_t *w)
 {
-    static const uint64_t minus = (uint64_t)-1, plus = 1;
-    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
-                              .datatype = ucp_dt_make_contig(8)};
-    if (old) {
-        rp.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-        rp.reply_buffer = old;
-    }
-    void *r = ucp_atomic_op_nbx(p->ep, UCP_ATOMIC_OP_ADD, delta > 0 ? &plus : &minus, 1,
-                                gate_raddr(p, addr), p->rkey_gates, &rp);
-    if (old)
-        return uvas_ucx_wait(r, "gate atomic");
-    if (UCS_PTR_IS_PTR(r))
-        ucp_request_free(r); /* completes in order after the fence */
-    return UCS_PTR_IS_ERR(r) ? uvas_fail(UVAS_ERR_SYS, "UCX gate release failed") : UVAS_OK;
+    ucp_request_param_t rp = {0};
+    uint64_t raddr = p->gates_raddr + uvas_block_index(addr) * sizeof(uint64_t);
+    return uvas_ucx_wait(ucp_get_nbx(p->ep, w, sizeof *w, raddr, p->rkey_gates, &rp),
+                         "residence read");
 }
 
 /* A put or get over ucp RMA if the block is host-resident at p (1), else
@@ -224,13 +232,14 @@ static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, boo
 {
     if (!p->alias_raddr || am_behind(p))
         return 0;
-    uint64_t w;
-    int rc = ucx_gate(p, remote, 1, &w);
+    uint64_t w = 0;
+    int rc = ucx_pin(p, remote, 1);
     if (rc)
         return rc;
-    if (!uvas_gate_is_open(w) || uvas_gate_res(w) != UVAS_RES_HOST) {
-        rc = ucx_gate(p, remote, -1, NULL);
-        return rc ? rc : 0;
+    rc = ucx_gate_word(p, remote, &w);
+    if (rc || !uvas_gate_is_open(w) || uvas_gate_res(w) != UVAS_RES_HOST) {
+        int rc2 = ucx_pin(p, remote, -1);
+        return rc ? rc : rc2 ? rc2 : 0;
     }
     ucp_request_param_t rp = {0};
     uint64_t raddr = p->alias_raddr + (uint64_t)((char *)remote - uvas_g.base);
@@ -239,7 +248,7 @@ static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, boo
     rc = uvas_ucx_wait(r, put ? "put" : "get");
     if (put && rc == UVAS_OK)
         rc = uvas_ucx_flush(); /* the data is in place before the pin goes */
-    int rc2 = ucx_gate(p, remote, -1, NULL);
+    int rc2 = ucx_pin(p, remote, -1);
     if (rc == UVAS_OK && rc2 == UVAS_OK)
         uvas_job_count(UVAS_PATH_UCX_RMA, n);
     return rc ? rc : rc2 ? rc2 : 1;
@@ -358,15 +367,15 @@ static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n
     if (am_behind(p))
         return false;
     memcpy(buf, src, n);
-    _Atomic uint64_t *g = &p->gates[uvas_block_index(dest)];
-    uint64_t w = uvas_gate_pin(g);
+    size_t bi = uvas_block_index(dest);
+    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
     if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
         memcpy(p->win + (dest - uvas_g.base), buf, n);
-        uvas_gate_unpin(g);
+        uvas_gate_unpin(&p->pins[bi]);
         uvas_job_count(UVAS_PATH_CPU_CPU, n);
         return true;
     }
-    uvas_gate_unpin(g);
+    uvas_gate_unpin(&p->pins[bi]);
     return false;
 }
 
@@ -375,16 +384,16 @@ static bool small_get(struct uvas_peer *p, void *dest, const char *src, size_t n
     unsigned char buf[SMALL];
     if (am_behind(p))
         return false;
-    _Atomic uint64_t *g = &p->gates[uvas_block_index(src)];
-    uint64_t w = uvas_gate_pin(g);
+    size_t bi = uvas_block_index(src);
+    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
     if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
         memcpy(buf, p->win + (src - uvas_g.base), n);
-        uvas_gate_unpin(g);
+        uvas_gate_unpin(&p->pins[bi]);
         memcpy(dest, buf, n);
         uvas_job_count(UVAS_PATH_CPU_CPU, n);
         return true;
     }
-    uvas_gate_unpin(g);
+    uvas_gate_unpin(&p->pins[bi]);
     return false;
 }
 
@@ -491,18 +500,18 @@ int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operan
     }
     struct uvas_peer *p = &uvas_job.peers[pe];
     if (p->local && !am_behind(p)) {
-        _Atomic uint64_t *g = &p->gates[uvas_block_index(target)];
-        uint64_t w = uvas_gate_pin(g);
+        size_t bi = uvas_block_index(target);
+        uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
             uint64_t old = uvas_amo_apply(op, p->win + ((char *)target - uvas_g.base), width,
                                           operand, compare);
-            uvas_gate_unpin(g);
+            uvas_gate_unpin(&p->pins[bi]);
             if (fetched)
                 *fetched = old;
             uvas_job_count(UVAS_PATH_CPU_CPU, width);
             return UVAS_OK;
         }
-        uvas_gate_unpin(g);
+        uvas_gate_unpin(&p->pins[bi]);
     }
     return uvas_am_amo(pe, op, target, width, operand, compare, fetched);
 }

@@ -42,8 +42,10 @@ struct uvas_peer {
     bool same_node;           /* same host name: its pid can be watched */
     bool local;               /* same node and windows enabled */
     char *win;                /* the peer's host tier mapped here */
-    _Atomic uint64_t *gates;  /* the peer's gate table mapped here */
+    const _Atomic uint64_t *gates; /* the peer's residence table, mapped read-only */
     size_t gates_len;
+    _Atomic uint32_t *pins;   /* the pin table the peer keeps for us */
+    size_t pins_len;
     char sock_path[108];      /* the peer's fd server */
     struct uvas_dev_desc dev;
     bool dev_same;            /* same GPU as ours: its slabs can be imported */
@@ -51,8 +53,9 @@ struct uvas_peer {
     struct uvas_peer_slab *slabs;
     uint32_t nslabs;
     ucp_ep_h ep;
-    ucp_rkey_h rkey_range, rkey_gates;
-    uint64_t gates_raddr;     /* the peer's gate table in its address space */
+    ucp_rkey_h rkey_range, rkey_gates, rkey_pins;
+    uint64_t gates_raddr;     /* the peer's residence table in its address space */
+    uint64_t pins_raddr;      /* the peer's pin table for remote peers */
     uint64_t alias_raddr;     /* the peer's host alias (0: no RMA, messages only) */
     /* Our active-message puts to this PE not yet acknowledged: while there
      * are any, every access to it goes by message too (transport/dispatch.c:
@@ -71,7 +74,7 @@ struct uvas_job {
     /* UCX */
     ucp_context_h ctx;
     ucp_worker_h worker;
-    ucp_mem_h mem_range, mem_gates;
+    ucp_mem_h mem_range, mem_gates, mem_pins;
     pthread_t progress;
     int stop_fd;              /* eventfd that stops the progress thread */
     bool progress_running;
@@ -82,6 +85,7 @@ struct uvas_job {
     char sock_path[108];
     /* operations */
     _Atomic uint64_t am_pending;   /* AM puts and AMOs not acknowledged */
+    _Atomic uint32_t *own_pins;    /* our threads' pins on our own gates */
     uint64_t *sync;                /* internal symmetric area (barrier) */
     uint64_t barrier_epoch;
     pthread_mutex_t barrier_mu;

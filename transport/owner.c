@@ -39,10 +39,13 @@ uint64_t uvas_amo_apply(enum uvas_amo_op op, void *t, size_t width, uint64_t v, 
 #undef AMO_CASES
 }
 
-/* Pin our own gate of the block holding addr; the word as it was. */
-static _Atomic uint64_t *own_gate(const char *addr)
+/* Pin our own gate of the block holding addr (*pin: the pin to drop);
+ * the word as it was. */
+static uint64_t pin_own(const char *addr, _Atomic uint32_t **pin)
 {
-    return &uvas_g.gates[uvas_block_index(addr)];
+    size_t bi = uvas_block_index(addr);
+    *pin = &uvas_job.own_pins[bi];
+    return uvas_gate_pin(*pin, &uvas_g.gates[bi]);
 }
 
 static char *alias_of(const char *addr)
@@ -54,8 +57,8 @@ static char *alias_of(const char *addr)
 static int write_piece(char *addr, const void *src, size_t n)
 {
     if (uvas_g.alias) {
-        _Atomic uint64_t *g = own_gate(addr);
-        uint64_t w = uvas_gate_pin(g);
+        _Atomic uint32_t *g;
+        uint64_t w = pin_own(addr, &g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
             memcpy(alias_of(addr), src, n);
             uvas_gate_unpin(g);
@@ -79,8 +82,8 @@ static int write_piece(char *addr, const void *src, size_t n)
 static int read_piece(void *dst, const char *addr, size_t n)
 {
     if (uvas_g.alias) {
-        _Atomic uint64_t *g = own_gate(addr);
-        uint64_t w = uvas_gate_pin(g);
+        _Atomic uint32_t *g;
+        uint64_t w = pin_own(addr, &g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
             memcpy(dst, alias_of(addr), n);
             uvas_gate_unpin(g);
@@ -164,8 +167,8 @@ int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t ope
      * atomics of every path meet. */
     uint64_t old;
     if (uvas_g.alias) {
-        _Atomic uint64_t *g = own_gate(target);
-        uint64_t w = uvas_gate_pin(g);
+        _Atomic uint32_t *g;
+        uint64_t w = pin_own(target, &g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
             old = uvas_amo_apply(op, alias_of(target), width, operand, compare);
             uvas_gate_unpin(g);

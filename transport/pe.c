@@ -81,18 +81,24 @@ static int transport_env(void)
     return rc;
 }
 
-/* A transition has waited seconds for a peer's pin: is that peer alive? */
-static void gate_stuck(size_t block, double secs)
+/* A transition has waited seconds for the pins of table t (rank t, or the
+ * remote peers' table n): is that peer alive? */
+static void gate_stuck(size_t block, unsigned t, double secs)
 {
-    for (int r = 0; r < uvas_job.n; r++) {
-        struct uvas_peer *p = &uvas_job.peers[r];
+    if ((int)t < uvas_job.n && (int)t != uvas_job.me) {
+        struct uvas_peer *p = &uvas_job.peers[t];
         if (p->same_node && kill(p->pid, 0) < 0 && errno == ESRCH) {
-            fprintf(stderr, "uvas: PE %d: PE %d (pid %d) died holding block %zu for %.0f s; "
-                    "ending the job\n", uvas_job.me, r, (int)p->pid, block, secs);
+            fprintf(stderr, "uvas: PE %d: PE %u (pid %d) died holding block %zu for %.0f s; "
+                    "ending the job\n", uvas_job.me, t, (int)p->pid, block, secs);
             uvas_pe_global_exit(1);
         }
+        uvas_warn("block %zu: PE %u's access has held its migration for %.0f s", block, t,
+                  secs);
+        return;
     }
-    uvas_warn("block %zu: a peer's access has held its migration for %.0f s", block, secs);
+    uvas_pe_check_alive();
+    uvas_warn("block %zu: %s access has held its migration for %.0f s", block,
+              (int)t == uvas_job.me ? "one of this PE's own" : "a remote PE's", secs);
 }
 
 static int agree(const struct init_rec *mine)
@@ -147,6 +153,8 @@ static void teardown(void)
     uvas_window_stop();
     uvas_devpeer_fini();
     uvas_gate_stuck_hook = NULL;
+    uvas_gate_pins_teardown();
+    uvas_job.own_pins = NULL;
     atomic_store(&uvas_job.peers_known, false);
     free(uvas_job.peers);
     uvas_job.peers = NULL;
@@ -177,6 +185,10 @@ int uvas_pe_init(int requested, int *provided)
         rc = uvas_fail(UVAS_ERR_ADDR_IN_USE, "the range is not at a fixed base (this build "
                        "lets the kernel choose it): set UVAS_BASE for a job of %d PEs",
                        uvas_job.n);
+    /* Pin tables: one per rank (ours for our own threads) and one that
+     * remote peers share (uvas/gate.h). */
+    if (rc == UVAS_OK && (rc = uvas_gate_pins_setup((unsigned)uvas_job.n + 1)) == UVAS_OK)
+        rc = uvas_gate_pins_get((unsigned)uvas_job.me, &uvas_job.own_pins, NULL);
     if (rc == UVAS_OK && uvas_job.pmix)
         rc = uvas_window_serve();
     if (rc == UVAS_OK && uvas_job.pmix)

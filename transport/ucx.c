@@ -18,11 +18,17 @@
 
 #include "transport/job.h"
 #include "transport/ucx_sym.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
 static int ucx_fail(ucs_status_t st, const char *what)
 {
+    /* The usual cause of these is a dead peer: if it is one of this node,
+     * say so and end the job, as a long wait would. */
+    if (st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_CONNECTION_RESET ||
+        st == UCS_ERR_UNREACHABLE || st == UCS_ERR_CANCELED)
+        uvas_pe_check_alive();
     return uvas_fail(UVAS_ERR_SYS, "UCX %s failed: %s", what, ucs_status_string(st));
 }
 
@@ -69,12 +75,18 @@ static void *progress_main(void *arg)
     }
 }
 
-static int map_mem(void *addr, size_t len, ucp_mem_h *out)
+/* Register [addr, +len); remote_write false: peers may only read it (the
+ * residence table: enforced where the transport can, e.g. an RDMA NIC's
+ * access flags). */
+static int map_mem(void *addr, size_t len, bool remote_write, ucp_mem_h *out)
 {
     ucp_mem_map_params_t mp = {
-        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                      UCP_MEM_MAP_PARAM_FIELD_PROT,
         .address = addr,
         .length = len,
+        .prot = UCP_MEM_MAP_PROT_LOCAL_READ | UCP_MEM_MAP_PROT_LOCAL_WRITE |
+                UCP_MEM_MAP_PROT_REMOTE_READ | (remote_write ? UCP_MEM_MAP_PROT_REMOTE_WRITE : 0),
     };
     ucs_status_t st = ucp_mem_map(uvas_job.ctx, &mp, out);
     return st == UCS_OK ? UVAS_OK : ucx_fail(st, "memory registration");
@@ -107,6 +119,11 @@ int uvas_ucx_start(void)
      * applies a put from a bounce buffer anyway. The user's setting wins. */
     if (!getenv("UCX_RNDV_THRESH"))
         ucp_config_modify(cfg, "RNDV_THRESH", "inf");
+    /* Remote pins are atomics on words the owner's CPU reads with its own
+     * atomics (uvas/gate.h): a NIC's atomics are not atomic with the CPU's,
+     * so UCX must pick CPU-coherent atomics. */
+    if (!getenv("UCX_ATOMIC_MODE"))
+        ucp_config_modify(cfg, "ATOMIC_MODE", "cpu");
     ucp_params_t pp = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
@@ -131,18 +148,27 @@ int uvas_ucx_start(void)
     ucp_worker_release_address(uvas_job.worker, addr);
     if (rc)
         return rc;
-    size_t glen = (uvas_g.nblocks * sizeof(uint64_t) + 4095) & ~(size_t)4095;
+    /* Remote peers pin in one table of ours, the one after the ranks'. */
+    _Atomic uint32_t *rpins;
+    rc = uvas_gate_pins_get((unsigned)uvas_job.n, &rpins, NULL);
+    if (rc)
+        return rc;
     uint64_t graddr = (uintptr_t)uvas_g.gates, aaddr = (uintptr_t)uvas_g.alias;
+    uint64_t praddr = (uintptr_t)rpins;
     /* Remote puts and gets land in the host alias, not the range: the
      * owner's progress thread writes them, and a write that faulted there
      * would wait for the very pin the writer holds. */
-    if ((rc = map_mem(uvas_g.alias ? uvas_g.alias : uvas_g.base, uvas_g.size,
+    if ((rc = map_mem(uvas_g.alias ? uvas_g.alias : uvas_g.base, uvas_g.size, true,
                       &uvas_job.mem_range)) ||
         (rc = uvas_boot_put("uvas.ucx.alias", &aaddr, sizeof aaddr)) ||
-        (rc = map_mem((void *)uvas_g.gates, glen, &uvas_job.mem_gates)) ||
+        (rc = map_mem((void *)uvas_g.gates, uvas_gate_table_bytes(), false,
+                      &uvas_job.mem_gates)) ||
+        (rc = map_mem((void *)rpins, uvas_gate_pins_bytes(), true, &uvas_job.mem_pins)) ||
         (rc = publish_rkey("uvas.ucx.rkey.range", uvas_job.mem_range)) ||
         (rc = publish_rkey("uvas.ucx.rkey.gates", uvas_job.mem_gates)) ||
-        (rc = uvas_boot_put("uvas.ucx.gates", &graddr, sizeof graddr)))
+        (rc = publish_rkey("uvas.ucx.rkey.pins", uvas_job.mem_pins)) ||
+        (rc = uvas_boot_put("uvas.ucx.gates", &graddr, sizeof graddr)) ||
+        (rc = uvas_boot_put("uvas.ucx.pins", &praddr, sizeof praddr)))
         return rc;
     return uvas_am_init();
 }
@@ -176,7 +202,9 @@ int uvas_ucx_connect(void)
             return ucx_fail(st, "endpoint creation");
         if ((rc = unpack_rkey(r, "uvas.ucx.rkey.range", p->ep, &p->rkey_range)) ||
             (rc = unpack_rkey(r, "uvas.ucx.rkey.gates", p->ep, &p->rkey_gates)) ||
+            (rc = unpack_rkey(r, "uvas.ucx.rkey.pins", p->ep, &p->rkey_pins)) ||
             (rc = uvas_boot_get(r, "uvas.ucx.gates", &p->gates_raddr, sizeof p->gates_raddr)) ||
+            (rc = uvas_boot_get(r, "uvas.ucx.pins", &p->pins_raddr, sizeof p->pins_raddr)) ||
             (rc = uvas_boot_get(r, "uvas.ucx.alias", &p->alias_raddr, sizeof p->alias_raddr)))
             return rc;
     }
@@ -259,7 +287,9 @@ void uvas_ucx_stop(void)
             ucp_rkey_destroy(p->rkey_range);
         if (p->rkey_gates)
             ucp_rkey_destroy(p->rkey_gates);
-        p->rkey_range = p->rkey_gates = NULL;
+        if (p->rkey_pins)
+            ucp_rkey_destroy(p->rkey_pins);
+        p->rkey_range = p->rkey_gates = p->rkey_pins = NULL;
         if (p->ep) {
             ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                       .flags = UCP_EP_CLOSE_FLAG_FORCE};
@@ -276,7 +306,9 @@ void uvas_ucx_stop(void)
         ucp_mem_unmap(uvas_job.ctx, uvas_job.mem_range);
     if (uvas_job.mem_gates)
         ucp_mem_unmap(uvas_job.ctx, uvas_job.mem_gates);
-    uvas_job.mem_range = uvas_job.mem_gates = NULL;
+    if (uvas_job.mem_pins)
+        ucp_mem_unmap(uvas_job.ctx, uvas_job.mem_pins);
+    uvas_job.mem_range = uvas_job.mem_gates = uvas_job.mem_pins = NULL;
     if (uvas_job.worker)
         ucp_worker_destroy(uvas_job.worker);
     if (uvas_job.ctx)

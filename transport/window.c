@@ -1,6 +1,8 @@
 /*
  * Windows onto the local peers: each PE serves its host tier's memfd, its
- * gate table and its device slabs' descriptors over a Unix socket (in
+ * residence table (sealed: it maps read-only), the pin table it keeps for
+ * the asking peer (that peer's alone) and its device slabs' descriptors
+ * over a Unix socket (in
  * /tmp/uvas-<uid>, a directory only the user enters), and hands them only
  * to a process of the same user that is a PE of the same job: the peer's
  * credentials (SO_PEERCRED) must match the pid that PE published through
@@ -21,6 +23,7 @@
 
 #include "transport/job.h"
 #include "uvas/endpoint.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -41,17 +44,13 @@ struct win_rep {
     uint32_t nfds;
     uint64_t range_size;
     uint64_t gates_len;
+    uint64_t pins_len;
 };
-
-static size_t gates_bytes(void)
-{
-    return (uvas_g.nblocks * sizeof(uint64_t) + 4095) & ~(size_t)4095;
-}
 
 static int send_fds(int s, const struct win_rep *rep, const int *fds, unsigned nfds)
 {
     struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof *rep};
-    char cbuf[CMSG_SPACE(sizeof(int) * 2)] = {0};
+    char cbuf[CMSG_SPACE(sizeof(int) * 3)] = {0};
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
     if (nfds) {
         m.msg_control = cbuf;
@@ -92,13 +91,17 @@ static void serve_one(int s)
         send_fds(s, &rep, NULL, 0);
         return;
     }
-    int fds[2];
+    int fds[3];
     unsigned nfds = 0;
-    if (q.kind == REQ_HELLO) {
+    _Atomic uint32_t *pins;
+    if (q.kind == REQ_HELLO && q.rank != uvas_job.me &&
+        uvas_gate_pins_get((unsigned)q.rank, &pins, &fds[2]) == UVAS_OK) {
         fds[nfds++] = uvas_g.memfd;
         fds[nfds++] = uvas_g.gate_fd;
+        nfds++; /* the pins */
         rep.range_size = uvas_g.size;
-        rep.gates_len = gates_bytes();
+        rep.gates_len = uvas_gate_table_bytes();
+        rep.pins_len = uvas_gate_pins_bytes();
         rep.status = UVAS_OK;
     } else if (q.kind == REQ_SLAB && uvas_devtier_present(&uvas_g.devtier)) {
         pthread_mutex_lock(&uvas_g.devtier.mu);
@@ -236,7 +239,7 @@ static int ask(struct uvas_peer *p, uint32_t kind, uint32_t arg, struct win_rep 
     }
     struct win_req q = {.magic = WIN_MAGIC, .kind = kind, .rank = uvas_job.me, .arg = arg};
     snprintf(q.nspace, sizeof q.nspace, "%s", uvas_job.proc.nspace);
-    char cbuf[CMSG_SPACE(sizeof(int) * 2)];
+    char cbuf[CMSG_SPACE(sizeof(int) * 3)];
     struct iovec iov = {.iov_base = rep, .iov_len = sizeof *rep};
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
                        .msg_controllen = sizeof cbuf};
@@ -272,33 +275,41 @@ static int ask(struct uvas_peer *p, uint32_t kind, uint32_t arg, struct win_rep 
 int uvas_window_open(struct uvas_peer *p)
 {
     struct win_rep rep;
-    int fds[2];
+    int fds[3];
     unsigned n;
-    int rc = ask(p, REQ_HELLO, 0, &rep, fds, 2, &n);
+    int rc = ask(p, REQ_HELLO, 0, &rep, fds, 3, &n);
     if (rc)
         return rc;
-    if (n != 2 || rep.range_size != uvas_g.size) {
+    if (n != 3 || rep.range_size != uvas_g.size || rep.gates_len != uvas_gate_table_bytes() ||
+        rep.pins_len != uvas_gate_pins_bytes()) {
         for (unsigned i = 0; i < n; i++)
             close(fds[i]);
         return uvas_fail(UVAS_ERR_SYS, "PE %d's window does not match this PE's range", p->rank);
     }
     char *w = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
                    fds[0], 0);
-    void *g = mmap(NULL, rep.gates_len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
-    close(fds[0]);
-    close(fds[1]);
-    if (w == MAP_FAILED || g == MAP_FAILED) {
+    /* The residence table is the owner's to write: it is sealed so. */
+    void *g = mmap(NULL, rep.gates_len, PROT_READ, MAP_SHARED, fds[1], 0);
+    void *pn = mmap(NULL, rep.pins_len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[2], 0);
+    int e = errno;
+    for (unsigned i = 0; i < 3; i++)
+        close(fds[i]);
+    if (w == MAP_FAILED || g == MAP_FAILED || pn == MAP_FAILED) {
         if (w != MAP_FAILED)
             munmap(w, uvas_g.size);
         if (g != MAP_FAILED)
             munmap(g, rep.gates_len);
+        if (pn != MAP_FAILED)
+            munmap(pn, rep.pins_len);
         return uvas_fail(UVAS_ERR_NOMEM, "cannot map PE %d's window: %s", p->rank,
-                         strerror(errno));
+                         strerror(e));
     }
     madvise(w, uvas_g.size, MADV_DONTFORK);
     p->win = w;
     p->gates = g;
     p->gates_len = rep.gates_len;
+    p->pins = pn;
+    p->pins_len = rep.pins_len;
     return UVAS_OK;
 }
 
@@ -308,8 +319,11 @@ void uvas_window_close(struct uvas_peer *p)
         munmap(p->win, uvas_g.size);
     if (p->gates)
         munmap((void *)p->gates, p->gates_len);
+    if (p->pins)
+        munmap((void *)p->pins, p->pins_len);
     p->win = NULL;
     p->gates = NULL;
+    p->pins = NULL;
 }
 
 int uvas_window_slab_fd(struct uvas_peer *p, uint32_t slab, int *fd)

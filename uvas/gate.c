@@ -1,8 +1,11 @@
-/* The gate table and the owner's half of the protocol (uvas/gate.h). */
+/* The gate tables and the owner's half of the protocol (uvas/gate.h). */
 #include "uvas/gate.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -11,27 +14,56 @@
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
-void (*uvas_gate_stuck_hook)(size_t block, double seconds);
+void (*uvas_gate_stuck_hook)(size_t block, unsigned table, double seconds);
 static _Atomic uint64_t waits;
 
-int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out)
+/* The pin tables. A table is published (its pointer, then its index in
+ * live[]) before its descriptor leaves this process, so a transition that
+ * does not see it yet cannot have missed a pin in it: whoever pins there
+ * got the descriptor after the publication, and reads the gate after
+ * pinning, which is after our CLOSED. */
+static struct {
+    pthread_mutex_t mu;
+    unsigned n;                       /* room */
+    _Atomic uint32_t *_Atomic *tab;   /* [n] */
+    int *fd;                          /* [n] */
+    unsigned *live;                   /* indices of made tables, in order */
+    _Atomic unsigned nlive;
+} pins = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t pages(size_t bytes)
 {
-    size_t bytes = (nblocks * sizeof(uint64_t) + 4095) & ~(size_t)4095;
-    int f = memfd_create("uvas-gates", MFD_CLOEXEC);
+    return (bytes + 4095) & ~(size_t)4095;
+}
+
+size_t uvas_gate_table_bytes(void)
+{
+    return pages(uvas_g.nblocks * sizeof(uint64_t));
+}
+
+size_t uvas_gate_pins_bytes(void)
+{
+    return pages(uvas_g.nblocks * sizeof(uint32_t));
+}
+
+/* A memfd of bytes, mapped shared and writable here. Status. */
+static int shared_table(const char *name, size_t bytes, unsigned flags, int *fd, void **out)
+{
+    int f = memfd_create(name, MFD_CLOEXEC | flags);
     if (f < 0)
-        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the gate table failed: %s",
+        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the %s failed: %s", name,
                          strerror(errno));
     if (ftruncate(f, (off_t)bytes) < 0) {
         int e = errno;
         close(f);
-        return uvas_fail(UVAS_ERR_SYS, "cannot size the gate table to %zu bytes: %s", bytes,
+        return uvas_fail(UVAS_ERR_SYS, "cannot size the %s to %zu bytes: %s", name, bytes,
                          strerror(e));
     }
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, f, 0);
     if (p == MAP_FAILED) {
         int e = errno;
         close(f);
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the gate table: %s", strerror(e));
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the %s: %s", name, strerror(e));
     }
     madvise(p, bytes, MADV_DONTFORK);
     *fd = f;
@@ -39,12 +71,109 @@ int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out)
     return UVAS_OK;
 }
 
+int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out)
+{
+    size_t bytes = pages(nblocks * sizeof(uint64_t));
+    void *p;
+    int rc = shared_table("uvas-residence", bytes, MFD_ALLOW_SEALING, fd, &p);
+    if (rc)
+        return rc;
+    /* Our mapping stays writable; every later one (a peer's) cannot be. */
+    if (fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
+                                    F_SEAL_SEAL) < 0) {
+        int e = errno;
+        munmap(p, bytes);
+        close(*fd);
+        *fd = -1;
+        return uvas_fail(UVAS_ERR_SYS, "cannot seal the residence table read-only for peers "
+                         "(F_SEAL_FUTURE_WRITE needs Linux 5.1): %s", strerror(e));
+    }
+    *out = p;
+    return UVAS_OK;
+}
+
 void uvas_gate_table_destroy(_Atomic uint64_t *g, size_t nblocks, int fd)
 {
     if (g)
-        munmap((void *)g, (nblocks * sizeof(uint64_t) + 4095) & ~(size_t)4095);
+        munmap((void *)g, pages(nblocks * sizeof(uint64_t)));
     if (fd >= 0)
         close(fd);
+}
+
+int uvas_gate_pins_setup(unsigned ntables)
+{
+    pthread_mutex_lock(&pins.mu);
+    int rc = UVAS_OK;
+    if (pins.n) {
+        rc = uvas_fail(UVAS_ERR_INVAL, "pin tables are set up already");
+    } else {
+        pins.tab = calloc(ntables, sizeof *pins.tab);
+        pins.fd = malloc(ntables * sizeof *pins.fd);
+        pins.live = calloc(ntables, sizeof *pins.live);
+        if (!pins.tab || !pins.fd || !pins.live) {
+            free((void *)pins.tab), free(pins.fd), free(pins.live);
+            pins.tab = NULL, pins.fd = NULL, pins.live = NULL;
+            rc = uvas_fail(UVAS_ERR_NOMEM, "no memory for %u pin tables", ntables);
+        } else {
+            for (unsigned i = 0; i < ntables; i++)
+                pins.fd[i] = -1;
+            pins.n = ntables;
+        }
+    }
+    pthread_mutex_unlock(&pins.mu);
+    return rc;
+}
+
+void uvas_gate_pins_teardown(void)
+{
+    pthread_mutex_lock(&pins.mu);
+    unsigned nl = atomic_load(&pins.nlive);
+    atomic_store(&pins.nlive, 0);
+    for (unsigned k = 0; k < nl; k++) {
+        unsigned i = pins.live[k];
+        munmap((void *)atomic_load(&pins.tab[i]), uvas_gate_pins_bytes());
+        close(pins.fd[i]);
+    }
+    free((void *)pins.tab), free(pins.fd), free(pins.live);
+    pins.tab = NULL, pins.fd = NULL, pins.live = NULL;
+    pins.n = 0;
+    pthread_mutex_unlock(&pins.mu);
+}
+
+int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **out, int *fd)
+{
+    pthread_mutex_lock(&pins.mu);
+    int rc = UVAS_OK;
+    if (t >= pins.n) {
+        rc = uvas_fail(UVAS_ERR_INVAL, "pin table %u does not exist (%u set up)", t, pins.n);
+    } else if (!atomic_load(&pins.tab[t])) {
+        void *p;
+        int f;
+        rc = shared_table("uvas-pins", uvas_gate_pins_bytes(), 0, &f, &p);
+        if (rc == UVAS_OK) {
+            pins.fd[t] = f;
+            atomic_store(&pins.tab[t], (_Atomic uint32_t *)p);
+            unsigned nl = atomic_load(&pins.nlive);
+            pins.live[nl] = t;
+            atomic_store(&pins.nlive, nl + 1);
+        }
+    }
+    if (rc == UVAS_OK) {
+        *out = atomic_load(&pins.tab[t]);
+        if (fd)
+            *fd = pins.fd[t];
+    }
+    pthread_mutex_unlock(&pins.mu);
+    return rc;
+}
+
+uint64_t uvas_gate_pins_held(size_t bi)
+{
+    uint64_t n = 0;
+    unsigned nl = atomic_load(&pins.nlive);
+    for (unsigned k = 0; k < nl; k++)
+        n += atomic_load(&atomic_load(&pins.tab[pins.live[k]])[bi]);
+    return n;
 }
 
 static double since(const struct timespec *t0)
@@ -54,13 +183,10 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
-void uvas_gate_close(struct uvas_block *b)
+/* Wait until table t holds no pin on block bi. */
+static void drain(_Atomic uint32_t *tab, unsigned t, size_t bi)
 {
-    if (!uvas_g.gates)
-        return;
-    _Atomic uint64_t *g = &uvas_g.gates[b - uvas_g.bt];
-    uint64_t w = atomic_fetch_or_explicit(g, UVAS_GATE_CLOSED, memory_order_seq_cst);
-    if (!(w & UVAS_GATE_PINS))
+    if (!atomic_load_explicit(&tab[bi], memory_order_seq_cst))
         return;
     atomic_fetch_add_explicit(&waits, 1, memory_order_relaxed);
     /* A pin covers one bounded access (a store, a copy): spin briefly,
@@ -68,15 +194,28 @@ void uvas_gate_close(struct uvas_block *b)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     double next_report = 5.0;
-    for (unsigned i = 0; atomic_load_explicit(g, memory_order_acquire) & UVAS_GATE_PINS; i++) {
+    for (unsigned i = 0; atomic_load_explicit(&tab[bi], memory_order_acquire); i++) {
         if (i < 64)
             continue;
         sched_yield();
         if ((i & 1023) == 0 && since(&t0) > next_report) {
             if (uvas_gate_stuck_hook)
-                uvas_gate_stuck_hook((size_t)(b - uvas_g.bt), since(&t0));
+                uvas_gate_stuck_hook(bi, t, since(&t0));
             next_report *= 2;
         }
+    }
+}
+
+void uvas_gate_close(struct uvas_block *b)
+{
+    if (!uvas_g.gates)
+        return;
+    size_t bi = (size_t)(b - uvas_g.bt);
+    atomic_fetch_or_explicit(&uvas_g.gates[bi], UVAS_GATE_CLOSED, memory_order_seq_cst);
+    unsigned nl = atomic_load_explicit(&pins.nlive, memory_order_seq_cst);
+    for (unsigned k = 0; k < nl; k++) {
+        unsigned t = pins.live[k];
+        drain(atomic_load_explicit(&pins.tab[t], memory_order_acquire), t, bi);
     }
 }
 
@@ -84,7 +223,6 @@ void uvas_gate_open(struct uvas_block *b, uint32_t s)
 {
     if (!uvas_g.gates)
         return;
-    _Atomic uint64_t *g = &uvas_g.gates[b - uvas_g.bt];
     uint64_t res = (uint64_t)uvas_blk_res(s);
     uint64_t pub = res << UVAS_GATE_RES_SHIFT;
     if (res == UVAS_RES_DEVICE && b->dev_slot &&
@@ -93,10 +231,7 @@ void uvas_gate_open(struct uvas_block *b, uint32_t s)
         pub |= UVAS_GATE_DIRECT | ((uint64_t)b->dev_slot << UVAS_GATE_SLOT_SHIFT);
     if (s & UVAS_BLK_BUSY) /* published while held: keep peers out */
         pub |= UVAS_GATE_CLOSED;
-    uint64_t w = atomic_load_explicit(g, memory_order_relaxed);
-    while (!atomic_compare_exchange_weak_explicit(g, &w, (w & UVAS_GATE_PINS) | pub,
-                                                  memory_order_release, memory_order_relaxed))
-        ;
+    atomic_store_explicit(&uvas_g.gates[b - uvas_g.bt], pub, memory_order_release);
 }
 
 uint64_t uvas_gate_waits(void)

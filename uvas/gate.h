@@ -1,16 +1,28 @@
 /*
- * Gates: one 64-bit word per block, in a memfd the PEs of a node map, that
- * lets a peer access the block's memory directly without racing a
- * migration. The owner publishes the block's residence in the word; a
- * peer adds a pin (one atomic that also returns the residence), accesses
- * the memory only if the gate was open, and drops the pin. An owner's
- * transition closes the gate and waits until no pin is held before it
- * unmaps or copies anything (Dekker: both sides write, then read, the same
- * word). Over UCX the same word is the target of remote atomics.
+ * Gates: how a peer of the job may access a block's memory directly without
+ * racing a migration. Two tables, both shared with the PEs of the node:
  *
- * word: bits 0-19 pins, bit 20 CLOSED, bits 21-22 residence, bit 23
- * DIRECT (device memory a peer may write: a slab slot, no host duplicate),
- * bits 32-63 device slot.
+ *   the residence table, one 64-bit word per block, written by the owner
+ *   only: CLOSED while the block is in a transition, else its residence
+ *   and, for device memory a peer may write, its slot. Peers map it
+ *   read-only, and cannot do otherwise: the memfd is sealed against
+ *   writable mappings (F_SEAL_FUTURE_WRITE) before it is handed out, so no
+ *   peer can make the owner believe a block is somewhere it is not.
+ *
+ *   pin tables, one 32-bit counter per block, one table per party that
+ *   pins (each local peer has its own, passed only to it; the owner's own
+ *   threads have one; peers over UCX share one): a pin says "I am inside
+ *   this block's memory".
+ *
+ * A peer adds a pin, then reads the word: it accesses the memory only if
+ * the gate was open, and drops the pin either way. A transition sets
+ * CLOSED, then waits until every table's pin on the block is gone, before
+ * it unmaps or copies anything. Both sides write one word and then read
+ * the other's (Dekker, all sequentially consistent): either the peer sees
+ * CLOSED or the owner sees the pin.
+ *
+ * word: bit 20 CLOSED, bits 21-22 residence, bit 23 DIRECT (device memory a
+ * peer may write: a slab slot, no host duplicate), bits 32-63 device slot.
  */
 #ifndef UVAS_GATE_H
 #define UVAS_GATE_H
@@ -20,8 +32,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UVAS_GATE_PIN 1ull
-#define UVAS_GATE_PINS 0xfffffull
 #define UVAS_GATE_CLOSED (1ull << 20)
 #define UVAS_GATE_RES_SHIFT 21
 #define UVAS_GATE_DIRECT (1ull << 23)
@@ -40,27 +50,43 @@ static inline bool uvas_gate_is_open(uint64_t w)
     return !(w & UVAS_GATE_CLOSED);
 }
 
-/* The gate table (a memfd of nblocks words, mapped shared). Status. */
+/* The residence table: a memfd of nblocks words, mapped writable here and
+ * then sealed so nobody can map it writable again. Status. */
 int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out);
 void uvas_gate_table_destroy(_Atomic uint64_t *g, size_t nblocks, int fd);
+/* Bytes of the residence table and of one pin table (whole pages). */
+size_t uvas_gate_table_bytes(void);
+size_t uvas_gate_pins_bytes(void);
 
-/* A pin on a gate word, local or in a peer's table: the word as it was.
- * The access may go ahead only if uvas_gate_is_open(w); either way the
- * pin must be dropped. */
-static inline uint64_t uvas_gate_pin(_Atomic uint64_t *g)
+/* Pin tables: room for ntables parties (the PE layer: one per rank plus
+ * one for remote peers); a table is made when first asked for. Status. */
+int uvas_gate_pins_setup(unsigned ntables);
+void uvas_gate_pins_teardown(void);
+/* Table t (made now if it does not exist): its counters and its memfd,
+ * which stays the directory's (dup it to keep it). Status. */
+int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **pins, int *fd);
+/* Pins held on block bi, over every table (diagnostics and tests). */
+uint64_t uvas_gate_pins_held(size_t bi);
+
+/* A pin on a gate, local or in a peer's tables: the word as it was after
+ * the pin. The access may go ahead only if uvas_gate_is_open(w); either
+ * way the pin must be dropped. */
+static inline uint64_t uvas_gate_pin(_Atomic uint32_t *pin, const _Atomic uint64_t *word)
 {
-    return atomic_fetch_add_explicit(g, UVAS_GATE_PIN, memory_order_seq_cst);
+    atomic_fetch_add_explicit(pin, 1, memory_order_seq_cst);
+    return atomic_load_explicit((_Atomic uint64_t *)word, memory_order_seq_cst);
 }
-static inline void uvas_gate_unpin(_Atomic uint64_t *g)
+static inline void uvas_gate_unpin(_Atomic uint32_t *pin)
 {
     /* seq_cst: the PE layer's quiet relies on it ordering the access's
      * stores before anything after (a locked instruction on x86). */
-    atomic_fetch_sub_explicit(g, UVAS_GATE_PIN, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(pin, 1, memory_order_seq_cst);
 }
 
-/* Called when a transition has waited long for pins (a dead peer?); the
- * transport installs a check that ends the job if a peer is gone. */
-extern void (*uvas_gate_stuck_hook)(size_t block, double seconds);
+/* Called when a transition has waited long for the pins of table t (a dead
+ * peer?); the transport installs a check that ends the job if that peer is
+ * gone. */
+extern void (*uvas_gate_stuck_hook)(size_t block, unsigned table, double seconds);
 /* Transitions that had to wait for pins (statistics). */
 uint64_t uvas_gate_waits(void);
 

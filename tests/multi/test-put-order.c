@@ -79,7 +79,7 @@ int main(void)
             memset(b, 0xb0 | (r & 15), n);
             shmem_putmem(t, a, n, 0); /* untouched: an active message */
             if (p->local && p->gates) {
-                _Atomic uint64_t *g = &p->gates[uvas_block_index(t)];
+                const _Atomic uint64_t *g = &p->gates[uvas_block_index(t)];
                 double t0 = now();
                 while (now() - t0 < 0.5) {
                     uint64_t w = atomic_load_explicit(g, memory_order_acquire);

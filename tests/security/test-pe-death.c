@@ -234,14 +234,14 @@ int main(int argc, char **argv)
     /* What PE 0 sees of the dead PE's gates and of its own. */
     for (int b = 0; b < NB; b++) {
         size_t bi = uvas_block_index(arr + (size_t)b * blk);
-        uint64_t wr = atomic_load(&uvas_job.peers[1].gates[bi]);
+        const _Atomic uint64_t *g1 = uvas_job.peers[1].gates; /* NULL over UCX */
+        uint64_t wr = g1 ? atomic_load(&g1[bi]) : 0;
         uint64_t wl = atomic_load(&uvas_g.gates[bi]);
-        printf("  block %d: PE 1's gate %s, %llu pins; PE 0's gate %s, %llu pins\n", b,
-               wr & UVAS_GATE_CLOSED ? "CLOSED (in a transition)" : "open",
-               (unsigned long long)(wr & UVAS_GATE_PINS),
-               wl & UVAS_GATE_CLOSED ? "CLOSED" : "open",
-               (unsigned long long)(wl & UVAS_GATE_PINS));
-        if (!strcmp(mode, "migrate-local") && (wl & UVAS_GATE_PINS))
+        uint64_t pl = uvas_gate_pins_held(bi);
+        printf("  block %d: PE 1's gate %s; PE 0's gate %s, %llu pins\n", b,
+               !g1 ? "(no window)" : wr & UVAS_GATE_CLOSED ? "CLOSED (in a transition)" : "open",
+               wl & UVAS_GATE_CLOSED ? "CLOSED" : "open", (unsigned long long)pl);
+        if (!strcmp(mode, "migrate-local") && pl)
             printf("PIN-LEFT: PE 1 died holding a pin on PE 0's block %d\n", b);
     }
     fflush(stdout);

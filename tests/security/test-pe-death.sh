@@ -76,12 +76,13 @@ check() {
             fail "mpirun exited with status 0"; return
         fi
     else
-        # Nobody else ends the job: uvas must, with its message. (mpirun
-        # with recovery on exits 0 whatever PE 0 returned.)
-        # PE 0 may be ended inside an operation on the dead PE (a wait
-        # for it notices the death) before it noticed it itself; once it
-        # did, it must check its memory before the end.
-        want='uvas: PE 0: PE 1 \(pid [0-9]+\) (is gone|died holding)'
+        # Nobody else ends the job: uvas must, with its message (or the
+        # error an operation on the dead PE returned, fatal by default).
+        # (mpirun with recovery on exits 0 whatever PE 0 returned.) PE 0
+        # may be ended inside an operation on the dead PE before it noticed
+        # the death itself; once it did, it must check its memory before
+        # the end.
+        want='uvas: PE 0: PE 1 \(pid [0-9]+\) (is gone|died holding)|uvas: shmem_[a-z_]+: '
         if grep -q '^PE 0: PE 1 died' "$out"; then
             if [ -z "$pin" ] && ! grep -q 'PE 0: own memory intact' "$out"; then
                 fail "PE 0 did not check its own memory before the end"; return

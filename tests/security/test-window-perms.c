@@ -22,16 +22,18 @@
  *  (c) a process of ANOTHER job (this program in mode "intruder" under its
  *      own `mpirun -np 1`; without mpirun in PATH, the same program as a
  *      plain process) asking with its own namespace, or pretending this
- *      job's namespace and rank 1 or 0: refused.
+ *      job's namespace and rank 1 or 0: refused;
+ *  (d) the residence table: PE 0's mapping of PE 1's is read-only and
+ *      cannot be made writable (mprotect: EACCES); the descriptor itself,
+ *      as PE 1 hands it to a genuine PE, refuses a writable shared mapping,
+ *      pwrite and truncation (EPERM: sealed with F_SEAL_FUTURE_WRITE and
+ *      F_SEAL_SEAL); the pin table that comes with it is PE 0's own.
  *
  * So that none of this passes vacuously: PE 0 maps PE 1's window
  * (shmem_ptr is non-NULL and reads what PE 1 wrote), and, after every
  * attack, sends the very same hand-built request as itself (its own pid,
- * rank and namespace) and gets status OK and two descriptors: the request
- * layout below is right and the server survived the attacks.
- *
- * Not asked of the server here: PE 1's gate table is mapped read-write by
- * peers (pins are atomics on it); the test prints what the mapping is.
+ * rank and namespace) and gets status OK and three descriptors: the
+ * request layout below is right and the server survived the attacks.
  */
 #include <shmem.h>
 
@@ -41,6 +43,7 @@
 #include <linux/capability.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -50,6 +53,13 @@
 #include "tests/check.h"
 #include "transport/job.h"
 #include "uvas/endpoint.h"
+
+/* One judged fact, printed either way; whether it held. */
+static bool expect(bool ok, const char *what)
+{
+    printf("    %s %s\n", ok ? "ok  " : "FAIL", what);
+    return ok;
+}
 
 /* ---- the window protocol, as a client outside the library sees it ----
  * This mirrors struct win_req / struct win_rep and the constants in
@@ -70,6 +80,7 @@ struct win_rep {
     uint32_t nfds;
     uint64_t range_size;
     uint64_t gates_len;
+    uint64_t pins_len;
 };
 
 /* Result of one request: the reply's status (or a negative errno-style
@@ -79,8 +90,11 @@ struct win_rep {
 struct outcome {
     int status;   /* reply status, NO_CONNECT (errno in err), or NO_REPLY */
     int err;
-    unsigned fds; /* descriptors that arrived (all closed again) */
+    unsigned fds; /* descriptors that arrived (closed again unless kept) */
 };
+/* Set to keep the descriptors of the next request (the genuine PE's). */
+static bool keep_fds;
+static int kept[4];
 
 static struct outcome ask_raw(const char *path, uint32_t magic, uint32_t kind, int rank,
                               uint32_t arg, const char *nspace)
@@ -119,7 +133,10 @@ static struct outcome ask_raw(const char *path, uint32_t magic, uint32_t kind, i
                 for (unsigned i = 0; i < k; i++) {
                     int fd;
                     memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-                    close(fd);
+                    if (keep_fds && o.fds < 4)
+                        kept[o.fds] = fd;
+                    else
+                        close(fd);
                     o.fds++;
                 }
             }
@@ -595,12 +612,54 @@ int main(int argc, char **argv)
                (unsigned)st.st_uid);
         check_devshm();
 
-        /* The gate table as the peers map it: noted, not judged. */
-        char gperm[8], gname[256], wperm[8], wname[256];
+        /* (d) the residence table: peers map it read-only and cannot do
+         * otherwise (sealed); each peer gets its own pin table. */
+        char gperm[8], gname[256], pperm[8], pname[256];
         mapping_of((const void *)p1->gates, gperm, gname, sizeof gname);
-        mapping_of(p1->win, wperm, wname, sizeof wname);
-        printf("note: peers map PE 1's gate table %s (%s, %zu bytes) and its window %s (%s)\n",
-               gperm, gname, p1->gates_len, wperm, wname);
+        mapping_of((const void *)p1->pins, pperm, pname, sizeof pname);
+        printf("(d) PE 0 maps PE 1's residence table %s (%s), its pin table for PE 0 %s (%s)\n",
+               gperm, gname, pperm, pname);
+        fails += !expect(!strcmp(gperm, "r--s"), "the residence table is mapped r--s");
+        fails += !expect(!strcmp(pperm, "rw-s"), "the pin table is mapped rw-s");
+        errno = 0;
+        fails += !expect(mprotect((void *)p1->gates, 4096, PROT_READ | PROT_WRITE) < 0 &&
+                             errno == EACCES,
+                         "mprotect of the residence mapping to writable fails with EACCES");
+        keep_fds = true;
+        struct outcome h = ask_hello(T.win_path, 0, T.nspace);
+        keep_fds = false;
+        CHECK(h.status == UVAS_OK && h.fds == 3, "PE 0's own HELLO: status %d, %u fds",
+              h.status, h.fds);
+        int gfd = kept[1];
+        errno = 0;
+        void *wmap = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, gfd, 0);
+        fails += !expect(wmap == MAP_FAILED && errno == EPERM,
+                         "a writable shared mapping of the residence table fails with EPERM");
+        if (wmap != MAP_FAILED)
+            munmap(wmap, 4096);
+        uint64_t zero = 0;
+        errno = 0;
+        fails += !expect(pwrite(gfd, &zero, sizeof zero, 0) < 0 && errno == EPERM,
+                         "pwrite into the residence table fails with EPERM");
+        errno = 0;
+        fails += !expect(ftruncate(gfd, 0) < 0 && errno == EPERM,
+                         "shrinking the residence table fails with EPERM");
+        int seals = fcntl(gfd, F_GET_SEALS);
+        fails += !expect(seals >= 0 && (seals & F_SEAL_FUTURE_WRITE) && (seals & F_SEAL_SEAL),
+                         "the residence table is sealed (F_SEAL_FUTURE_WRITE | F_SEAL_SEAL)");
+        errno = 0;
+        fails += !expect(fcntl(gfd, F_ADD_SEALS, F_SEAL_WRITE) < 0 && errno == EPERM,
+                         "its seals cannot be changed");
+        /* The pin table that came with it is the one PE 0 already maps. */
+        volatile uint32_t *pmap = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                       kept[2], 0);
+        CHECK(pmap != MAP_FAILED, "mapping the pin table: %s", strerror(errno));
+        fails += !expect((const void *)pmap != (const void *)p1->pins &&
+                             atomic_load(&p1->pins[0]) == pmap[0],
+                         "PE 1 hands PE 0 the same pin table again");
+        munmap((void *)pmap, 4096);
+        for (int i = 0; i < 3; i++)
+            close(kept[i]);
 
         /* (a) another user */
         if (getuid() != 0) {
@@ -651,9 +710,9 @@ int main(int argc, char **argv)
         }
         /* The control: PE 0 itself, with the same hand-built request. */
         struct outcome o = ask_hello(T.win_path, 0, T.nspace);
-        bool ok = o.status == UVAS_OK && o.fds == 2;
+        bool ok = o.status == UVAS_OK && o.fds == 3;
         printf("control: PE 0's own HELLO to PE 1, the same request layout: status %d, %u "
-               "fds (want 0, 2): %s\n", o.status, o.fds, ok ? "ok" : "FAIL");
+               "fds (want 0, 3): %s\n", o.status, o.fds, ok ? "ok" : "FAIL");
         CHECK(ok, "the control request was not served: the request layout no longer "
               "mirrors transport/window.c, or PE 1's server died");
         fflush(stdout);
