@@ -280,6 +280,9 @@ struct uvas_stats {
      * this struct (ABI: a program built against an older header reads a
      * prefix). */
     uint64_t injected[8];
+    /* Device slots kept out of use because the CPU view of their block
+     * could not be unmapped when the block left them (docs/reliability.md). */
+    uint64_t slots_quarantined;
 };
 
 int uvas_stats_get(struct uvas_stats *st);

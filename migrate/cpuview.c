@@ -148,8 +148,10 @@ int uvas_cpuview_unmap(size_t bi)
      * a moment in which a CPU access maps a stale page and writes into
      * it, and the copy back then overwrites that write.
      */
-    char *t = mmap(NULL, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED, uvas_g.memfd,
-                   (off_t)(bi << uvas_g.shift));
+    char *t = uvas_inject_fail_errno(UVAS_INJ_MAP, ENOMEM)
+                  ? MAP_FAILED
+                  : mmap(NULL, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                         uvas_g.memfd, (off_t)(bi << uvas_g.shift));
     if (t == MAP_FAILED)
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
                          strerror(errno));
@@ -161,7 +163,9 @@ int uvas_cpuview_unmap(size_t bi)
                          strerror(err));
     }
     madvise(a, uvas_g.block_size, MADV_DONTFORK);
-    if (b->view_park) { /* the driver's unmap lands in our reservation */
+    /* The driver's unmap lands in our reservation. (No slot: it was
+     * quarantined by an earlier failure here, its memory stays mapped.) */
+    if (b->view_park && b->dev_slot) {
         UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
                                     .memory = uvas_devtier_dedicated_memory(&uvas_g.devtier,
                                                                             b->dev_slot)};

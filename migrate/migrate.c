@@ -166,20 +166,30 @@ int uvas_migrate_place_on_device(size_t bi)
     return UVAS_OK;
 }
 
-void uvas_migrate_drop_device(size_t bi, size_t n)
+int uvas_migrate_drop_device(size_t bi, size_t n)
 {
+    int rc = UVAS_OK;
     for (size_t i = bi; i < bi + n; i++) {
         struct uvas_block *b = &uvas_g.bt[i];
         if (!b->dev_slot)
             continue;
-        uvas_cpuview_unmap(i); /* before the memory it maps goes */
         uvas_devtier_lru_remove(&uvas_g.devtier, i);
-        uvas_devtier_slot_free(&uvas_g.devtier, b->dev_slot);
+        /* The view goes before the memory it maps. If it cannot, the slot
+         * must never hold another block: the range still reaches it. */
+        if (uvas_cpuview_unmap(i) != UVAS_OK) {
+            atomic_fetch_add_explicit(&uvas_g.ctr.slots_quarantined, 1, RLX);
+            if (rc == UVAS_OK)
+                rc = uvas_fail(UVAS_ERR_SYS, "%s; device slot %u is kept out of use",
+                               uvas_last_error(), b->dev_slot);
+        } else {
+            uvas_devtier_slot_free(&uvas_g.devtier, b->dev_slot);
+        }
         b->dev_slot = 0;
         atomic_store_explicit(&b->shadow, 0, RLX);
         if (atomic_exchange_explicit(&b->dup, 0, RLX))
             uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(i), uvas_g.block_size, false);
     }
+    return rc;
 }
 
 /* ---- staged copies ------------------------------------------------------------ */

@@ -49,8 +49,10 @@ bool uvas_migrate_cpu_map(size_t bi, bool write);
 /* Unmap the CPU views of blocks in [first, first+n). Status. */
 int uvas_migrate_cpu_unmap(size_t first, size_t n);
 
-/* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY). */
-void uvas_migrate_drop_device(size_t bi, size_t n);
+/* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY).
+ * A slot whose CPU view cannot be unmapped is kept out of use instead (its
+ * memory stays reachable through the range): status, the first failure. */
+int uvas_migrate_drop_device(size_t bi, size_t n);
 
 /* Release what uvas_device_access keeps (finalize). */
 void uvas_device_access_fini(void);

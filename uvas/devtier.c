@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "uvas/inject.h"
@@ -83,39 +84,48 @@ void uvas_devtier_close(struct uvas_devtier *t)
  * file does the memory start? lavapipe's fd is a memfd with a header in
  * front of the memory (Mesa's os_malloc_aligned_fd); rather than trust that
  * layout, write a marker through vkMapMemory and look for it in the file.
+ * The offset, or SIZE_MAX if the fd does not map.
  */
-static void probe_fd_map(struct uvas_devtier *t, const struct uvas_dslab *s)
+static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
 {
     struct uvas_device *dv = &t->dev;
+    size_t base = SIZE_MAX;
     if (!(dv->mem.memoryTypes[dv->dev_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
-        return;
+        return base;
     struct stat st;
     if (fstat(s->fd, &st) < 0 || st.st_size < (off_t)t->slab_bytes)
-        return;
+        return base;
     size_t flen = (size_t)st.st_size;
     char *f = mmap(NULL, flen, PROT_READ, MAP_SHARED, s->fd, 0);
     if (f == MAP_FAILED)
-        return;
+        return base;
     uint64_t *m = NULL;
     if (vkMapMemory(dv->dev, s->mem, 0, 4096, 0, (void **)&m) == VK_SUCCESS) {
         uint64_t mark[4] = {0x7576617370726f62ull, (uintptr_t)t, (uintptr_t)f, (uint64_t)flen};
         memcpy(m, mark, sizeof mark);
         for (size_t off = 0; off + t->slab_bytes <= flen; off += 4096)
             if (!memcmp(f + off, mark, sizeof mark)) {
-                t->fd_base = off;
-                t->fd_mappable = true;
+                base = off;
                 break;
             }
         memset(m, 0, sizeof mark);
         vkUnmapMemory(dv->dev, s->mem);
     }
     munmap(f, flen);
+    return base;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* One more slab (lock held). */
 static int grow(struct uvas_devtier *t)
 {
-    if (t->full || t->nslabs == t->max_slabs)
+    if (t->nslabs == t->max_slabs || (t->refusals && mono_ns() < t->retry_ns))
         return UVAS_ERR_NOMEM;
     struct uvas_device *dv = &t->dev;
     struct uvas_dslab s = {.fd = -1};
@@ -159,8 +169,24 @@ static int grow(struct uvas_devtier *t)
                                 .handleType = dv->export_type};
     if (uvas_inject_fail(UVAS_INJ_EXPORT) || dv->get_memory_fd(dv->dev, &gfi, &s.fd) != VK_SUCCESS)
         s.fd = -1; /* usable for copies; peers cannot import this slab */
-    if (t->nslabs == 0 && s.fd >= 0)
-        probe_fd_map(t, &s);
+    /* Peers map every slab at the offset the first one showed. */
+    if (s.fd >= 0 && (t->nslabs == 0 || t->fd_mappable)) {
+        size_t base = probe_fd_base(t, &s);
+        if (t->nslabs == 0) {
+            t->fd_mappable = base != SIZE_MAX;
+            t->fd_base = t->fd_mappable ? base : 0;
+        } else if (base != t->fd_base) {
+            uvas_warn("device tier: slab %u's memory starts at byte %zu of its descriptor, "
+                      "not %zu like the first's: peers reach its blocks through this PE",
+                      t->nslabs, base, t->fd_base);
+            close(s.fd);
+            s.fd = -1;
+        }
+    }
+    if (t->refusals)
+        uvas_warn("device tier: the driver gave a %zu MiB slab again after %u refusals",
+                  t->slab_bytes >> 20, t->refusals);
+    t->refusals = 0;
     uint32_t base = t->nslabs * t->slots_per_slab;
     t->slabs[t->nslabs++] = s;
     /* Pushed in reverse so slots are handed out in address order. */
@@ -168,9 +194,13 @@ static int grow(struct uvas_devtier *t)
         t->free_slots[t->nfree++] = base + i + 1;
     return UVAS_OK;
 refused:
-    t->full = true; /* the driver is out of memory: stop asking */
-    uvas_warn("device tier: the driver refused a %zu MiB slab (VkResult %d); the tier stays "
-              "at %zu MiB", t->slab_bytes >> 20, r, (size_t)t->nslabs * t->slab_bytes >> 20);
+    /* Out of device memory, perhaps for a while (another process holds
+     * it): ask again after a back-off, 1 s doubling to 32 s. */
+    t->retry_ns = mono_ns() + (1000000000ull << (t->refusals < 5 ? t->refusals : 5));
+    if (t->refusals++ == 0)
+        uvas_warn("device tier: the driver refused a %zu MiB slab (VkResult %d); the tier "
+                  "stays at %zu MiB and asks again later", t->slab_bytes >> 20, r,
+                  (size_t)t->nslabs * t->slab_bytes >> 20);
     return UVAS_ERR_NOMEM;
 }
 

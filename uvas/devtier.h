@@ -40,7 +40,8 @@ struct uvas_devtier {
     uint32_t *free_slots;     /* stack of free slot numbers */
     uint32_t nfree;
     uint32_t lru_head, lru_tail; /* device-resident blocks, block index + 1 */
-    bool full;                /* the driver refused a slab: no more growth */
+    uint64_t retry_ns;        /* the driver refused a slab: no growth before */
+    uint32_t refusals;        /* slabs refused in a row (the back-off doubles) */
     bool fd_mappable;         /* the exported slab fd can be mmapped (lavapipe) */
     size_t fd_base;           /* where the memory starts in that file */
     size_t block_size;

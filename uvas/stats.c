@@ -93,6 +93,7 @@ int uvas_stats_get(struct uvas_stats *st)
         st->bytes_migrated[r] = atomic_load_explicit(&uvas_g.ctr.bytes_migrated[r], RLX);
     }
     st->evictions = atomic_load_explicit(&uvas_g.ctr.evictions, RLX);
+    st->slots_quarantined = atomic_load_explicit(&uvas_g.ctr.slots_quarantined, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);

@@ -32,6 +32,7 @@ struct uvas_counters {
     _Atomic uint64_t device_touches, device_remote;
     _Atomic uint64_t migrate_ns_total;
     _Atomic uint64_t migrate_ns_copy, migrate_ns_import, migrate_ns_map;
+    _Atomic uint64_t slots_quarantined;
 };
 
 /* A block became resident in tier `res` (first touch if populated). */

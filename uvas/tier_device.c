@@ -11,8 +11,7 @@ static int device_populate(size_t bi, uintptr_t hot)
 
 static int device_release(size_t bi, size_t n)
 {
-    uvas_migrate_drop_device(bi, n);
-    return UVAS_OK;
+    return uvas_migrate_drop_device(bi, n);
 }
 
 const struct uvas_tier_ops uvas_tier_device = {

@@ -1,16 +1,18 @@
 /*
  * UVAS_INJECT=device-alloc:N: the driver refuses device memory
  * (vkAllocateMemory of a 64 MiB slab). Device tier needed.
- *  - device-alloc:1, the first slab (made at uvas_init): init still
- *    works, the tier holds nothing; uvas_migrate to the device returns
- *    UVAS_ERR_NOMEM (as documented for a full tier) and the blocks stay on
- *    the host with their data; UVAS_HINT_DEVICE memory lands on the host
- *    at first touch; injected[device-alloc] is 1;
+ *  - device-alloc:1+, every slab from the first (made at uvas_init): init
+ *    still works, the tier holds nothing; uvas_migrate to the device
+ *    returns UVAS_ERR_NOMEM (as documented for a full tier) and the blocks
+ *    stay on the host with their data; UVAS_HINT_DEVICE memory lands on
+ *    the host at first touch; injected[device-alloc] counts the refusals
+ *    (one, and one more per back-off that passed: see below);
  *  - device-alloc:2, the second slab (a 128 MiB tier: two slabs): a
  *    migration of more than one slab's worth still succeeds by evicting
  *    the least recently migrated blocks to the host (stats.evictions
  *    counts them), the device holds one slab's worth, no byte is lost, and
- *    later migrations work.
+ *    later migrations work; once the back-off after the refusal (1 s)
+ *    has passed, the tier grows again: the whole array fits on the device.
  */
 #include "inject-util.h"
 
@@ -21,7 +23,7 @@ int main(void)
     tu_setenv("UVAS_SIZE", "512M");
     tu_setenv("UVAS_BLOCK_SIZE", "64K");
     tu_setenv("UVAS_DEVICE_SIZE", "128M");
-    tu_setenv("UVAS_INJECT", "device-alloc:1");
+    tu_setenv("UVAS_INJECT", "device-alloc:1+");
     tu_init_env();
     struct uvas_range_desc d = tu_require_uffd();
     if (!d.device_present)
@@ -44,7 +46,8 @@ int main(void)
     ti_verify(q, 2 * bs, 8, bs, "device-hinted data on the host");
     struct uvas_stats s = tu_stats();
     CHECK_EQ(s.tier[UVAS_RES_DEVICE].blocks, 0, "device-resident blocks");
-    CHECK_EQ(s.injected[UVAS_INJ_DEVICE_ALLOC], 1, "injected[device-alloc]");
+    CHECK(s.injected[UVAS_INJ_DEVICE_ALLOC] >= 1, "injected[device-alloc] is %llu",
+          (unsigned long long)s.injected[UVAS_INJ_DEVICE_ALLOC]);
     uvas_free(p);
     uvas_free(q);
     CHECK_OK(uvas_finalize());
@@ -71,6 +74,16 @@ int main(void)
     CHECK_OK(uvas_migrate(p, 8 * bs, UVAS_LOC_DEVICE, 0));
     tu_expect_blocks(p, 8 * bs, UVAS_RES_DEVICE, "a later migration");
     ti_verify(p, len, 9, bs, "data after a later migration");
+    /* A refusal is not for ever: past the back-off the tier grows again. */
+    usleep(1200 * 1000);
+    CHECK_OK(uvas_migrate(p, len, UVAS_LOC_DEVICE, 0));
+    tu_expect_blocks(p, len, UVAS_RES_DEVICE, "the whole array once the tier grew again");
+    struct uvas_stats s2 = tu_stats();
+    CHECK_EQ(s2.injected[UVAS_INJ_DEVICE_ALLOC], 1, "injected[device-alloc]");
+    CHECK_EQ(s2.tier[UVAS_RES_DEVICE].blocks, slab_blocks + extra, "stats.tier[DEVICE].blocks");
+    ti_verify(p, len, 9, bs, "data after the tier grew again");
+    printf("  after the back-off: the tier grew to two slabs, %zu blocks on the device\n",
+           slab_blocks + extra);
     uvas_free(p);
     CHECK_OK(uvas_finalize());
     printf("device-alloc: the tier falls back to the host and to eviction, data intact\n");

@@ -5,6 +5,9 @@
  *    that wanted the view migrates the block back instead (the fallback,
  *    with a warning), data intact; the next advised block is mapped as
  *    usual; injected[map] is 1;
+ *  - the CPU view cannot be unmapped when its block is freed: the slot
+ *    it maps is kept out of use (stats.slots_quarantined 1), other blocks
+ *    go on moving with their data;
  *  - the import of host pages for the copy engine: uvas_migrate to the
  *    device returns UVAS_ERR_NOMEM naming the import, the blocks whose
  *    copy could not be set up stay on the host, no byte is lost, and the
@@ -50,6 +53,31 @@ int main(void)
         ti_verify(p, len, 13, bs, "all of p");
         CHECK_OK(uvas_migrate(p, len, UVAS_LOC_HOST, 0));
         ti_verify(p, len, 13, bs, "p back on the host");
+
+        /* A CPU view that cannot be unmapped when its block is freed: the
+         * slot it maps is never given to another block. */
+        unsigned char *r = uvas_malloc(2 * bs);
+        CHECK(r != NULL, "uvas_malloc");
+        ti_fill(r, 2 * bs, 15);
+        CHECK_OK(uvas_migrate(r, 2 * bs, UVAS_LOC_DEVICE, 0));
+        CHECK_OK(uvas_advise(r, 2 * bs, UVAS_ADVISE_ACCESSED_BY_CPU, 0));
+        ti_verify(r, 2 * bs, 15, bs, "r through its CPU views");
+        expect(r, UVAS_RES_DEVICE, 1, "r's first block after a CPU access");
+        struct uvas_stats s2 = tu_stats();
+        ti_arm("map:1");
+        uvas_free(r); /* the first block's view stays: its slot is quarantined */
+        struct uvas_stats s3 = tu_stats();
+        CHECK_EQ(s3.slots_quarantined - s2.slots_quarantined, 1, "stats.slots_quarantined");
+        CHECK_EQ(s3.injected[UVAS_INJ_MAP], 1, "injected[map] (CPU view unmap)");
+        CHECK_EQ(s3.tier[UVAS_RES_DEVICE].blocks, s2.tier[UVAS_RES_DEVICE].blocks - 2,
+                 "device blocks after the free");
+        /* Every other slot keeps working: a full round trip of p. */
+        CHECK_OK(uvas_migrate(p, len, UVAS_LOC_DEVICE, 0));
+        tu_expect_blocks(p, len, UVAS_RES_DEVICE, "p after the quarantine");
+        ti_verify(p, len, 13, bs, "p on the device after the quarantine");
+        CHECK_OK(uvas_migrate(p, len, UVAS_LOC_HOST, 0));
+        ti_verify(p, len, 13, bs, "p back on the host after the quarantine");
+        printf("  a CPU view that could not be unmapped: its slot quarantined, p intact\n");
     }
 
     /* q was never imported: its imports are the next map calls. */
