@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -98,4 +99,11 @@ void uvas_hostcache_drop(size_t bi, size_t n)
             uvas_hostbuf_release(&uvas_g.devtier.dev, &cache[i]);
             atomic_fetch_sub_explicit(&cached, 1, memory_order_relaxed);
         }
+}
+
+bool uvas_hostcache_punched(size_t bi)
+{
+    off_t at = (off_t)(bi << uvas_g.shift);
+    off_t hole = lseek(uvas_g.memfd, at, SEEK_HOLE);
+    return hole >= 0 && hole < at + (off_t)uvas_g.block_size;
 }

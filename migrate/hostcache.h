@@ -10,6 +10,7 @@
 #ifndef UVAS_HOSTCACHE_H
 #define UVAS_HOSTCACHE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <vulkan/vulkan.h>
 
@@ -26,5 +27,12 @@ void uvas_hostcache_put(struct uvas_hostbuf *tmp);
 
 /* Forget the imports of blocks [bi, bi+n) before their pages go. */
 void uvas_hostcache_drop(size_t bi, size_t n);
+
+/* Has block bi's range of the memfd lost pages it should hold (a hole: the
+ * user's MADV_REMOVE punched them)? Then an import made before points at
+ * pages the driver pinned and the memfd no longer has: the caller drops it.
+ * (A punch the user has already written over leaves no hole; that case is
+ * not seen here: docs/fault-path.md#process-events.) */
+bool uvas_hostcache_punched(size_t bi);
 
 #endif

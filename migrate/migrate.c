@@ -208,6 +208,8 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
         }
         VkBuffer hb;
         VkDeviceSize ho;
+        if (to_device && uvas_hostcache_punched(j[i].bi))
+            uvas_hostcache_drop(j[i].bi, 1); /* the user punched its pages */
         rc = uvas_hostcache_get(j[i].bi, &hb, &ho, &j[i].tmp);
         if (rc == UVAS_OK)
             slot_op(j[i].slot, &ops[i - a], to_device, hb, ho);
@@ -344,7 +346,16 @@ static int prepare_to_host(struct job *j, size_t m)
     for (size_t i = 0; i < m && !rc; i++)
         rc = uvas_cpuview_unmap(j[i].bi);
     /* The memfd must hold the pages the copy lands in: it keeps them as a
-     * shadow, unless the block was placed on the device directly. */
+     * shadow, unless the block was placed on the device directly or the
+     * user punched the shadow (MADV_REMOVE: the import of the old pages
+     * goes with it). */
+    for (size_t i = 0; i < m && !rc; i++) {
+        struct uvas_block *b = &uvas_g.bt[j[i].bi];
+        if (atomic_load_explicit(&b->shadow, RLX) && uvas_hostcache_punched(j[i].bi)) {
+            uvas_hostcache_drop(j[i].bi, 1);
+            atomic_store_explicit(&b->shadow, 0, RLX);
+        }
+    }
     for (size_t i = 0; i < m && !rc; i++)
         if (!atomic_load_explicit(&uvas_g.bt[j[i].bi].shadow, RLX) &&
             (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) ||

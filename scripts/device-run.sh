@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|bench|multi|all]
+# them. usage: scripts/device-run.sh [tests|bench|multi|hardening|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -81,6 +81,39 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
     [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 -x UVAS_TRANSPORT=ucx \
         -x UCX_TLS=tcp,self "$B/bench/path-bench" 2>&1 | tee "$OUT/path-bench-ucx.txt"
     timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" 2>&1 | tee "$OUT/shmem-bench.txt"
+fi
+if [ "$what" = hardening ] || [ "$what" = all ]; then
+    # Fault injection, process events, who may touch a PE's memory, the
+    # death of a PE and a soak with the device tier (tests/inject, process,
+    # security: docs/reliability.md).
+    for f in .mpi/*.deb; do dpkg -x "$f" /; done
+    ln -sf orterun /usr/bin/mpirun
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    pass=0 fail=0 skip=0
+    hrun() { # tag command...
+        local tag=$1; shift
+        timeout 400 "$@" >"$OUT/$tag.log" 2>&1
+        local rc=$?
+        case $rc in
+            0) pass=$((pass + 1)) ;;
+            77) skip=$((skip + 1)); echo "SKIP $tag: $(grep -m1 -i skip "$OUT/$tag.log")" ;;
+            *) fail=$((fail + 1)); echo "FAIL $tag (rc $rc):"; tail -8 "$OUT/$tag.log" ;;
+        esac
+    }
+    for t in "$B"/tests/inject/test-inject-* "$B"/tests/process/test-*; do
+        [ -x "$t" ] || continue
+        case $t in *-ucx) hrun "$(basename "$t")" mpirun -np 2 "$t"; continue ;; esac
+        hrun "$(basename "$t")" "$t"
+    done
+    hrun window-perms mpirun -np 2 "$B/tests/security/test-window-perms"
+    hrun soak-device env UVAS_SOAK_SECONDS=${SOAK_SECONDS:-60} mpirun -np 4 -x UVAS_SOAK_SECONDS \
+        "$B/tests/security/test-soak"
+    grep -h "^soak:" "$OUT/soak-device.log"
+    hrun pe-death env PE_DEATH_REPEAT=1 tests/security/test-pe-death.sh \
+        "$B/tests/security/test-pe-death"
+    grep -h "pe-death times" "$OUT/pe-death.log"
+    echo "device hardening tests: $pass passed, $fail failed, $skip skipped"
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     "$B"/bench/uvas-bench first-touch -r 7 2>&1 | tee "$OUT/first-touch.txt" | tail -4
