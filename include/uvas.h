@@ -277,15 +277,16 @@ struct uvas_stats {
     /* Failures injected per site (UVAS_INJECT, docs/migration.md), indexed
      * device-alloc, export, map, dma, uffd, mmap, memfd, ucx; all 0 unless
      * injection is armed. New fields are only ever added at the end of
-     * this struct (ABI: a program built against an older header reads a
-     * prefix). */
+     * this struct: uvas_stats_get passes the caller's sizeof, so a program
+     * built against an older header gets the prefix it knows. */
     uint64_t injected[8];
     /* Device slots kept out of use because the CPU view of their block
      * could not be unmapped when the block left them (docs/reliability.md). */
     uint64_t slots_quarantined;
 };
 
-int uvas_stats_get(struct uvas_stats *st);
+int uvas_stats_get_sized(struct uvas_stats *st, size_t size);
+#define uvas_stats_get(st) uvas_stats_get_sized((st), sizeof *(st))
 /* Reset every *_high watermark to its current value. */
 int uvas_stats_reset_watermarks(void);
 /* Human-readable statistics and a one-character-per-block residency map

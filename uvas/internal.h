@@ -45,8 +45,8 @@ struct uvas_global {
     char *alias;             /* the memfd mapped again, unregistered: the
                                 engine's view of host pages (NULL when the
                                 range is too large to map twice) */
-    _Atomic uint64_t *gates; /* gate table (uvas/gate.h), one word per block */
-    int gate_fd;
+    _Atomic uint64_t *gates; /* residence table (uvas/gate.h), one word per block */
+    int gate_fd;             /* its memfd, sealed against writable mappings */
     struct uvas_devtier devtier;
     struct uvas_copier copier;
     char device_note[256];

@@ -1,6 +1,7 @@
 /* Statistics: collection, snapshot, watermarks and a printable form. */
 #include "uvas/stats.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "uvas/inject.h"
@@ -63,13 +64,19 @@ void uvas_stats_reserve(int heap, long delta)
         h->reserved_high = h->reserved_current;
 }
 
-int uvas_stats_get(struct uvas_stats *st)
+/* All of it, into the caller's struct of `size` bytes (an older header's
+ * struct is a prefix of this one). */
+int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
 {
     uvas_clear_error();
-    if (!st)
+    if (!out)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_stats_get: st is NULL");
+    if (size < offsetof(struct uvas_stats, faults))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_stats_get: a struct of %zu bytes is not a "
+                         "struct uvas_stats (rebuild against uvas.h)", size);
     if (!atomic_load(&uvas_g.ready))
         return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_stats_get: call uvas_init first");
+    struct uvas_stats all, *st = &all;
     memset(st, 0, sizeof *st);
     pthread_mutex_lock(&uvas_g.lock);
     memcpy(st->heap, uvas_g.ctr.heap, sizeof st->heap);
@@ -104,6 +111,7 @@ int uvas_stats_get(struct uvas_stats *st)
                    "uvas_stats.injected has a slot per injection site");
     for (int i = 0; i < UVAS_INJ_COUNT; i++)
         st->injected[i] = uvas_inject_count((enum uvas_inject_site)i);
+    memcpy(out, st, size < sizeof all ? size : sizeof all);
     return UVAS_OK;
 }
 
