@@ -437,6 +437,32 @@ static int intruder(int argc, char **argv)
 }
 
 /* Start the intruder as its own job; its status (0: every try refused). */
+/* Run args with env; its exit status (124: it ran past 90 s). */
+static int spawn(char **args, char **env)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork");
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        execve(args[0], args, env);
+        _exit(127);
+    }
+    int st = 0;
+    for (int i = 0; i < 900; i++) { /* 90 s */
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid)
+            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+        usleep(100 * 1000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    return 124;
+}
+
 static int run_intruder(const char *self)
 {
     extern char **environ;
@@ -468,8 +494,9 @@ static int run_intruder(const char *self)
         mpirun[0] = 0;
         p = c ? c + 1 : p + n;
     }
+    char *tail[] = {(char *)self, "intruder", T.win_path, T.nspace, NULL};
     char *args[16];
-    int a = 0;
+    int a = 0, rc = -1;
     if (mpirun[0]) {
         printf("(c) another job: %s -np 1 %s intruder ...\n", mpirun, self);
         args[a++] = mpirun;
@@ -480,38 +507,24 @@ static int run_intruder(const char *self)
             args[a++] = "-x";
             args[a++] = (char *)preload;
         }
+        memcpy(args + a, tail, sizeof tail);
+        rc = spawn(args, env);
+        /* 0: every try refused, 1: one was not; anything else: the inner
+         * job never ran (a launcher that cannot nest, as on some machines) */
+        if (rc == 0 || rc == 1) {
+            free(env);
+            return rc;
+        }
+        printf("(c) the nested mpirun did not run (status %d): a plain process of one PE "
+               "instead\n", rc);
     } else {
         printf("(c) another job: no mpirun in PATH; a plain process of one PE\n");
-        if (preload)
-            env[k++] = (char *)preload, env[k] = NULL;
     }
-    args[a++] = (char *)self;
-    args[a++] = "intruder";
-    args[a++] = T.win_path;
-    args[a++] = T.nspace;
-    args[a] = NULL;
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    CHECK(pid >= 0, "fork");
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        execve(args[0], args, env);
-        _exit(127);
-    }
+    if (preload)
+        env[k++] = (char *)preload, env[k] = NULL;
+    rc = spawn(tail, env);
     free(env);
-    int st = 0;
-    for (int i = 0; i < 900; i++) { /* 90 s */
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        usleep(100 * 1000);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, &st, 0);
-    return 124;
+    return rc;
 }
 
 static void check_devshm(void)
