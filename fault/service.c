@@ -177,9 +177,11 @@ void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
         atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&uvas_g.bt[bi].acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
         mm_begin();
+        uvas_migrate_defer_wake = bi; /* give_up signals before it wakes */
         if (!uvas_migrate_cpu_map(bi, flags & UFFD_PAGEFAULT_FLAG_WRITE) &&
             uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
             give_up(bi, addr, tid);
+        uvas_migrate_defer_wake = SIZE_MAX;
         mm_end();
         break;
     }

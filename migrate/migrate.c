@@ -323,11 +323,15 @@ static void map_stage(struct job *j, size_t a, size_t b)
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
 }
 
+_Thread_local size_t uvas_migrate_defer_wake = SIZE_MAX;
+
 static void finish_to_host(struct job *x, int rc)
 {
     struct uvas_block *b = &uvas_g.bt[x->bi];
     if (rc) { /* the device copy is still the data */
         untake(b, x->seen);
+        if (x->bi == uvas_migrate_defer_wake)
+            return; /* the fault path signals its thread, then wakes */
     } else {
         uvas_migrate_drop_device(x->bi, 1);
         uvas_blk_publish(b, x->seen, UVAS_RES_HOST);

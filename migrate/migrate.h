@@ -49,6 +49,12 @@ bool uvas_migrate_cpu_map(size_t bi, bool write);
 /* Unmap the CPU views of blocks in [first, first+n). Status. */
 int uvas_migrate_cpu_unmap(size_t first, size_t n);
 
+/* A block whose failed transition this thread wakes itself (SIZE_MAX:
+ * none). The fault path sets it: a thread whose fault cannot be served
+ * gets SIGBUS, and must get it before it is woken, or it would retry, maybe
+ * succeed, and be killed afterwards. */
+extern _Thread_local size_t uvas_migrate_defer_wake;
+
 /* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY).
  * A slot whose CPU view cannot be unmapped is kept out of use instead (its
  * memory stays reachable through the range): status, the first failure. */
