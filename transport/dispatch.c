@@ -67,7 +67,7 @@ static void acquire_own(const void *addr, bool write, struct side *s)
         s->ptr = (char *)addr;
         return;
     }
-    if (!uvas_g.alias)
+    if (!uvas_g.alias || !uvas_job.own_pins)
         return; /* SIDE_SLOW */
     size_t bi = uvas_block_index(addr);
     uint64_t w = uvas_gate_pin(&uvas_job.own_pins[bi], &uvas_g.gates[bi]);

@@ -56,7 +56,7 @@ static char *alias_of(const char *addr)
 /* One piece within a block. */
 static int write_piece(char *addr, const void *src, size_t n)
 {
-    if (uvas_g.alias) {
+    if (uvas_g.alias && uvas_job.own_pins) {
         _Atomic uint32_t *g;
         uint64_t w = pin_own(addr, &g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
@@ -81,7 +81,7 @@ static int write_piece(char *addr, const void *src, size_t n)
 
 static int read_piece(void *dst, const char *addr, size_t n)
 {
-    if (uvas_g.alias) {
+    if (uvas_g.alias && uvas_job.own_pins) {
         _Atomic uint32_t *g;
         uint64_t w = pin_own(addr, &g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
@@ -166,7 +166,7 @@ int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t ope
      * block comes back to (or is mapped for) the CPU, which is where
      * atomics of every path meet. */
     uint64_t old;
-    if (uvas_g.alias) {
+    if (uvas_g.alias && uvas_job.own_pins) {
         _Atomic uint32_t *g;
         uint64_t w = pin_own(target, &g);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {

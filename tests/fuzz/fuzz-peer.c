@@ -16,6 +16,7 @@
 
 #include "fuzz.h"
 #include "transport/job.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 
 #define MAXLEN ((size_t)1 << 20) /* in-range transfers up to 1 MiB */
@@ -37,6 +38,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     struct uvas_options o = {.flags = UVAS_INIT_QUIET};
     if (uvas_init(&o)) {
         fprintf(stderr, "fuzz-peer: uvas_init: %s\n", uvas_last_error());
+        exit(1);
+    }
+    /* What shmem_init sets up for the owner side: its own pin table (the
+     * owner's threads pin their gates to go through the host alias). */
+    if (uvas_gate_pins_setup(1) || uvas_gate_pins_get(0, &uvas_job.own_pins, NULL)) {
+        fprintf(stderr, "fuzz-peer: pin tables: %s\n", uvas_last_error());
         exit(1);
     }
     base = uvas_g.base;
