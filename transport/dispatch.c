@@ -199,7 +199,7 @@ static size_t room(const void *a, size_t n)
  * -1 is posted (the flush before it put the data in place). */
 static int ucx_pin(struct uvas_peer *p, const void *addr, int delta)
 {
-    static const uint64_t minus = (uint32_t)-1, plus = 1;
+    static const uint32_t minus = UINT32_MAX, plus = 1;
     uint32_t old;
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                               .datatype = ucp_dt_make_contig(4)};

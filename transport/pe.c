@@ -346,6 +346,8 @@ int uvas_pe_fence(void)
  * this bounds the wait when it does not.) */
 void uvas_pe_check_alive(void)
 {
+    if (!atomic_load(&uvas_job.peers_known))
+        return; /* during init or teardown: no pids to watch */
     for (int r = 0; r < uvas_job.n; r++) {
         struct uvas_peer *p = &uvas_job.peers[r];
         if (p->same_node && kill(p->pid, 0) < 0 && errno == ESRCH) {
