@@ -1,0 +1,135 @@
+/*
+ * The gate protocol in one process, where ThreadSanitizer sees both sides
+ * (uvas/gate.h): "peer" threads pin blocks in pin tables of their own, read
+ * the residence word and, when the gate is open at the host, add to their
+ * own counters through the host alias (as a peer's window store does),
+ * while a migrator thread moves the blocks between host and device and
+ * back as fast as it can. Each increment done under an open gate must
+ * survive every migration: at the end every counter equals the number of
+ * increments its thread made. Also: a pin table made while transitions run
+ * (a late peer) is honoured from its first pin on.
+ *
+ * Needs the device tier (lavapipe in CI) for migrations; skips without.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "check.h"
+#include "uvas/gate.h"
+#include "uvas/internal.h"
+
+#define PEERS 3
+#define BLOCKS 4
+#define RUN_S 2.0
+
+static unsigned char *area;
+static size_t bs;
+static atomic_int stop;
+static atomic_ulong migrations;
+
+struct peer {
+    int id;
+    pthread_t th;
+    _Atomic uint32_t *pins;
+    uint64_t adds[BLOCKS]; /* increments made under an open gate */
+    uint64_t closed;       /* pins that found the gate closed or not at the host */
+};
+static struct peer peers[PEERS];
+
+/* This peer's counter in block b: its own 8 bytes past the first line. */
+static size_t counter_off(int id, int b)
+{
+    return (size_t)b * bs + 64 + (size_t)id * 8;
+}
+
+static void *peer_main(void *arg)
+{
+    struct peer *p = arg;
+    if (p->id == PEERS - 1) { /* a late peer: its table is made mid-run */
+        usleep(200 * 1000);
+        CHECK_OK(uvas_gate_pins_get(1 + (unsigned)p->id, &p->pins, NULL));
+    }
+    for (unsigned long k = 0; !atomic_load(&stop); k++) {
+        int b = (int)(k % BLOCKS);
+        size_t bi = uvas_block_index(area + (size_t)b * bs);
+        uint64_t w = uvas_gate_pin(&p->pins[bi], &uvas_g.gates[bi]);
+        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
+            uint64_t *c = (uint64_t *)(uvas_g.alias + ((char *)area - uvas_g.base) +
+                                       counter_off(p->id, b));
+            *c += 1;
+            p->adds[b]++;
+        } else {
+            p->closed++;
+        }
+        uvas_gate_unpin(&p->pins[bi]);
+    }
+    return NULL;
+}
+
+static void *migrator(void *arg)
+{
+    (void)arg;
+    for (unsigned long k = 0; !atomic_load(&stop); k++) {
+        int to = k & 1 ? UVAS_LOC_HOST : UVAS_LOC_DEVICE;
+        size_t off = (k / 2 % BLOCKS) * bs, len = k % 3 ? bs : BLOCKS * bs;
+        if (len == BLOCKS * bs)
+            off = 0;
+        CHECK_OK(uvas_migrate(area + off, len, to, 0));
+        atomic_fetch_add(&migrations, 1);
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    tu_deadline(50);
+    struct uvas_range_desc d = tu_init_device("256M", "64K");
+    bs = d.block_size;
+    if (!uvas_g.alias)
+        SKIP("the range has no host alias");
+    area = uvas_malloc(BLOCKS * bs);
+    CHECK(area != NULL, "uvas_malloc");
+    memset(area, 0, BLOCKS * bs); /* host-resident, counters zero */
+    CHECK_OK(uvas_gate_pins_setup(1 + PEERS));
+    for (int i = 0; i < PEERS; i++) {
+        peers[i].id = i;
+        if (i != PEERS - 1)
+            CHECK_OK(uvas_gate_pins_get(1 + (unsigned)i, &peers[i].pins, NULL));
+    }
+    pthread_t mth;
+    CHECK(pthread_create(&mth, NULL, migrator, NULL) == 0, "pthread_create");
+    for (int i = 0; i < PEERS; i++)
+        CHECK(pthread_create(&peers[i].th, NULL, peer_main, &peers[i]) == 0, "pthread_create");
+    usleep((useconds_t)(RUN_S * 1e6));
+    atomic_store(&stop, 1);
+    for (int i = 0; i < PEERS; i++)
+        pthread_join(peers[i].th, NULL);
+    pthread_join(mth, NULL);
+
+    CHECK_OK(uvas_migrate(area, BLOCKS * bs, UVAS_LOC_HOST, 0));
+    uint64_t adds = 0, closed = 0;
+    for (int i = 0; i < PEERS; i++) {
+        for (int b = 0; b < BLOCKS; b++) {
+            uint64_t v;
+            memcpy(&v, area + counter_off(i, b), sizeof v);
+            CHECK_EQ(v, peers[i].adds[b], "a peer's counter after the migrations (an "
+                     "increment made under an open gate was lost)");
+            adds += v;
+        }
+        closed += peers[i].closed;
+    }
+    unsigned long m = atomic_load(&migrations);
+    CHECK(m > 10, "only %lu migrations ran", m);
+    CHECK(adds > 0 && closed > 0, "the peers never found the gate %s",
+          adds ? "closed" : "open");
+    CHECK(peers[PEERS - 1].adds[0] + peers[PEERS - 1].adds[1] > 0,
+          "the late peer never got in");
+    CHECK_EQ(uvas_gate_pins_held(uvas_block_index(area)), 0, "pins left");
+    printf("gate-race: %lu migrations; %llu increments under open gates, %llu pins found the "
+           "gate closed or away; every increment kept\n", m, (unsigned long long)adds,
+           (unsigned long long)closed);
+    uvas_free(area);
+    uvas_gate_pins_teardown();
+    CHECK_OK(uvas_finalize());
+    return 0;
+}
