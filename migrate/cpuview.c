@@ -2,6 +2,8 @@
 #include "migrate/cpuview.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -21,6 +23,87 @@ static void *move_fixed(void *from, size_t len, void *to)
 {
     long r = syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
     return r == -1 ? MAP_FAILED : (void *)r; /* errno set by syscall() */
+}
+
+/* What maps [a, a+len) now, from /proc/self/maps, for error messages:
+ * a failed move is a kernel's or driver's view of our layout. */
+static const char *layout(const void *a, size_t len, char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    size_t o = 0;
+    buf[0] = 0;
+    if (!f)
+        return buf;
+    char line[256];
+    uintptr_t lo = (uintptr_t)a, hi = lo + len;
+    while (fgets(line, sizeof line, f) && o + 2 < n) {
+        unsigned long s, e;
+        char perms[8] = "", name[160] = "";
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %159s", &s, &e, perms, name) < 3 ||
+            e <= lo || s >= hi)
+            continue;
+        int k = snprintf(buf + o, n - o, "%s%lx-%lx %s %s", o ? "; " : "", s, e, perms,
+                         name[0] ? name : "[anon]");
+        if (k < 0)
+            break;
+        o += (size_t)k < n - o ? (size_t)k : n - o - 1;
+    }
+    fclose(f);
+    if (!o)
+        snprintf(buf, n, "nothing mapped");
+    return buf;
+}
+
+/*
+ * Where the driver places a block's view before it is moved over the block
+ * (placed maps): a PROT_NONE reservation of the range's size right after
+ * the range, block bi's park at the same offset. Moving the view away leaves
+ * a hole at its park, and the driver later unmaps "its" mapping there; the
+ * park must never be anyone else's in between. A park taken from mmap(NULL)
+ * was: another thread's mmap got the hole (found on the H100: the driver's
+ * unmap then destroyed that thread's fresh memfd mapping). Holes here, at
+ * the low fixed addresses next to the range, are not where the kernel puts
+ * mmap(NULL) mappings (top-down from below the stack), and each is
+ * reserved again at once.
+ */
+static pthread_mutex_t park_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *park_base;
+
+static void park_reserve(char *park)
+{
+    mmap(park, uvas_g.block_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+         MAP_FIXED, -1, 0);
+}
+
+static char *park_of(size_t bi)
+{
+    pthread_mutex_lock(&park_mu);
+    if (!park_base) {
+        char *want = uvas_g.base + uvas_g.size;
+        char *p = mmap(want, uvas_g.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+                       MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (p == MAP_FAILED || p != want) {
+            if (p != MAP_FAILED)
+                munmap(p, uvas_g.size);
+            uvas_fail(UVAS_ERR_NOMEM, "cannot reserve the CPU views' parking area at %p (%zu "
+                      "bytes after the range): %s", (void *)want, uvas_g.size,
+                      p == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+            p = NULL;
+        }
+        park_base = p;
+    }
+    char *park = park_base ? park_base + (bi << uvas_g.shift) : NULL;
+    pthread_mutex_unlock(&park_mu);
+    return park;
+}
+
+void uvas_cpuview_fini(void)
+{
+    pthread_mutex_lock(&park_mu);
+    if (park_base)
+        munmap(park_base, uvas_g.size);
+    park_base = NULL;
+    pthread_mutex_unlock(&park_mu);
 }
 
 static bool by_fd(void)
@@ -93,10 +176,9 @@ int uvas_cpuview_map(size_t bi)
         int rc = make_dedicated(b);
         if (rc)
             return rc;
-        char *park = mmap(NULL, uvas_g.block_size, PROT_NONE,
-                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (park == MAP_FAILED)
-            return uvas_fail(UVAS_ERR_NOMEM, "cannot reserve a CPU view: %s", strerror(errno));
+        char *park = park_of(bi);
+        if (!park)
+            return UVAS_ERR_NOMEM; /* the message is park_of's */
         UvasVkMemoryMapPlacedInfo pi = {.sType = UVAS_VK_STYPE_MEMORY_MAP_PLACED_INFO,
                                         .pPlacedAddress = park};
         UvasVkMemoryMapInfo mi = {.sType = UVAS_VK_STYPE_MEMORY_MAP_INFO,
@@ -109,22 +191,28 @@ int uvas_cpuview_map(size_t bi)
         VkResult r = uvas_inject_fail(UVAS_INJ_MAP) ? VK_ERROR_MEMORY_MAP_FAILED
                                                     : t->dev.map_memory2(t->dev.dev, &mi, &got);
         if (r != VK_SUCCESS || got != park) {
-            munmap(park, uvas_g.block_size);
+            if (r == VK_SUCCESS) { /* mapped, but not where asked */
+                UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
+                                            .memory = mi.memory};
+                t->dev.unmap_memory2(t->dev.dev, &ui);
+            }
+            park_reserve(park);
             return uvas_fail(UVAS_ERR_SYS, "placed map of device block %zu failed (VkResult "
-                             "%d)", bi, r);
+                             "%d%s)", bi, r, r == VK_SUCCESS ? ", at another address" : "");
         }
         if (move_fixed(park, uvas_g.block_size, a) == MAP_FAILED) {
             int e = errno;
+            char from[200], to[200];
+            layout(park, uvas_g.block_size, from, sizeof from);
+            layout(a, uvas_g.block_size, to, sizeof to);
             UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
                                         .memory = mi.memory};
             t->dev.unmap_memory2(t->dev.dev, &ui);
-            munmap(park, uvas_g.block_size);
-            return uvas_fail(UVAS_ERR_SYS, "cannot move the device mapping of block %zu: %s",
-                             bi, strerror(e));
+            park_reserve(park);
+            return uvas_fail(UVAS_ERR_SYS, "cannot move the device mapping of block %zu: %s "
+                             "(from %s; to %s)", bi, strerror(e), from, to);
         }
-        /* Keep the driver's address ours until it unmaps it. */
-        mmap(park, uvas_g.block_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-             MAP_FIXED_NOREPLACE, -1, 0);
+        park_reserve(park); /* the hole the move left: the driver will unmap there */
         b->view_park = park;
     } else {
         return uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' offers no CPU mapping of device memory",
@@ -158,9 +246,13 @@ int uvas_cpuview_unmap(size_t bi)
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);
     if (e || move_fixed(t, uvas_g.block_size, a) == MAP_FAILED) {
         int err = e ? -e : errno;
+        char from[200], to[200];
+        layout(t, uvas_g.block_size, from, sizeof from);
+        layout(a, uvas_g.block_size, to, sizeof to);
         munmap(t, uvas_g.block_size);
-        return uvas_fail(UVAS_ERR_SYS, "cannot put block %zu of the host tier back: %s", bi,
-                         strerror(err));
+        return uvas_fail(UVAS_ERR_SYS, "cannot put block %zu of the host tier back: %s%s "
+                         "(from %s; to %s)", bi, e ? "registering it: " : "", strerror(err),
+                         from, to);
     }
     madvise(a, uvas_g.block_size, MADV_DONTFORK);
     /* The driver's unmap lands in our reservation. (No slot: it was
@@ -170,7 +262,7 @@ int uvas_cpuview_unmap(size_t bi)
                                     .memory = uvas_devtier_dedicated_memory(&uvas_g.devtier,
                                                                             b->dev_slot)};
         uvas_g.devtier.dev.unmap_memory2(uvas_g.devtier.dev.dev, &ui);
-        munmap(b->view_park, uvas_g.block_size);
+        park_reserve(b->view_park);
         b->view_park = NULL;
     }
     atomic_store_explicit(&b->cpu_mapped, 0, memory_order_relaxed);

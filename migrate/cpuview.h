@@ -26,5 +26,8 @@ int uvas_cpuview_map(size_t bi);
 /* Block bi is BUSY: if its device memory is mapped, restore the memfd
  * mapping. Status. */
 int uvas_cpuview_unmap(size_t bi);
+/* Release the parking area of placed views (finalize, after the device
+ * tier: the driver unmaps there when its memory is freed). */
+void uvas_cpuview_fini(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/endpoint.h"
+#include "migrate/cpuview.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
@@ -42,6 +43,7 @@ static void teardown(void)
     uvas_hostcache_fini();
     uvas_copier_fini(&uvas_g.copier);
     uvas_devtier_close(&uvas_g.devtier);
+    uvas_cpuview_fini();
     if (uvas_g.alias)
         munmap(uvas_g.alias, uvas_g.size);
     uvas_g.alias = NULL;
