@@ -8,6 +8,8 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
+#include <stdbool.h>
+
 #include "check.h"
 
 /* Run uvas-stat with args; its stdout into buf. Exit status. */
@@ -61,6 +63,18 @@ int main(int argc, char **argv)
     CHECK(strstr(out, addr) && strstr(out, "H..H....") && strstr(out, "2 host"),
           "uvas-stat -m shows the allocation at %s with blocks 0 and 3 on the host: %s", addr,
           out);
+    /* -s: blocks not at rest. A read-mostly block on the device is one
+     * (duplicated); without a device tier the list is empty. */
+    bool dup = tu_range().device_present &&
+               uvas_advise(a + 3 * 65536, 65536, UVAS_ADVISE_READ_MOSTLY, 0) == UVAS_OK &&
+               uvas_migrate(a + 3 * 65536, 65536, UVAS_LOC_DEVICE, 0) == UVAS_OK;
+    CHECK_EQ(run_stat(argv[1], "-s", pid, out, sizeof out), 0, "uvas-stat -s PID exit status");
+    char dline[64];
+    snprintf(dline, sizeof dline, "(%p): device, version", (void *)(a + 3 * 65536));
+    CHECK(dup ? strstr(out, dline) && strstr(out, "duplicated") && strstr(out, "1 of ")
+              : strstr(out, "0 of ") != NULL,
+          "uvas-stat -s %s: %s", dup ? "shows the duplicated block" : "shows no block", out);
+    printf("uvas-stat -s: %s\n", out);
     CHECK_EQ(run_stat(argv[1], NULL, NULL, out, sizeof out), 0, "uvas-stat (list)");
     char me[48];
     snprintf(me, sizeof me, "== pid %s", pid);

@@ -6,6 +6,7 @@
  *   uvas-stat                  list the live uvas processes of this user
  *   uvas-stat PID              statistics and tier occupancy
  *   uvas-stat -m PID           residency per allocation (H host, D device, . untouched)
+ *   uvas-stat -s PID           blocks not at rest: in a transition, CPU-mapped, pinned
  *   uvas-stat -i SECONDS ...   refresh every SECONDS until interrupted
  */
 #include <dirent.h>
@@ -84,10 +85,11 @@ static int list(void)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: uvas-stat [-m] [-b] [-i SECONDS] [PID]\n"
+    fprintf(f, "usage: uvas-stat [-m] [-b] [-s] [-i SECONDS] [PID]\n"
                "  no PID   list the running uvas processes of this user\n"
                "  -m       residency per allocation\n"
                "  -b       one character per block of every allocation\n"
+               "  -s       blocks in a transition, CPU-mapped, duplicated or pinned\n"
                "  -i SEC   refresh every SEC seconds\n");
 }
 
@@ -96,10 +98,11 @@ int main(int argc, char **argv)
     const char *req = "stats";
     double every = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "mbi:h")) != -1) {
+    while ((opt = getopt(argc, argv, "mbsi:h")) != -1) {
         switch (opt) {
         case 'm': req = "map"; break;
         case 'b': req = "blocks"; break;
+        case 's': req = "states"; break;
         case 'i':
             every = atof(optarg);
             if (every <= 0) {

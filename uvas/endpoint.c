@@ -2,8 +2,10 @@
  * The local endpoint uvas-stat reads a live process through: a Unix socket
  * at /tmp/uvas-<uid>/<pid>.sock, in a directory only the user can enter,
  * answering only peers of the same uid (SO_PEERCRED). One request per
- * connection: "stats", "map" (per allocation) or "blocks" (one character
- * per block of every allocation). Served by one thread; the answers are
+ * connection: "stats", "map" (per allocation), "blocks" (one character
+ * per block of every allocation) or "states" (every block that is in a
+ * transition, mapped for the CPU, duplicated, closed or pinned: what to
+ * look at when something waits). Served by one thread; the answers are
  * built from the same lock-free reads as uvas_query, so the process is
  * never stopped. UVAS_STAT=0 turns it off.
  */
@@ -23,6 +25,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -83,6 +86,30 @@ static void write_map(FILE *out, bool blocks_only)
     }
 }
 
+/* Blocks not at rest, one line each. */
+static void write_states(FILE *out)
+{
+    static const char *res[] = {"untouched", "host", "device", "?"};
+    size_t shown = 0;
+    for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
+        struct uvas_block *b = &uvas_g.bt[bi];
+        uint32_t s = atomic_load_explicit(&b->state, RLX);
+        uint64_t g = uvas_g.gates ? atomic_load_explicit(&uvas_g.gates[bi], RLX) : 0;
+        uint64_t pins = uvas_gate_pins_held(bi);
+        int cpu = atomic_load_explicit(&b->cpu_mapped, RLX);
+        int dup = atomic_load_explicit(&b->dup, RLX);
+        if (!(s & UVAS_BLK_BUSY) && !cpu && !dup && !pins && uvas_gate_is_open(g))
+            continue;
+        fprintf(out, "block %zu (%p): %s%s, version %u, device slot %u%s%s, gate %s, %llu pins\n",
+                bi, (void *)uvas_block_addr(bi), res[uvas_blk_res(s) & 3],
+                s & UVAS_BLK_BUSY ? " IN A TRANSITION" : "", s >> 8, b->dev_slot,
+                cpu ? ", CPU view" : "", dup ? ", duplicated" : "",
+                uvas_gate_is_open(g) ? "open" : "closed", (unsigned long long)pins);
+        shown++;
+    }
+    fprintf(out, "%zu of %zu blocks not at rest\n", shown, uvas_g.nblocks);
+}
+
 static void answer(int fd)
 {
     struct ucred cred;
@@ -110,8 +137,10 @@ static void answer(int fd)
         uvas_stats_print(out);
     } else if (!strcmp(req, "map") || !strcmp(req, "blocks")) {
         write_map(out, req[0] == 'b');
+    } else if (!strcmp(req, "states")) {
+        write_states(out);
     } else {
-        fprintf(out, "unknown request '%s': stats, map or blocks\n", req);
+        fprintf(out, "unknown request '%s': stats, map, blocks or states\n", req);
     }
     fclose(out);
     for (size_t off = 0; off < len;) {
