@@ -325,6 +325,17 @@ static inline struct uvas_range_desc tu_init_device(const char *size, const char
     return d;
 }
 
+/* The block holding p is at residence res, with (mapped 1) or without a
+ * CPU view of its device memory. */
+static inline void tu_expect_view(const void *p, int res, int mapped, const char *what)
+{
+    struct uvas_ptr_info info;
+    CHECK_OK(uvas_query(p, &info));
+    CHECK(info.residence == res && info.cpu_mapped == mapped, "%s: %s, cpu_mapped %d; expected "
+          "%s, %d", what, uvas_residence_name(info.residence), info.cpu_mapped,
+          uvas_residence_name(res), mapped);
+}
+
 /* n pseudo-random bytes, never zero: zeros would hide a lost block. */
 static inline void tu_fill_random(uint64_t *rng, unsigned char *dst, size_t n)
 {

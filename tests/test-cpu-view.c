@@ -8,15 +8,6 @@
  */
 #include "check.h"
 
-static void expect(const char *p, int res, int mapped, const char *what)
-{
-    struct uvas_ptr_info info;
-    CHECK_OK(uvas_query(p, &info));
-    CHECK(info.residence == res && info.cpu_mapped == mapped, "%s: %s, cpu_mapped %d; expected "
-          "%s, %d", what, uvas_residence_name(info.residence), info.cpu_mapped,
-          uvas_residence_name(res), mapped);
-}
-
 int main(void)
 {
     tu_deadline(40);
@@ -37,8 +28,8 @@ int main(void)
         CHECK(p[i] == (unsigned char)(i * 5 + 1), "read through the CPU view, byte %zu", i);
     memset(p + 100, 0x77, 50);
     memset(p + bs + 7, 0x66, 9);
-    expect((char *)p, UVAS_RES_DEVICE, 1, "block 0 after CPU reads and writes");
-    expect((char *)p + bs, UVAS_RES_DEVICE, 1, "block 1 after CPU reads and writes");
+    tu_expect_view((char *)p, UVAS_RES_DEVICE, 1, "block 0 after CPU reads and writes");
+    tu_expect_view((char *)p + bs, UVAS_RES_DEVICE, 1, "block 1 after CPU reads and writes");
     struct uvas_stats s1 = tu_stats();
     CHECK_EQ(s1.migrations[UVAS_RES_HOST], s0.migrations[UVAS_RES_HOST],
              "blocks moved back by accesses through a CPU view");
@@ -47,7 +38,7 @@ int main(void)
 
     /* An unadvised block migrates as usual. */
     CHECK(p[2 * bs] == (unsigned char)(2 * bs * 5 + 1), "block 2 data");
-    expect((char *)p + 2 * bs, UVAS_RES_HOST, 0, "unadvised block after a CPU read");
+    tu_expect_view((char *)p + 2 * bs, UVAS_RES_HOST, 0, "unadvised block after a CPU read");
 
     /* The kernel reads through the view. */
     int fds[2];
@@ -61,31 +52,31 @@ int main(void)
 
     /* Migrating back carries the CPU's writes and unmaps the view. */
     CHECK_OK(uvas_migrate(p, bs, UVAS_LOC_HOST, 0));
-    expect((char *)p, UVAS_RES_HOST, 0, "block 0 migrated back");
+    tu_expect_view((char *)p, UVAS_RES_HOST, 0, "block 0 migrated back");
     for (size_t i = 0; i < bs; i++) {
         unsigned char want = i >= 100 && i < 150 ? 0x77 : (unsigned char)(i * 5 + 1);
         CHECK(p[i] == want, "block 0 byte %zu after the way back", i);
     }
 
     /* Unsetting the advice unmaps; the next access migrates. */
-    expect((char *)p + bs, UVAS_RES_DEVICE, 1, "block 1 before the unset");
+    tu_expect_view((char *)p + bs, UVAS_RES_DEVICE, 1, "block 1 before the unset");
     CHECK_OK(uvas_advise(p, 2 * bs, UVAS_ADVISE_UNSET_ACCESSED_BY_CPU, 0));
-    expect((char *)p + bs, UVAS_RES_DEVICE, 0, "block 1 after the unset");
+    tu_expect_view((char *)p + bs, UVAS_RES_DEVICE, 0, "block 1 after the unset");
     CHECK(p[bs + 7] == 0x66 && p[bs + 16] == (unsigned char)((bs + 16) * 5 + 1),
           "block 1 data after the unset");
-    expect((char *)p + bs, UVAS_RES_HOST, 0, "block 1 touched after the unset");
+    tu_expect_view((char *)p + bs, UVAS_RES_HOST, 0, "block 1 touched after the unset");
 
     /* Freeing a mapped block leaves no device mapping behind. */
     CHECK_OK(uvas_migrate(p, len, UVAS_LOC_DEVICE, 0));
     CHECK_OK(uvas_advise(p, len, UVAS_ADVISE_ACCESSED_BY_CPU, 0));
     CHECK(p[3 * bs] == (unsigned char)(3 * bs * 5 + 1), "block 3 through a view");
-    expect((char *)p + 3 * bs, UVAS_RES_DEVICE, 1, "block 3 mapped");
+    tu_expect_view((char *)p + 3 * bs, UVAS_RES_DEVICE, 1, "block 3 mapped");
     uvas_free(p);
     unsigned char *q = uvas_malloc(len);
     CHECK(q == p, "the same address again (%p, %p)", (void *)q, (void *)p);
     CHECK_EQ(tu_residence(q + 3 * bs), UVAS_RES_UNPOPULATED, "re-allocated block 3");
     CHECK(tu_find_not(q, len, 0) < 0, "re-allocated memory reads zero");
-    expect((char *)q + 3 * bs, UVAS_RES_HOST, 0, "re-allocated block 3 after a read");
+    tu_expect_view((char *)q + 3 * bs, UVAS_RES_HOST, 0, "re-allocated block 3 after a read");
     uvas_free(q);
     CHECK_OK(uvas_finalize());
     return 0;

@@ -15,15 +15,6 @@
  */
 #include "inject-util.h"
 
-static void expect(const void *p, int res, int mapped, const char *what)
-{
-    struct uvas_ptr_info info;
-    CHECK_OK(uvas_query(p, &info));
-    CHECK(info.residence == res && info.cpu_mapped == mapped, "%s: %s, cpu_mapped %d; expected "
-          "%s, %d", what, uvas_residence_name(info.residence), info.cpu_mapped,
-          uvas_residence_name(res), mapped);
-}
-
 int main(void)
 {
     tu_deadline(60);
@@ -42,10 +33,10 @@ int main(void)
         struct uvas_stats s0 = tu_stats();
         ti_arm("map:1");
         ti_verify(p, bs, 13, bs, "block 0 (its CPU view failed)");
-        expect(p, UVAS_RES_HOST, 0, "block 0 after its CPU view failed");
+        tu_expect_view(p, UVAS_RES_HOST, 0, "block 0 after its CPU view failed");
         for (size_t i = 0; i < bs; i++)
             CHECK(p[bs + i] == ti_pat(bs + i, 13), "block 1 byte %zu", i);
-        expect(p + bs, UVAS_RES_DEVICE, 1, "block 1 after a CPU access");
+        tu_expect_view(p + bs, UVAS_RES_DEVICE, 1, "block 1 after a CPU access");
         struct uvas_stats s1 = tu_stats();
         CHECK_EQ(s1.injected[UVAS_INJ_MAP], 1, "injected[map]");
         CHECK_EQ(s1.migrations[UVAS_RES_HOST] - s0.migrations[UVAS_RES_HOST], 1,
@@ -62,7 +53,7 @@ int main(void)
         CHECK_OK(uvas_migrate(r, 2 * bs, UVAS_LOC_DEVICE, 0));
         CHECK_OK(uvas_advise(r, 2 * bs, UVAS_ADVISE_ACCESSED_BY_CPU, 0));
         ti_verify(r, 2 * bs, 15, bs, "r through its CPU views");
-        expect(r, UVAS_RES_DEVICE, 1, "r's first block after a CPU access");
+        tu_expect_view(r, UVAS_RES_DEVICE, 1, "r's first block after a CPU access");
         struct uvas_stats s2 = tu_stats();
         ti_arm("map:1");
         uvas_free(r); /* the first block's view stays: its slot is quarantined */
