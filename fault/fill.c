@@ -64,7 +64,7 @@ static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
     case UVAS_FILL_ZERO:
         return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
     case UVAS_FILL_CONTINUE:
-        return uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len);
+        return uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len, NULL);
     case UVAS_FILL_UNMAP:
         return madvise((void *)addr, len, MADV_DONTNEED) ? -errno : 0;
     }

@@ -132,7 +132,10 @@ static void map_host(size_t bi)
     }
     char *a = uvas_block_addr(bi);
     atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed); /* sampled */
-    uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size);
+    bool holes = false;
+    uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size, &holes);
+    if (holes) /* the user punched it: an import of the old pages is stale */
+        atomic_store_explicit(&b->refilled, 1, memory_order_relaxed);
     uvas_blk_unbusy(b, seen);
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }

@@ -250,7 +250,7 @@ int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len)
     return 0;
 }
 
-static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
+static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len, bool *holes)
 {
     uintptr_t end = a + len;
     while (a < end) {
@@ -268,11 +268,17 @@ static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
             int z = zero_range(u, a, 4096);
             if (z)
                 return z;
+            *holes = true;
             a += 4096;
         } else if (e == EAGAIN) {
             on_eagain();
         } else if (e == ENOENT) {
-            return split_enoent(u, a, end - a, continue_range);
+            if (end - a <= 4096)
+                return 0; /* a hole in the mapping: nobody can reach it */
+            size_t half = ((end - a) / 2) & ~(size_t)4095;
+            int e1 = continue_range(u, a, half, holes);
+            int e2 = continue_range(u, a + half, end - a - half, holes);
+            return e1 ? e1 : e2;
         } else {
             return -e;
         }
@@ -280,9 +286,13 @@ static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
     return 0;
 }
 
-int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len)
+int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len, bool *holes)
 {
-    return continue_range(u, (uintptr_t)addr, len);
+    bool h = false;
+    int e = continue_range(u, (uintptr_t)addr, len, &h);
+    if (holes)
+        *holes = h;
+    return e;
 }
 
 int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on)

@@ -65,8 +65,9 @@ int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on
 
 /* Map the pages the memfd holds for [addr, addr+len) (minor faults),
  * skipping pages already mapped and mapping zero pages where the memfd
- * has none; no wake. 0 or -errno. */
-int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len);
+ * has none; no wake. *holes (if not NULL) is set when such zero pages were
+ * mapped: the memfd had lost pages (a punch). 0 or -errno. */
+int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len, bool *holes);
 
 
 

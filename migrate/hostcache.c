@@ -94,16 +94,66 @@ void uvas_hostcache_drop(size_t bi, size_t n)
 {
     if (!cache)
         return;
-    for (size_t i = bi; i < bi + n && i < cache_blocks; i++)
+    for (size_t i = bi; i < bi + n && i < cache_blocks; i++) {
+        atomic_store_explicit(&uvas_g.bt[i].refilled, 0, memory_order_relaxed);
         if (cache[i].buf) {
             uvas_hostbuf_release(&uvas_g.devtier.dev, &cache[i]);
             atomic_fetch_sub_explicit(&cached, 1, memory_order_relaxed);
         }
+    }
 }
 
-bool uvas_hostcache_punched(size_t bi)
+/* Does the driver pin imported pages? A CPU implementation (lavapipe)
+ * copies through the pointer, so it always sees the memfd's pages. */
+static bool imports_pin(void)
 {
-    off_t at = (off_t)(bi << uvas_g.shift);
-    off_t hole = lseek(uvas_g.memfd, at, SEEK_HOLE);
-    return hole >= 0 && hole < at + (off_t)uvas_g.block_size;
+    return uvas_g.devtier.dev.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
+/* The cached blocks of [first, first+n) whose memfd pages are not all
+ * there: one mincore(2) over the alias per run of cached blocks. The
+ * driver faulted the alias's page tables in when it pinned the pages, and
+ * only a punch of the memfd zaps them again (uvas's own unmapping works on
+ * the range, not the alias); for a zapped entry mincore reads the page
+ * cache, which has a hole where the punch was. */
+static void find_holes(size_t first, size_t n, bool *punched)
+{
+    const size_t page = 4096, bpp = uvas_g.block_size / page;
+    unsigned char vec[4096];
+    const size_t per_call = sizeof vec / bpp ? sizeof vec / bpp : 1;
+    for (size_t i = 0; i < n;) {
+        if (!cache[first + i].buf) {
+            i++;
+            continue;
+        }
+        size_t k = i + 1;
+        while (k < n && k - i < per_call && cache[first + k].buf)
+            k++;
+        char *a = uvas_g.alias + ((first + i) << uvas_g.shift);
+        size_t len = (k - i) << uvas_g.shift;
+        if (mincore(a, len, vec) < 0) { /* cannot tell: take them as punched */
+            for (size_t x = i; x < k; x++)
+                punched[x] = true;
+        } else {
+            for (size_t x = i; x < k; x++)
+                for (size_t p = 0; p < bpp && !punched[x]; p++)
+                    punched[x] = !(vec[(x - i) * bpp + p] & 1);
+        }
+        i = k;
+    }
+}
+
+void uvas_hostcache_revalidate(size_t first, size_t n, bool *punched)
+{
+    for (size_t i = 0; i < n; i++)
+        punched[i] = false;
+    if (!cache || !imports_pin() || !uvas_g.alias)
+        return;
+    find_holes(first, n, punched);
+    for (size_t i = 0; i < n; i++) {
+        struct uvas_block *b = &uvas_g.bt[first + i];
+        bool refilled = atomic_exchange_explicit(&b->refilled, 0, memory_order_relaxed);
+        if (punched[i] || refilled)
+            uvas_hostcache_drop(first + i, 1);
+    }
 }

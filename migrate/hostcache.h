@@ -28,11 +28,19 @@ void uvas_hostcache_put(struct uvas_hostbuf *tmp);
 /* Forget the imports of blocks [bi, bi+n) before their pages go. */
 void uvas_hostcache_drop(size_t bi, size_t n);
 
-/* Has block bi's range of the memfd lost pages it should hold (a hole: the
- * user's MADV_REMOVE punched them)? Then an import made before points at
- * pages the driver pinned and the memfd no longer has: the caller drops it.
- * (A punch the user has already written over leaves no hole; that case is
- * not seen here: docs/fault-path.md#process-events.) */
-bool uvas_hostcache_punched(size_t bi);
+/*
+ * Drop the imports of blocks [first, first+n) that no longer hold the
+ * memfd's pages (the caller holds them BUSY): the user's MADV_REMOVE
+ * punched pages the driver still pins, and a copy through the old import
+ * would read or write pages nobody else sees. Two signs, neither a system
+ * call per block: the fault path found the pages gone and mapped new ones
+ * (uvas_block.refilled), or a mincore(2) per run finds a hole.
+ * punched[i] says which blocks had a hole (their memfd range must be filled
+ * again before a copy lands there). Only drivers that pin are checked.
+ * Not seen: a punch written over through another mapping than the range
+ * (a peer's window) before the next migration:
+ * docs/fault-path.md#process-events.
+ */
+void uvas_hostcache_revalidate(size_t first, size_t n, bool *punched);
 
 #endif

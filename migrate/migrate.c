@@ -194,6 +194,19 @@ int uvas_migrate_drop_device(size_t bi, size_t n)
 
 /* ---- staged copies ------------------------------------------------------------ */
 
+/* Drop the cached imports of jobs [a, b) that a punch made stale, a run
+ * of consecutive blocks at a time; punched[i - a]: block i had a hole. */
+static void revalidate_imports(struct job *j, size_t a, size_t b, bool *punched)
+{
+    for (size_t i = a; i < b;) {
+        size_t k = i + 1;
+        while (k < b && j[k].bi == j[k - 1].bi + 1)
+            k++;
+        uvas_hostcache_revalidate(j[i].bi, k - i, punched + (i - a));
+        i = k;
+    }
+}
+
 /* The copy ops of jobs [a, b); fills for untouched blocks going to the
  * device. */
 static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
@@ -201,6 +214,9 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
 {
     uint64_t t0 = now_ns();
     int rc = UVAS_OK;
+    bool punched[STAGE];
+    if (to_device)
+        revalidate_imports(j, a, b, punched);
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
             slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
@@ -208,8 +224,6 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
         }
         VkBuffer hb;
         VkDeviceSize ho;
-        if (to_device && uvas_hostcache_punched(j[i].bi))
-            uvas_hostcache_drop(j[i].bi, 1); /* the user punched its pages */
         rc = uvas_hostcache_get(j[i].bi, &hb, &ho, &j[i].tmp);
         if (rc == UVAS_OK)
             slot_op(j[i].slot, &ops[i - a], to_device, hb, ho);
@@ -353,13 +367,12 @@ static int prepare_to_host(struct job *j, size_t m)
      * shadow, unless the block was placed on the device directly or the
      * user punched the shadow (MADV_REMOVE: the import of the old pages
      * goes with it). */
-    for (size_t i = 0; i < m && !rc; i++) {
-        struct uvas_block *b = &uvas_g.bt[j[i].bi];
-        if (atomic_load_explicit(&b->shadow, RLX) && uvas_hostcache_punched(j[i].bi)) {
-            uvas_hostcache_drop(j[i].bi, 1);
-            atomic_store_explicit(&b->shadow, 0, RLX);
-        }
-    }
+    bool punched[BATCH];
+    if (!rc)
+        revalidate_imports(j, 0, m, punched);
+    for (size_t i = 0; i < m && !rc; i++)
+        if (punched[i])
+            atomic_store_explicit(&uvas_g.bt[j[i].bi].shadow, 0, RLX);
     for (size_t i = 0; i < m && !rc; i++)
         if (!atomic_load_explicit(&uvas_g.bt[j[i].bi].shadow, RLX) &&
             (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) ||

@@ -44,6 +44,8 @@ struct uvas_block {
                                  read-only (read-mostly advice) */
     _Atomic uint8_t advice;   /* UVAS_BA_* bits */
     _Atomic uint8_t cpu_mapped; /* DEVICE: the range maps the device memory */
+    _Atomic uint8_t refilled; /* HOST: a fault found its memfd pages punched and
+                                 mapped new ones (BUSY holder) */
     _Atomic uint32_t acc[2];  /* accesses seen per agent (enum uvas_agent) */
     _Atomic uint32_t moves;   /* migrations between the tiers */
     _Atomic uint32_t writes;  /* tick intervals in which the CPU wrote it */

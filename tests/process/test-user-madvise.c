@@ -17,6 +17,11 @@
  */
 #include "process/common.h"
 
+#include <stdlib.h>
+#include <string.h>
+
+#include "uvas_policy.h"
+
 static size_t bs;
 
 static unsigned char *alloc_pattern(size_t n, unsigned seed)
@@ -91,6 +96,29 @@ int main(void)
     }
 
     if (dev) {
+        /* REMOVE of a host block whose import is cached, untouched until
+         * the next migration: the punch is honoured on the way out (zeros
+         * go to the device, not the pinned old pages), and what the device
+         * writes meanwhile lands in pages the range maps on the way back. */
+        unsigned char *q = alloc_pattern(2 * bs, 5);
+        unsigned char *keep = malloc(bs);
+        CHECK(keep != NULL, "malloc");
+        memcpy(keep, q + bs, bs);
+        CHECK_OK(uvas_migrate(q, 2 * bs, UVAS_LOC_DEVICE, 0));
+        CHECK_OK(uvas_migrate(q, 2 * bs, UVAS_LOC_HOST, 0));
+        CHECK_EQ(madvise(q, bs, MADV_REMOVE), 0, "madvise REMOVE, untouched after");
+        CHECK_OK(uvas_migrate(q, 2 * bs, UVAS_LOC_DEVICE, 0));
+        CHECK_OK(uvas_device_access(q + bs / 2, bs / 2, 0, 0));
+        CHECK_OK(uvas_migrate(q, 2 * bs, UVAS_LOC_HOST, 0));
+        CHECK(tu_find_not(q, bs / 2, 0) < 0, "punched half the device only read reads zero");
+        CHECK_OK(uvas_migrate(q, 2 * bs, UVAS_LOC_DEVICE, 0));
+        CHECK_OK(uvas_device_access(q, bs, 1, 0xab));
+        CHECK_OK(uvas_migrate(q, 2 * bs, UVAS_LOC_HOST, 0));
+        CHECK(tu_find_not(q, bs, 0xab) < 0, "device write to a punched block, after the way back");
+        CHECK(memcmp(q + bs, keep, bs) == 0, "untouched neighbour of the punch");
+        free(keep);
+        uvas_free(q);
+
         /* REMOVE, device blocks: the device copy is the data. */
         unsigned char *g = alloc_pattern(4 * bs, 4);
         CHECK_OK(uvas_migrate(g, 4 * bs, UVAS_LOC_DEVICE, 0));
