@@ -17,6 +17,10 @@ int bench_first_touch(int argc, char **argv);
 int bench_query(int argc, char **argv);
 int bench_migrate(int argc, char **argv);
 
+/* A figure for the performance guard (scripts/perf-check.py): a line
+ * "metric NAME VALUE", NAME from a printf format with one %s. */
+void bench_metric(const char *name_fmt, double value, const char *arg);
+
 /* Median of n doubles (sorts in place). */
 double bench_median(double *v, int n);
 

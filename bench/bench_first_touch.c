@@ -87,6 +87,9 @@ int bench_first_touch(int argc, char **argv)
     free(k);
     free(ratio);
     uvas_finalize();
+    bench_metric("first_touch.kernel_ns%s", km, "");
+    bench_metric("first_touch.uvas_ns%s", um, "");
+    bench_metric("first_touch.uvas_over_kernel%s", rm, "");
     printf("first-touch ratio uvas/kernel: %.2f\n", rm);
     return 0;
 }

@@ -202,8 +202,18 @@ static double time_migrate(void *p, size_t len, int to)
     return (double)(bench_now_ns() - t0);
 }
 
-/* One size: returns the ratio of the medians (uvas throughput / raw). */
-static double run_size(struct raw *w, size_t len, int reps, size_t block)
+static void size_tag(char *out, size_t n, size_t len)
+{
+    if (len >= ((size_t)1 << 30) && !(len & (((size_t)1 << 30) - 1)))
+        snprintf(out, n, "%zuG", len >> 30);
+    else
+        snprintf(out, n, "%zuM", len >> 20);
+}
+
+/* One size: returns the ratio of the medians (uvas throughput / raw).
+ * *base: the statistics after the last size (the time split is per size). */
+static double run_size(struct raw *w, size_t len, int reps, size_t block,
+                       struct uvas_stats *base)
 {
     char *p = uvas_malloc(len);
     if (!p) {
@@ -241,6 +251,12 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block)
     printf("  %8zu KiB  to device: uvas %6.2f GB/s  raw %6.2f GB/s   to host: uvas %6.2f GB/s  "
            "raw %6.2f GB/s\n", len >> 10, gbps(len, mud), gbps(len, mrd), gbps(len, muh),
            gbps(len, mrh));
+    char tag[32];
+    size_tag(tag, sizeof tag, len);
+    bench_metric("migrate.%s.to_device.uvas_gbs", gbps(len, mud), tag);
+    bench_metric("migrate.%s.to_device.raw_gbs", gbps(len, mrd), tag);
+    bench_metric("migrate.%s.to_host.uvas_gbs", gbps(len, muh), tag);
+    bench_metric("migrate.%s.to_host.raw_gbs", gbps(len, mrh), tag);
 
     /* Fault-driven: the CPU touches device-resident blocks, one per block. */
     double *fd = calloc((size_t)reps, sizeof(double));
@@ -253,16 +269,21 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block)
         for (size_t i = 0; i < len; i += block)
             p[i]--;
     }
-    printf("  %8zu KiB  CPU touching device-resident blocks: %6.2f GB/s\n", len >> 10,
-           gbps(len, bench_median(fd, reps)));
+    double touch = gbps(len, bench_median(fd, reps));
+    printf("  %8zu KiB  CPU touching device-resident blocks: %6.2f GB/s\n", len >> 10, touch);
+    bench_metric("migrate.%s.cpu_touch.uvas_gbs", touch, tag);
     uvas_free(p);
     struct uvas_stats st;
     uvas_stats_get(&st);
     double tot = (double)st.migrate_ns_total;
-    printf("  %8zu KiB  uvas migration time so far: copy %.0f%%, import %.0f%%, page tables "
-           "%.0f%%, other %.0f%%\n", len >> 10, 100 * st.migrate_ns_copy / tot,
-           100 * st.migrate_ns_import / tot, 100 * st.migrate_ns_map / tot,
-           100 * (tot - st.migrate_ns_copy - st.migrate_ns_import - st.migrate_ns_map) / tot);
+    double c = (double)(st.migrate_ns_copy - base->migrate_ns_copy);
+    double im = (double)(st.migrate_ns_import - base->migrate_ns_import);
+    double mp = (double)(st.migrate_ns_map - base->migrate_ns_map);
+    tot -= (double)base->migrate_ns_total;
+    printf("  %8zu KiB  uvas migration time at this size: copy %.0f%%, import %.0f%%, page "
+           "tables %.0f%%, other %.0f%%\n", len >> 10, 100 * c / tot, 100 * im / tot,
+           100 * mp / tot, 100 * (tot - c - im - mp) / tot);
+    *base = st;
     double ratio = (mrd + mrh) / (mud + muh);
     free(ud), free(uh), free(rd), free(rh), free(fd);
     return ratio;
@@ -270,20 +291,33 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block)
 
 int bench_migrate(int argc, char **argv)
 {
-    size_t big = (size_t)256 << 20;
+    size_t sizes[8] = {(size_t)256 << 20};
+    int nsizes = 1;
     int reps = 5;
     int opt;
     optind = 1;
     while ((opt = getopt(argc, argv, "s:r:")) != -1) {
-        if (opt == 's')
-            big = strtoull(optarg, NULL, 0) << 20;
-        else if (opt == 'r')
+        if (opt == 's') {
+            nsizes = 0;
+            for (char *t = strtok(optarg, ","); t && nsizes < 8; t = strtok(NULL, ","))
+                sizes[nsizes++] = strtoull(t, NULL, 0) << 20;
+        } else if (opt == 'r') {
             reps = atoi(optarg);
-        else
+        } else {
             return 2;
+        }
     }
-    if (reps < 1 || big < ((size_t)2 << 20)) {
-        fprintf(stderr, "migrate: need -r >= 1 and -s >= 2 (MiB)\n");
+    size_t big = 0;
+    for (int i = 0; i < nsizes; i++) {
+        if (sizes[i] < ((size_t)2 << 20)) {
+            fprintf(stderr, "migrate: every -s size must be >= 2 (MiB)\n");
+            return 2;
+        }
+        if (sizes[i] > big)
+            big = sizes[i];
+    }
+    if (reps < 1 || nsizes < 1) {
+        fprintf(stderr, "migrate: need -r >= 1 and -s MiB[,MiB...]\n");
         return 2;
     }
     if (uvas_init(NULL)) {
@@ -303,8 +337,12 @@ int bench_migrate(int argc, char **argv)
         raw_close(&w, big);
         return 1;
     }
-    double small = run_size(&w, (size_t)2 << 20, reps, d.block_size);
-    double ratio = run_size(&w, big, reps, d.block_size);
+    struct uvas_stats base;
+    uvas_stats_get(&base);
+    double small = run_size(&w, (size_t)2 << 20, reps, d.block_size, &base);
+    double ratio = 0;
+    for (int i = 0; i < nsizes; i++)
+        ratio = run_size(&w, sizes[i], reps, d.block_size, &base);
     raw_close(&w, big);
     uvas_finalize();
     printf("migrate ratio uvas/raw at 2 MiB: %.2f\n", small);

@@ -17,6 +17,13 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+void bench_metric(const char *name_fmt, double value, const char *arg)
+{
+    char name[128];
+    snprintf(name, sizeof name, name_fmt, arg ? arg : "");
+    printf("metric %s %.6g\n", name, value);
+}
+
 static const struct {
     const char *name;
     int (*run)(int, char **);
@@ -26,7 +33,7 @@ static const struct {
      "[-p pages] [-r reps] [-b block]  first touch per page: uvas vs kernel demand paging"},
     {"query", bench_query, "[-n queries]  uvas_query on random pointers"},
     {"migrate", bench_migrate,
-     "[-s MiB] [-r reps]  uvas_migrate vs bare vkCmdCopyBuffer; CPU faults on device blocks"},
+     "[-s MiB[,MiB...]] [-r reps]  uvas_migrate vs bare vkCmdCopyBuffer; CPU faults on device blocks"},
 };
 
 static void usage(FILE *f)

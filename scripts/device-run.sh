@@ -118,7 +118,8 @@ fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
     "$B"/bench/uvas-bench first-touch -r 7 2>&1 | tee "$OUT/first-touch.txt" | tail -4
     "$B"/bench/uvas-bench query 2>&1 | tail -1
-    "$B"/bench/uvas-bench migrate -r 5 2>&1 | tee "$OUT/migrate.txt"
+    "$B"/bench/uvas-bench migrate -r 5 -s "${MIGRATE_SIZES:-256,1024,8192}" 2>&1 |
+        tee "$OUT/migrate.txt"
     if command -v nvcc >/dev/null; then
         nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu && /tmp/um-bench 256 |
             tee "$OUT/cuda-um.txt"

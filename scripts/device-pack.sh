@@ -1,0 +1,14 @@
+#!/bin/sh
+# Make build-dev/: a stripped copy of what a device run executes (the
+# programs and libuvas.so of build/, no objects, no debug info), small
+# enough to carry to the GPU machine (docs/device.md). usage: device-pack.sh [builddir]
+set -eu
+cd "$(dirname "$0")/.."
+src=${1:-build}
+rm -rf build-dev
+mkdir build-dev
+(cd "$src" && find . -type f \( -perm -u+x -o -name '*.so*' \) ! -path '*.p/*' \
+    ! -path './meson-*' ! -name '*.a' -print0 | xargs -0 -I{} cp --parents {} ../build-dev/)
+cp -P "$src"/libuvas.so "$src"/libuvas.so.0 build-dev/
+find build-dev -type f -exec strip --strip-debug {} \; 2>/dev/null || true
+du -sh build-dev | cut -f1
