@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|bench|multi|hardening|all]
+# them. usage: scripts/device-run.sh [tests|bench|multi|hardening|guard|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -124,4 +124,15 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
         nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu && /tmp/um-bench 256 |
             tee "$OUT/cuda-um.txt"
     fi
+fi
+if [ "$what" = guard ] || [ "$what" = all ]; then
+    # The performance guard: every benchmark, each ratio against its floor
+    # (bench/floors/h100.txt); the table goes to $OUT for perf-table.sh.
+    for f in .mpi/*.deb; do dpkg -x "$f" /; done
+    ln -sf orterun /usr/bin/mpirun
+    ln -sf orterun /usr/bin/oshrun
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
+    scripts/perf-check.sh h100 --builddir "$B" --out "$OUT/guard"
 fi

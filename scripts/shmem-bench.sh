@@ -243,6 +243,13 @@ END {
             if (csv != "") printf "%s,%s,%s,%s,%s\n", kind, s, u[key], o[key], ratio(u[key], o[key]) > csv
         }
     }
+    # For the performance guard (scripts/perf-check.py).
+    for (k = 1; k <= 4; k++)
+        for (i = 1; i <= cnt[kinds[k]]; i++) {
+            s = order[kinds[k], i]; key = kinds[k] SUBSEP s
+            if (u[key] != "") printf "metric shmem%s.%s.%s.uvas %s\n", tcp ? "_tcp" : "", kinds[k], s, u[key]
+            if (o[key] != "") printf "metric shmem%s.%s.%s.oshmem %s\n", tcp ? "_tcp" : "", kinds[k], s, o[key]
+        }
     print ""
     key = "put_lat" SUBSEP "8"
     if (both) {

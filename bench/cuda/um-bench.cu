@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -89,6 +90,28 @@ int main(int argc, char **argv)
         cf.push_back(len / (now_ns() - t0));
         CK(cudaFree(p));
     }
+    // The practical PCIe limit of the machine: cudaMemcpy from and to
+    // pinned host memory, the same bytes.
+    std::vector<double> h2d, d2h;
+    {
+        char *h, *d;
+        CK(cudaMallocHost(&h, len));
+        CK(cudaMalloc(&d, len));
+        memset(h, 1, len);
+        for (int r = 0; r < reps + 1; r++) {
+            double t0 = now_ns();
+            CK(cudaMemcpy(d, h, len, cudaMemcpyHostToDevice));
+            double t1 = now_ns();
+            CK(cudaMemcpy(h, d, len, cudaMemcpyDeviceToHost));
+            double t2 = now_ns();
+            if (r) { // the first is a warm-up
+                h2d.push_back(len / (t1 - t0));
+                d2h.push_back(len / (t2 - t1));
+            }
+        }
+        CK(cudaFree(d));
+        CK(cudaFreeHost(h));
+    }
     char *p;
     CK(cudaMallocManaged(&p, len));
     int loc;
@@ -105,5 +128,15 @@ int main(int argc, char **argv)
     printf("  GPU touching CPU-resident pages:     %8.2f GB/s\n", median(gf));
     printf("  CPU touching GPU-resident pages:     %8.2f GB/s\n", median(cf));
     printf("  cudaMemRangeGetAttribute:            %8.1f ns/call\n", qns);
+    printf("  cudaMemcpy pinned, to GPU / to CPU:  %8.2f / %.2f GB/s\n", median(h2d), median(d2h));
+    // For the performance guard (scripts/perf-check.py).
+    printf("metric cuda.first_touch_ns %.6g\n", median(ft));
+    printf("metric cuda.prefetch_to_gpu_gbs %.6g\n", median(pd));
+    printf("metric cuda.prefetch_to_cpu_gbs %.6g\n", median(ph));
+    printf("metric cuda.gpu_touch_gbs %.6g\n", median(gf));
+    printf("metric cuda.cpu_touch_gbs %.6g\n", median(cf));
+    printf("metric cuda.query_ns %.6g\n", qns);
+    printf("metric cuda.pinned_h2d_gbs %.6g\n", median(h2d));
+    printf("metric cuda.pinned_d2h_gbs %.6g\n", median(d2h));
     return 0;
 }

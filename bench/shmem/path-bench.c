@@ -48,6 +48,7 @@
  * mean (5 batches of ~15 ms; -q: 3 of ~3 ms); bandwidths the median of
  * single timed transfers (5; -q: 3). Times: clock_gettime(CLOCK_MONOTONIC).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -363,6 +364,23 @@ static void print_table(struct row *rows, int nrows)
         paths_of(r, false, gp, sizeof gp);
         printf("%-9s| %8s | %8s | %8s | %11s | %11s | %s / %s\n", r->name, f[C_PUT8],
                f[C_PUT4K], f[C_GET8], f[C_PUT2M], f[C_GET2M], pp, gp);
+    }
+    /* For the performance guard (scripts/perf-check.py): figures of cells
+     * that took their row's path. */
+    static const char *metric_cell[NCELLS] = {"put8_us", "put4k_us", "get8_us", "put2m_gbs",
+                                              "get2m_gbs"};
+    for (int i = 0; i < nrows; i++) {
+        char row[32];
+        size_t k = 0;
+        for (const char *c = rows[i].name; *c && k + 1 < sizeof row; c++)
+            if (*c == '-')
+                row[k++] = '_';
+            else if (*c != '>')
+                row[k++] = (char)tolower((unsigned char)*c);
+        row[k] = 0;
+        for (int c = 0; rows[i].run && c < NCELLS; c++)
+            if (!rows[i].cell[c].off_path && rows[i].cell[c].value >= 0)
+                printf("metric path.%s.%s %.6g\n", row, metric_cell[c], rows[i].cell[c].value);
     }
 }
 

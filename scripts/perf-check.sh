@@ -1,0 +1,69 @@
+#!/bin/bash
+# The performance guard: run every benchmark, then check each same-run
+# ratio against its floor in bench/floors/MACHINE.txt (scripts/perf-check.py).
+#
+# usage: scripts/perf-check.sh MACHINE [--builddir DIR] [--out DIR] [--all]
+#   MACHINE    h100 (the lent GPU machine: scripts/device-run.sh guard runs it
+#              there) or lavapipe (the 2-core CI machine, Mesa's software Vulkan)
+#   --builddir the build to measure (default build; build-dev on the device)
+#   --out      where the outputs and table.md go (default perf-out/)
+#   --all      run every benchmark, also those no floor of MACHINE needs
+#              (for the README's tables: scripts/perf-table.py)
+#
+# Exit status: 0 every ratio at or above its floor, 1 one below or missing,
+# 2 usage. The floors, and which ratios CI checks and why: docs/performance.md.
+set -u
+cd "$(dirname "$0")/.."
+machine=${1:-}
+shift || true
+B=build out=perf-out all=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --builddir) B=$2; shift ;;
+    --out) out=$2; shift ;;
+    --all) all=1 ;;
+    *) echo "perf-check.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+floors=bench/floors/$machine.txt
+[ -f "$floors" ] || { echo "usage: perf-check.sh h100|lavapipe [--builddir DIR] [--out DIR]" >&2; exit 2; }
+mkdir -p "$out"
+rm -f "$out"/*.txt
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes")
+echo "perf-check: $machine at $commit$dirty, $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$out/run.txt"
+need() { [ $all = 1 ] || grep -v '^#' "$floors" | grep -q "$1"; }
+
+bench() { # name command...: run it, keep its output, say when it fails
+    local name=$1; shift
+    "$@" >"$out/$name.txt" 2>&1
+    local rc=$?
+    if [ $rc != 0 ]; then
+        echo "perf-check: $name exited $rc; the end of $out/$name.txt:" >&2
+        tail -5 "$out/$name.txt" >&2
+    fi
+}
+
+need first_touch && bench first-touch "$B/bench/uvas-bench" first-touch -r 7
+need query && bench query "$B/bench/uvas-bench" query
+if need migrate; then
+    sizes=256
+    [ "$machine" = h100 ] && sizes=256,1024,8192
+    bench migrate "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
+fi
+if need 'path\.'; then
+    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    bench path-bench mpirun -np 2 --oversubscribe "$B/bench/path-bench"
+fi
+if need 'shmem\.'; then
+    pre=()
+    [ -x "$B/bench-uvas/shmem-bench" ] && [ -x "$B/bench-oshmem/shmem-bench" ] && pre=(--prebuilt)
+    bench shmem-bench scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
+fi
+if need 'cuda\.' && command -v nvcc >/dev/null && nvidia-smi >/dev/null 2>&1; then
+    nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu &&
+        bench cuda-um /tmp/um-bench 256
+fi
+scripts/perf-check.py "$floors" "$out"/*.txt --table "$out/table.md" | tee "$out/check.txt"
+exit "${PIPESTATUS[0]}"
