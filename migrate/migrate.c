@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -19,15 +20,17 @@
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
-/* Blocks taken at a time, and blocks per submission: the copies of one
- * stage run on the copy engine while the CPU unmaps the next stage's
- * pages (to the device) or maps the last stage's (to the host). The first
- * stage is short, so the copy engine starts early; each batch ends with a
- * stage nothing overlaps, so batches are long. */
-#define BATCH 256
+/* Blocks per submission, and submissions in flight: the copy engine works
+ * on the oldest stages while the CPU prepares the next one (to the device:
+ * unmaps its pages; to the host: makes sure the memfd holds them) and
+ * finishes the last (to the host: maps its pages). The first stage is
+ * short so the engine starts early. A migration takes up to MAX_JOBS
+ * blocks at once, so the pipeline drains once per MAX_JOBS, not per stage. */
 #define STAGE 8
 #define FIRST_STAGE 2
-#define MAX_STAGES (BATCH / STAGE + 1)
+#define DEPTH 3
+#define BATCH 256     /* jobs on the stack */
+#define MAX_JOBS 8192 /* jobs taken at once (16 GiB of 2 MiB blocks) */
 #define RLX memory_order_relaxed
 #define ACQ memory_order_acquire
 
@@ -354,7 +357,20 @@ static void finish_to_host(struct job *x, int rc)
     wake_block(x->bi);
 }
 
-/* Before the way back: CPU views gone, the memfd holding pages. Status. */
+/* The memfd holds block bi's pages, or is made to. Status. */
+static int hold_pages(size_t bi)
+{
+    if (atomic_load_explicit(&uvas_g.bt[bi].shadow, RLX))
+        return UVAS_OK;
+    if (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) ||
+        fallocate(uvas_g.memfd, 0, (off_t)(bi << uvas_g.shift), (off_t)uvas_g.block_size) < 0)
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s", bi,
+                         strerror(errno));
+    return UVAS_OK;
+}
+
+/* Before the way back of jobs [0, m), all at once so that a failure moves
+ * nothing: CPU views gone, the memfd holding pages. Status. */
 static int prepare_to_host(struct job *j, size_t m)
 {
     int rc = UVAS_OK;
@@ -364,72 +380,83 @@ static int prepare_to_host(struct job *j, size_t m)
     for (size_t i = 0; i < m && !rc; i++)
         rc = uvas_cpuview_unmap(j[i].bi);
     /* The memfd must hold the pages the copy lands in: it keeps them as a
-     * shadow, unless the block was placed on the device directly or the
-     * user punched the shadow (MADV_REMOVE: the import of the old pages
-     * goes with it). */
-    bool punched[BATCH];
-    if (!rc)
-        revalidate_imports(j, 0, m, punched);
+     * shadow, unless the block was placed on the device directly. */
     for (size_t i = 0; i < m && !rc; i++)
-        if (punched[i])
+        rc = hold_pages(j[i].bi);
+    lap(&uvas_g.ctr.migrate_ns_map, &t0);
+    return rc;
+}
+
+/* Jobs [a, b) of the way back, just before their copy: a shadow the user
+ * punched (MADV_REMOVE) loses its import of the old pages and is filled
+ * again. Status. */
+static int recheck_shadows(struct job *j, size_t a, size_t b)
+{
+    uint64_t t0 = now_ns();
+    bool punched[STAGE];
+    revalidate_imports(j, a, b, punched);
+    int rc = UVAS_OK;
+    for (size_t i = a; i < b && !rc; i++)
+        if (punched[i - a]) {
             atomic_store_explicit(&uvas_g.bt[j[i].bi].shadow, 0, RLX);
-    for (size_t i = 0; i < m && !rc; i++)
-        if (!atomic_load_explicit(&uvas_g.bt[j[i].bi].shadow, RLX) &&
-            (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) ||
-             fallocate(uvas_g.memfd, 0, (off_t)(j[i].bi << uvas_g.shift),
-                       (off_t)uvas_g.block_size) < 0))
-            rc = uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s",
-                           j[i].bi, strerror(errno));
+            rc = hold_pages(j[i].bi);
+        }
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
     return rc;
 }
 
 /* ---- the pipeline -------------------------------------------------------------- */
 
+/* Stage k's jobs: [stage_at(k), stage_at(k + 1)) clipped to m. */
+static size_t stage_at(size_t k, size_t m)
+{
+    size_t a = k == 0 ? 0 : FIRST_STAGE + (k - 1) * STAGE;
+    return a < m ? a : m;
+}
+
 /*
- * Both directions, in stages: stage s is prepared (to the device: its host
- * pages unmapped, as they must be before the copy reads them) and
- * submitted, then stage s-1 is waited for and finished (to the host: its
- * pages mapped, as they may be only after the copy wrote them). The copy
- * engine works on one stage while the CPU does the other's page tables.
- * rc: an error already met (no stage is submitted then; jobs roll back).
+ * Both directions, in stages, up to DEPTH submitted at a time: a stage is
+ * prepared (to the device: its host pages unmapped, as they must be before
+ * the copy reads them; to the host: the memfd made to hold them) and
+ * submitted, and the oldest stage is waited for and finished (to the
+ * host: its pages mapped, as they may be only after the copy wrote them)
+ * once DEPTH are in flight or nothing is left to submit. A stage that
+ * fails rolls its jobs back; none is submitted after a failure is seen.
+ * rc: an error already met (nothing is submitted then; every job rolls back).
  */
 static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
-    /* Stage s covers jobs [at[s], at[s+1]). */
-    size_t at[MAX_STAGES + 1], nst = 0;
-    for (size_t a = 0; a < m; nst++) {
-        at[nst] = a;
-        a += nst == 0 ? FIRST_STAGE : STAGE;
-        if (a > m)
-            a = m;
-    }
-    at[nst] = m;
-    struct uvas_copy_ticket t[MAX_STAGES];
-    int st_rc[MAX_STAGES];
-    for (size_t s = 0; s <= nst; s++) {
-        if (s < nst) {
-            size_t a = at[s], b = at[s + 1];
-            if (to_device)
-                unmap_stage(j, a, b);
-            st_rc[s] = rc ? rc : stage_submit(j, a, b, to_device, &t[s]);
-        }
-        if (s == 0)
+    size_t nst = 0;
+    while (stage_at(nst, m) < m)
+        nst++;
+    struct uvas_copy_ticket t[DEPTH];
+    int st_rc[DEPTH];
+    for (size_t next = 0, done = 0; done < nst;) {
+        if (next < nst && next - done < DEPTH) {
+            size_t a = stage_at(next, m), b = stage_at(next + 1, m), r = next % DEPTH;
+            t[r] = (struct uvas_copy_ticket){0};
+            int prc = rc;
+            if (prc == UVAS_OK)
+                prc = to_device ? (unmap_stage(j, a, b), UVAS_OK) : recheck_shadows(j, a, b);
+            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, &t[r]);
+            next++;
             continue;
-        size_t p = s - 1, a = at[p], b = at[p + 1];
-        if (st_rc[p] == UVAS_OK)
-            st_rc[p] = stage_wait(&t[p]);
+        }
+        size_t a = stage_at(done, m), b = stage_at(done + 1, m), r = done % DEPTH;
+        if (st_rc[r] == UVAS_OK)
+            st_rc[r] = stage_wait(&t[r]);
         stage_put(j, a, b);
-        if (!to_device && st_rc[p] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
+        if (!to_device && st_rc[r] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
             map_stage(j, a, b);
         for (size_t i = a; i < b; i++) {
             if (to_device)
-                finish_to_device(&j[i], st_rc[p]);
+                finish_to_device(&j[i], st_rc[r]);
             else
-                finish_to_host(&j[i], st_rc[p]);
+                finish_to_host(&j[i], st_rc[r]);
         }
         if (!rc)
-            rc = st_rc[p];
+            rc = st_rc[r];
+        done++;
     }
     return rc;
 }
@@ -568,10 +595,17 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
         return uvas_fail(UVAS_ERR_NO_DEVICE, "no device tier: %s", uvas_g.device_note);
     uint64_t t0 = now_ns();
     int rc = UVAS_OK;
-    struct job j[BATCH];
+    struct job stack_jobs[BATCH], *j = stack_jobs;
+    size_t cap = BATCH;
+    if (n > BATCH) { /* one pipeline for the whole request, up to MAX_JOBS */
+        size_t want = n < MAX_JOBS ? n : MAX_JOBS;
+        struct job *h = malloc(want * sizeof *h);
+        if (h)
+            j = h, cap = want;
+    }
     for (size_t c = first; c < first + n && rc == UVAS_OK;) {
         size_t m = 0;
-        for (; c < first + n && m < BATCH && rc == UVAS_OK; c++) {
+        for (; c < first + n && m < cap && rc == UVAS_OK; c++) {
             struct uvas_block *b = &uvas_g.bt[c];
             struct job x = {.bi = c};
             if (!take(b, flags & UVAS_MIG_WAIT, &x.seen))
@@ -594,16 +628,25 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
             } else if ((rc = get_slot(c, &x.slot)) != UVAS_OK) {
                 untake(b, x.seen);
                 wake_block(c);
+                /* A full tier past the first BATCH blocks: those go
+                 * first, and once published they may be evicted to make
+                 * room for the rest (this block is taken again next
+                 * round). Within the first BATCH a full tier is the
+                 * caller's NOMEM: a migration does not evict the blocks it
+                 * has just taken (tests/test-device-full.c). */
+                if (rc == UVAS_ERR_NOMEM && m >= BATCH)
+                    rc = UVAS_OK;
                 break;
             }
             j[m++] = x;
         }
-        int r = to == UVAS_RES_DEVICE
-                    ? run_stages(j, m, true, flags, UVAS_OK)
-                    : run_stages(j, m, false, flags, prepare_to_host(j, m));
+        int r = to == UVAS_RES_DEVICE ? run_stages(j, m, true, flags, UVAS_OK)
+                                      : run_stages(j, m, false, flags, prepare_to_host(j, m));
         if (rc == UVAS_OK)
             rc = r;
     }
+    if (j != stack_jobs)
+        free(j);
     atomic_fetch_add_explicit(&uvas_g.ctr.migrate_ns_total, now_ns() - t0, RLX);
     return rc;
 }
