@@ -30,8 +30,12 @@ floors=bench/floors/$machine.txt
 [ -f "$floors" ] || { echo "usage: perf-check.sh h100|lavapipe [--builddir DIR] [--out DIR]" >&2; exit 2; }
 mkdir -p "$out"
 rm -f "$out"/*.txt
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo "+changes")
+# The device machine gets a copy of the working tree whose .git is not
+# this one: device-run.sh passes the commit in UVAS_COMMIT.
+commit=${UVAS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+dirty=
+[ -z "${UVAS_COMMIT:-}" ] &&
+    git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && dirty="+changes"
 echo "perf-check: $machine at $commit$dirty, $(date -u +%Y-%m-%dT%H:%MZ)" | tee "$out/run.txt"
 need() { [ $all = 1 ] || grep -v '^#' "$floors" | grep -q "$1"; }
 
@@ -61,9 +65,10 @@ if need 'shmem\.'; then
     [ -x "$B/bench-uvas/shmem-bench" ] && [ -x "$B/bench-oshmem/shmem-bench" ] && pre=(--prebuilt)
     bench shmem-bench scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
 fi
-if need 'cuda\.' && command -v nvcc >/dev/null && nvidia-smi >/dev/null 2>&1; then
-    nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu &&
-        bench cuda-um /tmp/um-bench 256
+if need 'cuda\.' && nvidia-smi >/dev/null 2>&1; then
+    um=${UM_BENCH:-/tmp/um-bench}  # device-run.sh builds it before Open MPI is unpacked
+    [ -x "$um" ] || nvcc -O2 -arch=sm_90 -o "$um" bench/cuda/um-bench.cu
+    [ -x "$um" ] && bench cuda-um "$um" 256
 fi
 scripts/perf-check.py "$floors" "$out"/*.txt --table "$out/table.md" | tee "$out/check.txt"
 exit "${PIPESTATUS[0]}"
