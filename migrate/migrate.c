@@ -546,6 +546,15 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
         wake_block(bi);
         return true;
     }
+    /* A duplicated block's host pages are a valid copy: the CPU uses them
+     * (the caller collapses the block to the host). A view would send CPU
+     * writes to the device copy, which unsetting read-mostly then drops as
+     * the side that did not ask: the writes reverted (hot-cold's access
+     * sampling had unmapped the host pages, so the CPU faulted here). */
+    if (atomic_load_explicit(&b->dup, RLX)) {
+        untake(b, x.seen);
+        return false;
+    }
     if (uvas_cpuview_map(bi) != UVAS_OK) {
         uvas_warn("%s; migrating the block instead", uvas_last_error());
         untake(b, x.seen);
