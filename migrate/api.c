@@ -11,6 +11,7 @@
 #include "migrate/migrate.h"
 #include "uvas/locality.h"
 #include "uvas/internal.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 
 struct request {
@@ -120,21 +121,14 @@ void uvas_migrate_async_wait(void)
     (void)wait_all();
 }
 
-/* The blocks covering [ptr, ptr+len), which must start in a live
- * allocation and stay inside the range. */
+/* The blocks covering [ptr, ptr+len), which must lie in one live
+ * allocation. */
 static int blocks_of(const void *ptr, size_t len, size_t *first, size_t *n, const char *fn)
 {
-    if (!atomic_load(&uvas_g.ready))
-        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: call uvas_init first", fn);
-    if (len == 0)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: len 0 covers no block", fn);
     struct uvas_ptr_info info;
-    if (uvas_query(ptr, &info) != UVAS_OK)
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no live uvas allocation",
-                         fn, ptr);
-    if (len > uvas_g.size || (size_t)((const char *)ptr - uvas_g.base) + len > uvas_g.size)
-        return uvas_fail(UVAS_ERR_INVAL, "%s(%p, %zu): the range runs past the end of the "
-                         "uvas range", fn, ptr, len);
+    int rc = uvas_span_check(ptr, len, fn, &info);
+    if (rc)
+        return rc;
     *first = uvas_block_index(ptr);
     *n = uvas_block_index((const char *)ptr + len - 1) - *first + 1;
     return UVAS_OK;

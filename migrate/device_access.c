@@ -17,6 +17,7 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "uvas/internal.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
 
@@ -196,17 +197,10 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
 int uvas_device_access(void *ptr, size_t len, int write, unsigned char value)
 {
     uvas_clear_error();
-    if (!atomic_load(&uvas_g.ready))
-        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_device_access: call uvas_init first");
-    if (len == 0)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_device_access: len 0");
     struct uvas_ptr_info info;
-    if (uvas_query(ptr, &info) != UVAS_OK)
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_device_access(%p): pointer is in no live "
-                         "uvas allocation", ptr);
-    if (len > uvas_g.size || (size_t)((char *)ptr - uvas_g.base) + len > uvas_g.size)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_device_access(%p, %zu): past the end of the "
-                         "range", ptr, len);
+    int src = uvas_span_check(ptr, len, "uvas_device_access", &info);
+    if (src)
+        return src;
     if (!uvas_devtier_present(&uvas_g.devtier))
         return uvas_fail(UVAS_ERR_NO_DEVICE, "uvas_device_access: %s", uvas_g.device_note);
     char *p = ptr, *end = p + len;

@@ -74,6 +74,20 @@ static int take_for_release(struct uvas_block *b, uint32_t *seen)
     }
 }
 
+/* What a block learned under its last owner goes with it (held BUSY):
+ * advice, preferred location, access and migration counts. The tiers'
+ * release already dropped device copies, duplicates and CPU views. */
+static void forget_block(struct uvas_block *b)
+{
+    atomic_store_explicit(&b->advice, 0, RLX);
+    atomic_store_explicit(&b->tier_pref, 0, RLX);
+    atomic_store_explicit(&b->acc[0], 0, RLX);
+    atomic_store_explicit(&b->acc[1], 0, RLX);
+    atomic_store_explicit(&b->moves, 0, RLX);
+    atomic_store_explicit(&b->writes, 0, RLX);
+    atomic_store_explicit(&b->moved_ns, 0, RLX);
+}
+
 /* Give blocks [s, s+n) back: memory released in every tier, residence
  * reset, run returned to the free list. */
 static void release_blocks(size_t s, size_t n)
@@ -97,6 +111,7 @@ static void release_blocks(size_t s, size_t n)
         if (in_tier[UVAS_RES_DEVICE] && uvas_tier_device.release(c, m) != UVAS_OK)
             uvas_warn("%s", uvas_last_error());
         for (size_t i = 0; i < m; i++) {
+            forget_block(&uvas_g.bt[c + i]);
             uvas_blk_publish(&uvas_g.bt[c + i], seen[i], UVAS_RES_UNPOPULATED);
             if (res[i] != UVAS_RES_UNPOPULATED) {
                 uvas_stats_block_out(res[i]);
@@ -413,12 +428,20 @@ void *uvas_calloc(size_t nmemb, size_t size)
     char *p = alloc_common(total, 16, 0, "uvas_calloc");
     if (!p)
         return NULL;
-    /* Whole-block allocations come from released blocks, which read zero;
-     * a slab slot is dirty only if its block was ever populated. */
-    struct uvas_block *b = &uvas_g.bt[uvas_block_index(p)];
-    if (atomic_load_explicit(&b->kind, RLX) == UVAS_BK_SLAB &&
-        uvas_blk_may_hold_data(atomic_load_explicit(&b->state, ACQ)))
-        memset(p, 0, total);
+    /* Memory reads zero unless its block was populated since it was
+     * released: a slab's earlier slots, or a stray store into free blocks
+     * (a use after free) that the fault path filled. Only those blocks are
+     * cleared, so an untouched extent stays untouched. */
+    char *end = p + total;
+    for (char *q = p; q < end;) {
+        size_t bi = uvas_block_index(q);
+        char *bend = uvas_block_addr(bi) + uvas_g.block_size;
+        if (bend > end)
+            bend = end;
+        if (uvas_blk_may_hold_data(atomic_load_explicit(&uvas_g.bt[bi].state, ACQ)))
+            memset(q, 0, (size_t)(bend - q));
+        q = bend;
+    }
     return p;
 }
 
