@@ -18,6 +18,15 @@
 
 static int grow(struct uvas_devtier *t);
 
+/* Drivers export descriptors without close-on-exec (vkGetMemoryFdKHR has
+ * no flag for it). */
+static void cloexec(int fd)
+{
+    int f = fcntl(fd, F_GETFD);
+    if (f >= 0)
+        fcntl(fd, F_SETFD, f | FD_CLOEXEC);
+}
+
 int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
                       char *note, size_t notelen)
 {
@@ -169,6 +178,8 @@ static int grow(struct uvas_devtier *t)
                                 .handleType = dv->export_type};
     if (uvas_inject_fail(UVAS_INJ_EXPORT) || dv->get_memory_fd(dv->dev, &gfi, &s.fd) != VK_SUCCESS)
         s.fd = -1; /* usable for copies; peers cannot import this slab */
+    else
+        cloexec(s.fd); /* an exec'd program must not reach device memory */
     /* Peers map every slab at the offset the first one showed. */
     if (s.fd >= 0 && (t->nslabs == 0 || t->fd_mappable)) {
         size_t base = probe_fd_base(t, &s);
@@ -398,6 +409,7 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
         if (uvas_inject_fail(UVAS_INJ_EXPORT) ||
             t->dev.get_memory_fd(t->dev.dev, &gfi, fd) != VK_SUCCESS)
             return uvas_fail(UVAS_ERR_SYS, "cannot export a dedicated device block");
+        cloexec(*fd);
     } else {
         *fd = sfd < 0 ? -1 : fcntl(sfd, F_DUPFD_CLOEXEC, 0);
         if (*fd < 0)
