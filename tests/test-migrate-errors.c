@@ -13,7 +13,8 @@
  *  - UVAS_DEVICE=none with UVAS_DEVICE_STRICT=1: uvas_malloc_hint with
  *    UVAS_HINT_DEVICE returns NULL with errno ENODEV and a message;
  *    unhinted and host-hinted allocations still work;
- *  - UVAS_DEVICE=garbage, UVAS_DEVICE_STRICT=2, UVAS_DEVICE_SIZE=abc:
+ *  - UVAS_DEVICE=garbage, UVAS_DEVICE_STRICT=2, UVAS_DEVICE_SIZE=abc or
+ *    under one block (1, 4K):
  *    uvas_init returns UVAS_ERR_ENV and the message names the variable;
  *    UVAS_DEVICE=7 (no such Vulkan device) fails with UVAS_ERR_NO_DEVICE;
  *    a correct init works after all of these.
@@ -216,6 +217,9 @@ int main(void)
     bad_env("UVAS_DEVICE", "garbage", UVAS_ERR_ENV, "UVAS_DEVICE");
     bad_env("UVAS_DEVICE_STRICT", "2", UVAS_ERR_ENV, "UVAS_DEVICE_STRICT");
     bad_env("UVAS_DEVICE_SIZE", "abc", UVAS_ERR_ENV, "UVAS_DEVICE_SIZE");
+    /* Under one block: a tier that would hold nothing (was accepted). */
+    bad_env("UVAS_DEVICE_SIZE", "1", UVAS_ERR_ENV, "smaller than one block");
+    bad_env("UVAS_DEVICE_SIZE", "4K", UVAS_ERR_ENV, "UVAS_DEVICE_SIZE");
     bad_env("UVAS_DEVICE", "7", UVAS_ERR_NO_DEVICE, NULL);
 
     /* Still usable after the failures. */

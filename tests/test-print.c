@@ -70,6 +70,10 @@ int main(void)
     CHECK(ftell(t) > 0, "nothing written to the tmpfile");
     fclose(t);
 
+    /* No stream: an error, not a crash. */
+    CHECK_STATUS(uvas_stats_print(NULL), UVAS_ERR_INVAL);
+    CHECK_STATUS(uvas_residency_print(NULL, p, bs), UVAS_ERR_INVAL);
+
     CHECK_OK(uvas_try_free(p));
     CHECK_OK(uvas_finalize());
     return 0;

@@ -58,6 +58,9 @@ static int options_from_env(struct uvas_options *o)
             rc = env_size("SHMEM_DEVICE_SYMMETRIC_SIZE", 0, &dev);
         if (rc)
             return rc;
+        if (host == 0)
+            return uvas_fail(UVAS_ERR_ENV, "SHMEM_SYMMETRIC_SIZE='%s' is 0 bytes: the symmetric "
+                             "heap needs room (e.g. 1G), or leave it unset", s);
         size_t sz = host + dev;
         sz = (sz + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
         o->size = sz < UVAS_MIN_SIZE ? UVAS_MIN_SIZE : sz;

@@ -35,8 +35,18 @@ static void read_mode(void)
         errors_return = 1;
         return;
     }
-    fprintf(stderr, "uvas: UVAS_SHMEM_ERRORS=%s is neither 'fatal' nor 'return'; "
-            "errors end the job\n", v);
+    /* shmem_init refused it already (uvas_shmem_errors_env_check); a call
+     * before shmem_init gets the safe mode. */
+}
+
+int uvas_shmem_errors_env_check(void)
+{
+    const char *v = getenv("UVAS_SHMEM_ERRORS");
+    if (!v || !*v || !strcasecmp(v, "fatal") || !strcasecmp(v, "return"))
+        return UVAS_OK;
+    return uvas_fail(UVAS_ERR_ENV, "UVAS_SHMEM_ERRORS='%s' is unknown: use fatal (errors end "
+                     "the job, the default) or return (calls report errors through "
+                     "shmemx_last_error)", v);
 }
 
 void uvas_shmem_report(const char *call, int status)

@@ -16,4 +16,8 @@ void uvas_shmem_report(const char *call, int status);
 int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* UVAS_SHMEM_ERRORS is fatal, return or unset; else UVAS_ERR_ENV with a
+ * message (shmem_init refuses to start). */
+int uvas_shmem_errors_env_check(void);
+
 #endif

@@ -21,8 +21,15 @@ static int start(int requested, int *provided)
                   "_FUNNELED, _SERIALIZED or _MULTIPLE", requested);
         return UVAS_ERR_INVAL;
     }
+    /* Variables every PE reads alike: refused before the job starts, not
+     * at the first allocation or error. */
+    int st = uvas_shmem_errors_env_check();
+    if (st == UVAS_OK)
+        st = uvas_shmem_heap_env_check();
+    if (st != UVAS_OK)
+        return st;
     int got = SHMEM_THREAD_MULTIPLE;
-    int st = uvas_pe_init(requested, &got);
+    st = uvas_pe_init(requested, &got);
     if (st == UVAS_OK)
         st = uvas_shmem_coll_init();
     if (st != UVAS_OK)

@@ -13,6 +13,10 @@
  * every PE right after uvas_pe_init, before the program can allocate, so
  * it gets the same address everywhere. Idempotent. */
 int uvas_shmem_coll_init(void);
+
+/* SHMEM_SYMMETRIC_HEAP_DEFAULT names a heap (or is unset); else UVAS_ERR_ENV
+ * with a message: shmem_init refuses to start. */
+int uvas_shmem_heap_env_check(void);
 /* Before uvas_pe_finalize: release the scratch. */
 void uvas_shmem_coll_fini(void);
 

@@ -62,6 +62,16 @@ static int default_heap(const char *call)
     return env_heap;
 }
 
+int uvas_shmem_heap_env_check(void)
+{
+    pthread_once(&heap_once, read_heap_env);
+    if (env_heap < 0)
+        return uvas_fail(UVAS_ERR_ENV, HEAP_ENV "='%s' is not a heap: set HOST or DEVICE, or "
+                         "leave it unset for the unified heap (placement by first touch)",
+                         env_value);
+    return UVAS_OK;
+}
+
 static unsigned uvas_hint(int heap)
 {
     return heap == SHMEMX_HEAP_HOST ? UVAS_HINT_HOST :

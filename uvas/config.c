@@ -195,6 +195,7 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o)
         if (s && uvas_parse_size(s, &c->device_size))
             return uvas_fail(UVAS_ERR_ENV, "%s='%s' is malformed: give a number with an "
                              "optional K, M, G or T suffix (e.g. 8G)", var, s);
+        c->device_size_from = var;
     }
     if (!(o->flags & UVAS_INIT_DEVICE_STRICT) && (s = getenv("UVAS_DEVICE_STRICT"))) {
         if (!strcmp(s, "1"))
@@ -282,6 +283,15 @@ int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out
         return rc;
     if ((rc = resolve_env(&c, o)))
         return rc;
+    /* A device tier bound under one block would hold nothing: say so
+     * rather than run with an empty tier (device-hinted memory would then
+     * land on the host, or fail under the strict mode, for no visible reason). */
+    if (c.device_size && c.device_size < c.block_size)
+        return uvas_fail(o->device_size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,
+                         "%s=%zu bytes is smaller than one block (%zu bytes): the device tier "
+                         "would hold nothing; give at least the block size, or "
+                         "UVAS_DEVICE=none for no device tier", o->device_size ?
+                         "options.device_size" : c.device_size_from, c.device_size, c.block_size);
     c.size = (c.size + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
     if ((c.size / c.block_size) >= UINT32_MAX)
         return uvas_fail(o->size || o->block_size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,

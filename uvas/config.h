@@ -38,6 +38,7 @@ struct uvas_config {
     unsigned flags;
     int device;         /* UVAS_DEV_WANT_AUTO, UVAS_DEV_WANT_NONE or an index */
     size_t device_size; /* 0: the device's budget */
+    const char *device_size_from; /* the variable that gave it, for messages */
 };
 
 struct uvas_options;

@@ -72,7 +72,7 @@ static int start_fault_path(const struct uvas_config *c)
                  "eager placement requested (UVAS_FAULT=eager)");
         return UVAS_OK;
     }
-    char note[sizeof uvas_g.fault_note];
+    char note[sizeof uvas_g.fault_note / 2]; /* the longest is ~350 bytes */
     int rc = uvas_uffd_open(&uvas_g.uffd, note, sizeof note);
     if (rc == UVAS_OK) {
         rc = uvas_uffd_register(&uvas_g.uffd, uvas_g.base, uvas_g.size);
@@ -88,7 +88,7 @@ static int start_fault_path(const struct uvas_config *c)
         return uvas_fail(rc, "UVAS_FAULT=uffd but userfaultfd is unavailable: %s", note);
     uvas_g.fault_mode = UVAS_FAULT_EAGER;
     snprintf(uvas_g.fault_note, sizeof uvas_g.fault_note,
-             "first-touch placement off, blocks placed at allocation: %.190s", note);
+             "first-touch placement off, blocks placed at allocation: %s", note);
     uvas_warn("%s", uvas_g.fault_note);
     return UVAS_OK;
 }
@@ -105,8 +105,9 @@ static int start_device_tier(const struct uvas_config *c)
     }
     if (uvas_g.fault_mode != UVAS_FAULT_UFFD || !uvas_g.uffd.has_minor) {
         snprintf(note, len, "no device tier: migration needs userfaultfd with minor faults "
-                 "on shmem (%s)",
-                 uvas_g.fault_mode == UVAS_FAULT_UFFD ? "this kernel lacks them" : "eager mode");
+                 "on shmem (%.900s)",
+                 uvas_g.fault_mode == UVAS_FAULT_UFFD ? "this kernel lacks them"
+                                                      : uvas_g.fault_note);
         return UVAS_OK;
     }
     int rc = uvas_devtier_open(&uvas_g.devtier, c->device, c->device_size, c->block_size, note,

@@ -39,7 +39,7 @@ struct uvas_global {
 
     struct uvas_config cfg;  /* the effective options */
     int fault_mode;          /* UVAS_FAULT_UFFD or UVAS_FAULT_EAGER */
-    char fault_note[256];
+    char fault_note[1024];
 
     int memfd;               /* the host tier's backing file */
     char *alias;             /* the memfd mapped again, unregistered: the
@@ -49,7 +49,7 @@ struct uvas_global {
     int gate_fd;             /* its memfd, sealed against writable mappings */
     struct uvas_devtier devtier;
     struct uvas_copier copier;
-    char device_note[256];
+    char device_note[1024];
     struct uvas_uffd uffd;   /* fd -1 in eager mode */
     struct uvas_fault_service *fault;
     struct uvas_policy policy;

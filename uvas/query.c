@@ -124,6 +124,10 @@ int uvas_residency_map(const void *p, size_t len, uint8_t *map, size_t cap, size
 
 int uvas_residency_print(FILE *out, const void *p, size_t len)
 {
+    uvas_clear_error();
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_residency_print: out is NULL (give a FILE *, "
+                         "e.g. stdout)");
     size_t first, n;
     int rc = range_blocks(p, len, &first, &n, "uvas_residency_print");
     if (rc)

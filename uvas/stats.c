@@ -148,6 +148,10 @@ static void print_bytes(FILE *out, size_t b)
 
 int uvas_stats_print(FILE *out)
 {
+    uvas_clear_error();
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_stats_print: out is NULL (give a FILE *, e.g. "
+                         "stdout)");
     struct uvas_stats st;
     int rc = uvas_stats_get(&st);
     if (rc)

@@ -7,7 +7,7 @@
 
 #include "uvas/internal.h"
 
-static _Thread_local char last_error[512];
+static _Thread_local char last_error[1024];
 
 const char *uvas_strerror(int status)
 {
@@ -56,7 +56,7 @@ void uvas_warn(const char *fmt, ...)
 {
     if (uvas_g.quiet)
         return;
-    char buf[512];
+    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);

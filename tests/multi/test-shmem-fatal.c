@@ -8,6 +8,8 @@
  *                 "uvas: shmem_putmem: ..." on stderr.
  *   global-exit   PE 1 calls shmem_global_exit(3).
  *   kill          PE 1 raises SIGKILL.
+ *   env           the environment as given (the script sets a bad variable):
+ *                 shmem_init must refuse it.
  *
  * Whatever gets past the point where the job should have ended prints a
  * line with "NOT-ENDED", which the script treats as a failure.
@@ -23,11 +25,12 @@
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s putmem-stack|global-exit|kill\n", argv[0]);
+        fprintf(stderr, "usage: %s putmem-stack|global-exit|kill|env\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1];
-    unsetenv("UVAS_SHMEM_ERRORS"); /* the default: errors are fatal */
+    if (strcmp(mode, "env"))
+        unsetenv("UVAS_SHMEM_ERRORS"); /* the default: errors are fatal */
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     if (n < 2) {
@@ -39,6 +42,11 @@ int main(int argc, char **argv)
     printf("PE %d of %d: started (%s)\n", me, n, mode);
     fflush(stdout);
     shmem_barrier_all();
+    if (!strcmp(mode, "env")) {
+        printf("NOT-ENDED: PE %d got past shmem_init\n", me);
+        shmem_finalize();
+        return 0;
+    }
     if (me == 1) {
         usleep(300 * 1000); /* let the others settle in the barrier */
         if (!strcmp(mode, "putmem-stack")) {

@@ -96,9 +96,33 @@ else
     echo "ok: $name: mpirun exit status $rc after ${secs} s; message: $(grep -m1 'same UVAS_BASE' "$err")"
 fi
 
+# Variables every PE reads are refused by shmem_init itself, with a
+# message naming the variable (before: accepted silently, or refused only
+# at the first allocation).
+cases=4
+for bad in SHMEM_SYMMETRIC_SIZE=0 UVAS_SHMEM_ERRORS=junk SHMEM_SYMMETRIC_HEAP_DEFAULT=gpu; do
+    cases=$((cases + 1))
+    var=${bad%%=*}
+    name=env-$var out=$tmp/$name.out err=$tmp/$name.err
+    start=$(date +%s)
+    timeout -k 10 60 mpirun "$@" -np "$np" -x "$bad" "$helper" env >"$out" 2>"$err" </dev/null
+    rc=$? secs=$(( $(date +%s) - start ))
+    if [ "$secs" -ge 60 ]; then
+        fail "the job did not end within 60 s (hang; status $rc)"
+    elif [ "$rc" -eq 0 ]; then
+        fail "mpirun exited with status 0"
+    elif grep -q '^PE .* started' "$out"; then
+        fail "a PE got past shmem_init with $bad"
+    elif ! grep -q "shmem_init: $var=" "$err"; then
+        fail "expected 'shmem_init: $var=...' on stderr"
+    else
+        echo "ok: $name: mpirun exit status $rc after ${secs} s; message: $(grep -m1 "shmem_init: $var" "$err")"
+    fi
+done
+
 if [ "$fails" -ne 0 ]; then
-    echo "test-shmem-fatal: $fails of 4 cases failed"
+    echo "test-shmem-fatal: $fails of $cases cases failed"
     exit 1
 fi
-echo "test-shmem-fatal: 4 of 4 cases ended the job with a message"
+echo "test-shmem-fatal: $cases of $cases cases ended the job with a message"
 exit 0
