@@ -102,11 +102,17 @@ struct uvas_options {
  * Reserve the range and start the controller. NULL: environment and
  * defaults. Calling again with the same effective options returns 0 and
  * changes nothing; with different ones, UVAS_ERR_ALREADY_INIT.
- * Any allocation function initialises implicitly with NULL.
+ * Any allocation function initialises implicitly with NULL, unless the
+ * program has called uvas_finalize since its last uvas_init.
  */
 int uvas_init(const struct uvas_options *opts);
 
-/* Stop the controller and release the range; allocations become invalid. */
+/* Stop the controller and release the range; allocations become invalid.
+ * Calls other threads have in flight (migrations, advice, allocations,
+ * frees, device accesses, statistics) finish first; every call after it,
+ * allocations included, fails with UVAS_ERR_NOT_INIT until uvas_init.
+ * Touching range memory after it is the program's use after free
+ * (SIGSEGV). */
 int uvas_finalize(void);
 
 /* ---- symmetric allocation ---------------------------------------------- */

@@ -134,7 +134,7 @@ static int blocks_of(const void *ptr, size_t len, size_t *first, size_t *n, cons
     return UVAS_OK;
 }
 
-int uvas_migrate(const void *ptr, size_t len, int location, unsigned flags)
+static int migrate_entered(const void *ptr, size_t len, int location, unsigned flags)
 {
     uvas_clear_error();
     size_t first, n;
@@ -157,7 +157,17 @@ int uvas_migrate(const void *ptr, size_t len, int location, unsigned flags)
     return uvas_migrate_blocks(first, n, location, UVAS_MIG_WAIT);
 }
 
-int uvas_migrate_wait(void)
+int uvas_migrate(const void *ptr, size_t len, int location, unsigned flags)
+{
+    int entered = uvas_api_enter("uvas_migrate");
+    if (entered)
+        return entered;
+    int rc = migrate_entered(ptr, len, location, flags);
+    uvas_api_leave();
+    return rc;
+}
+
+static int migrate_wait_entered(void)
 {
     uvas_clear_error();
     if (!atomic_load(&uvas_g.ready))
@@ -167,7 +177,17 @@ int uvas_migrate_wait(void)
     return wait_all();
 }
 
-int uvas_advise(const void *ptr, size_t len, int advice, int location)
+int uvas_migrate_wait(void)
+{
+    int entered = uvas_api_enter("uvas_migrate_wait");
+    if (entered)
+        return entered;
+    int rc = migrate_wait_entered();
+    uvas_api_leave();
+    return rc;
+}
+
+static int advise_entered(const void *ptr, size_t len, int advice, int location)
 {
     uvas_clear_error();
     size_t first, n;
@@ -219,4 +239,14 @@ int uvas_advise(const void *ptr, size_t len, int advice, int location)
     default:
         return uvas_fail(UVAS_ERR_INVAL, "uvas_advise: advice %d is unknown", advice);
     }
+}
+
+int uvas_advise(const void *ptr, size_t len, int advice, int location)
+{
+    int entered = uvas_api_enter("uvas_advise");
+    if (entered)
+        return entered;
+    int rc = advise_entered(ptr, len, advice, location);
+    uvas_api_leave();
+    return rc;
 }

@@ -194,7 +194,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
     return uvas_fail(UVAS_ERR_SYS, "block %zu kept moving under a device access", bi);
 }
 
-int uvas_device_access(void *ptr, size_t len, int write, unsigned char value)
+static int device_access_entered(void *ptr, size_t len, int write, unsigned char value)
 {
     uvas_clear_error();
     struct uvas_ptr_info info;
@@ -216,4 +216,14 @@ int uvas_device_access(void *ptr, size_t len, int write, unsigned char value)
         p += n;
     }
     return UVAS_OK;
+}
+
+int uvas_device_access(void *ptr, size_t len, int write, unsigned char value)
+{
+    int entered = uvas_api_enter("uvas_device_access");
+    if (entered)
+        return entered;
+    int rc = device_access_entered(ptr, len, write, value);
+    uvas_api_leave();
+    return rc;
 }

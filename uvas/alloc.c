@@ -350,13 +350,24 @@ static void place_device_heap(void *p, size_t size)
     uvas_clear_error(); /* the allocation itself succeeded */
 }
 
+static void *alloc_entered(size_t size, size_t align, unsigned hints, const char *fn);
+
 static void *alloc_common(size_t size, size_t align, unsigned hints, const char *fn)
 {
     uvas_clear_error();
-    if (uvas_ensure_init() != UVAS_OK) {
+    /* Implicitly initialised (the first allocation may start uvas), then
+     * counted in, so uvas_finalize waits for the allocation. */
+    if (uvas_ensure_init() != UVAS_OK || uvas_api_enter(fn) != UVAS_OK) {
         errno = ENOMEM;
         return NULL;
     }
+    void *p = alloc_entered(size, align, hints, fn);
+    uvas_api_leave();
+    return p;
+}
+
+static void *alloc_entered(size_t size, size_t align, unsigned hints, const char *fn)
+{
     if (size == 0)
         return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "%s: size 0 is not an "
                                             "allocation", fn));
@@ -445,7 +456,7 @@ void *uvas_calloc(size_t nmemb, size_t size)
     return p;
 }
 
-int uvas_try_free(void *p)
+static int try_free_entered(void *p)
 {
     uvas_clear_error();
     if (!p)
@@ -458,6 +469,17 @@ int uvas_try_free(void *p)
     if (rc == UVAS_OK)
         free_located(&l);
     pthread_mutex_unlock(&uvas_g.lock);
+    return rc;
+}
+
+int uvas_try_free(void *p)
+{
+    if (!p)
+        return UVAS_OK;
+    if (uvas_api_enter("uvas_free"))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_free(%p): uvas is not initialised", p);
+    int rc = try_free_entered(p);
+    uvas_api_leave();
     return rc;
 }
 
@@ -523,10 +545,24 @@ static bool realloc_in_place(const struct located *l, size_t size)
     return true;
 }
 
+static void *realloc_entered(void *p, size_t size);
+
 void *uvas_realloc(void *p, size_t size)
 {
     if (!p)
         return uvas_malloc(size);
+    if (uvas_api_enter("uvas_realloc")) {
+        uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_realloc(%p): uvas is not initialised", p);
+        errno = EINVAL;
+        return NULL;
+    }
+    void *q = realloc_entered(p, size);
+    uvas_api_leave();
+    return q;
+}
+
+static void *realloc_entered(void *p, size_t size)
+{
     uvas_clear_error();
     if (size == 0)
         return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "uvas_realloc(%p, 0): size 0 is "

@@ -1,7 +1,9 @@
 /* The controller's life cycle: uvas_init, uvas_finalize, uvas_range. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "fault/service.h"
 #include "fault/uffd.h"
@@ -23,6 +25,12 @@ struct uvas_global uvas_g = {
     .gate_fd = -1,
     .uffd = {.fd = -1},
 };
+
+static bool finalizing; /* under uvas_g.lock: init waits for the teardown */
+/* Set by uvas_finalize, cleared by uvas_init: after a finalize, allocating
+ * does not start uvas again behind the program's back (a thread still
+ * allocating then gets UVAS_ERR_NOT_INIT, as every other call does). */
+static atomic_bool finalized;
 
 static bool same_config(const struct uvas_config *a, const struct uvas_config *b)
 {
@@ -172,6 +180,11 @@ int uvas_init(const struct uvas_options *opts)
     if (rc)
         return rc;
     pthread_mutex_lock(&uvas_g.lock);
+    while (finalizing) { /* another thread's uvas_finalize is tearing down */
+        pthread_mutex_unlock(&uvas_g.lock);
+        sched_yield();
+        pthread_mutex_lock(&uvas_g.lock);
+    }
     if (atomic_load(&uvas_g.ready)) {
         rc = same_config(&c, &uvas_g.cfg)
                  ? UVAS_OK
@@ -194,6 +207,7 @@ int uvas_init(const struct uvas_options *opts)
         teardown();
         uvas_fail(rc, "%s", keep);
     } else {
+        atomic_store(&finalized, false);
         atomic_store(&uvas_g.ready, true);
     }
     pthread_mutex_unlock(&uvas_g.lock);
@@ -204,7 +218,30 @@ int uvas_ensure_init(void)
 {
     if (atomic_load_explicit(&uvas_g.ready, memory_order_acquire))
         return UVAS_OK;
+    if (atomic_load(&finalized))
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas was finalized: call uvas_init to use it "
+                         "again");
     return uvas_init(NULL);
+}
+
+/* Calls in flight (uvas_api_enter). Dekker with ready: a call counts
+ * itself in, then reads ready; finalize clears ready, then reads the count
+ * (both sequentially consistent), so one of them sees the other. */
+static _Atomic long api_active;
+
+int uvas_api_enter(const char *fn)
+{
+    atomic_fetch_add(&api_active, 1);
+    if (atomic_load(&uvas_g.ready))
+        return UVAS_OK;
+    atomic_fetch_sub(&api_active, 1);
+    return uvas_fail(UVAS_ERR_NOT_INIT, "%s: uvas is not initialised (call uvas_init first, "
+                     "and no uvas call after uvas_finalize)", fn);
+}
+
+void uvas_api_leave(void)
+{
+    atomic_fetch_sub_explicit(&api_active, 1, memory_order_release);
 }
 
 int uvas_finalize(void)
@@ -216,7 +253,18 @@ int uvas_finalize(void)
         return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_finalize: uvas is not initialised");
     }
     atomic_store(&uvas_g.ready, false);
+    atomic_store(&finalized, true);
+    finalizing = true;
+    pthread_mutex_unlock(&uvas_g.lock);
+    /* Calls already in (a migration, an allocation) finish first; new ones
+     * get UVAS_ERR_NOT_INIT. They may need the lock, so it is not held. */
+    while (atomic_load(&api_active) > 0) {
+        struct timespec ms = {0, 100000};
+        nanosleep(&ms, NULL);
+    }
+    pthread_mutex_lock(&uvas_g.lock);
     teardown();
+    finalizing = false;
     pthread_mutex_unlock(&uvas_g.lock);
     return UVAS_OK;
 }

@@ -91,7 +91,7 @@ static int range_blocks(const void *p, size_t len, size_t *first, size_t *n, con
     return UVAS_OK;
 }
 
-int uvas_query_range(const void *p, size_t len, struct uvas_range_info *info)
+static int query_range_entered(const void *p, size_t len, struct uvas_range_info *info)
 {
     if (!info)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_query_range: info is NULL");
@@ -104,6 +104,16 @@ int uvas_query_range(const void *p, size_t len, struct uvas_range_info *info)
     for (size_t i = first; i < first + n; i++)
         info->blocks[uvas_blk_res(atomic_load_explicit(&uvas_g.bt[i].state, RLX))]++;
     return UVAS_OK;
+}
+
+int uvas_query_range(const void *p, size_t len, struct uvas_range_info *info)
+{
+    int entered = uvas_api_enter("uvas_query_range");
+    if (entered)
+        return entered;
+    int rc = query_range_entered(p, len, info);
+    uvas_api_leave();
+    return rc;
 }
 
 int uvas_residency_map(const void *p, size_t len, uint8_t *map, size_t cap, size_t *nblocks)
@@ -122,7 +132,7 @@ int uvas_residency_map(const void *p, size_t len, uint8_t *map, size_t cap, size
     return UVAS_OK;
 }
 
-int uvas_residency_print(FILE *out, const void *p, size_t len)
+static int residency_print_entered(FILE *out, const void *p, size_t len)
 {
     uvas_clear_error();
     if (!out)
@@ -141,4 +151,14 @@ int uvas_residency_print(FILE *out, const void *p, size_t len)
     }
     fputc('\n', out);
     return UVAS_OK;
+}
+
+int uvas_residency_print(FILE *out, const void *p, size_t len)
+{
+    int entered = uvas_api_enter("uvas_residency_print");
+    if (entered)
+        return entered;
+    int rc = residency_print_entered(out, p, len);
+    uvas_api_leave();
+    return rc;
 }

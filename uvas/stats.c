@@ -146,7 +146,7 @@ static void print_bytes(FILE *out, size_t b)
     fprintf(out, u ? "%8.2f %-3s" : "%8.0f %-3s", v, unit[u]);
 }
 
-int uvas_stats_print(FILE *out)
+static int stats_print_entered(FILE *out)
 {
     uvas_clear_error();
     if (!out)
@@ -200,4 +200,14 @@ int uvas_stats_print(FILE *out)
     if (*sep == ',')
         fputc('\n', out);
     return UVAS_OK;
+}
+
+int uvas_stats_print(FILE *out)
+{
+    int entered = uvas_api_enter("uvas_stats_print");
+    if (entered)
+        return entered;
+    int rc = stats_print_entered(out);
+    uvas_api_leave();
+    return rc;
 }

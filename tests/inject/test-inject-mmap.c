@@ -12,12 +12,39 @@
  */
 #include "inject-util.h"
 
+/* The implicit init of uvas_malloc with the range's mmap failing once. */
+static int implicit_init(void *arg)
+{
+    (void)arg;
+    tu_setenv("UVAS_INJECT", "mmap:1");
+    tu_setenv("UVAS_INJECT_SEED", "2"); /* another value: injection starts afresh */
+    errno = 0;
+    unsigned char *p = uvas_malloc(4096);
+    CHECK(p == NULL && errno == ENOMEM, "uvas_malloc with the range's mmap failing: %p, "
+          "errno %d", (void *)p, errno);
+    CHECK(strstr(uvas_last_error(), "cannot map the"), "uvas_malloc's message: '%s'",
+          uvas_last_error());
+    printf("  uvas_malloc -> NULL, errno ENOMEM: %s\n", uvas_last_error());
+    p = uvas_malloc(4096);
+    CHECK(p != NULL, "the next uvas_malloc");
+    memset(p, 0x3c, 4096);
+    CHECK_EQ(ti_injected(UVAS_INJ_MMAP), 1, "injected[mmap] after the implicit init");
+    CHECK(tu_find_not(p, 4096, 0x3c) < 0, "data written after the implicit init");
+
+    uvas_free(p);
+    CHECK_OK(uvas_finalize());
+    return 0;
+}
+
 int main(void)
 {
     tu_deadline(60);
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "256M");
     tu_setenv("UVAS_BLOCK_SIZE", "64K");
+    /* Implicit init first, in a child that has never finalized (after
+     * uvas_finalize an allocation does not start uvas again). */
+    CHECK_EQ(tu_run_child(implicit_init, NULL, 30), 0, "implicit init with mmap:1");
     tu_setenv("UVAS_INJECT", "mmap:1");
     ti_expect_error(uvas_init(NULL), UVAS_ERR_NOMEM, "cannot map the");
     struct uvas_range_desc d;
@@ -31,23 +58,6 @@ int main(void)
     ti_fill(p, len, 3);
     ti_verify(p, len, 3, d.block_size, "data written after recovering");
     uvas_free(p);
-    CHECK_OK(uvas_finalize());
-
-    /* Implicit init. */
-    tu_setenv("UVAS_INJECT", "mmap:1");
-    tu_setenv("UVAS_INJECT_SEED", "2"); /* another value: injection starts afresh */
-    errno = 0;
-    p = uvas_malloc(4096);
-    CHECK(p == NULL && errno == ENOMEM, "uvas_malloc with the range's mmap failing: %p, "
-          "errno %d", (void *)p, errno);
-    CHECK(strstr(uvas_last_error(), "cannot map the"), "uvas_malloc's message: '%s'",
-          uvas_last_error());
-    printf("  uvas_malloc -> NULL, errno ENOMEM: %s\n", uvas_last_error());
-    p = uvas_malloc(4096);
-    CHECK(p != NULL, "the next uvas_malloc");
-    memset(p, 0x3c, 4096);
-    CHECK_EQ(ti_injected(UVAS_INJ_MMAP), 1, "injected[mmap] after the implicit init");
-    CHECK(tu_find_not(p, 4096, 0x3c) < 0, "data written after the implicit init");
     CHECK_OK(uvas_finalize());
 
     /* N+: every init fails, each with the message, until the value changes. */
