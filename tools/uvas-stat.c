@@ -1,7 +1,9 @@
 /*
  * uvas-stat: look at a running uvas process without stopping it. Talks to
- * the endpoint each process serves (uvas/endpoint.c) at
- * /tmp/uvas-<uid>/<pid>.sock; only the same user gets an answer.
+ * the endpoint each process serves (uvas/endpoint.c) at <dir>/<pid>.sock,
+ * dir being the user's socket directory (uvas/rundir.h: $XDG_RUNTIME_DIR/uvas,
+ * /tmp/uvas-<uid>, or a private /tmp/uvas-<uid>.XXXXXX when another user took
+ * that name); only the same user gets an answer.
  *
  *   uvas-stat                  list the live uvas processes of this user
  *   uvas-stat PID              statistics and tier occupancy
@@ -10,27 +12,56 @@
  *   uvas-stat -i SECONDS ...   refresh every SECONDS until interrupted
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-static void dir_of(char *dir, size_t len)
+#define MAX_DIRS 16
+
+/* A directory of this user that nobody else may enter. */
+static bool private_dir(const char *path)
 {
-    snprintf(dir, len, "/tmp/uvas-%u", (unsigned)getuid());
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+           !(st.st_mode & 077);
 }
 
-/* Send req to pid's endpoint and copy the answer to stdout. 0, or -errno. */
-static int ask(long pid, const char *req)
+/* The places a uvas process of this user may have its endpoint, in the
+ * order uvas/rundir.c tries them. */
+static int dirs(char out[MAX_DIRS][96])
 {
-    char dir[64];
-    dir_of(dir, sizeof dir);
+    int n = 0;
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (xdg && *xdg && snprintf(out[n], 96, "%s/uvas", xdg) < 96 && private_dir(out[n]))
+        n++;
+    snprintf(out[n], 96, "/tmp/uvas-%u", (unsigned)getuid());
+    if (private_dir(out[n]))
+        n++;
+    char prefix[40];
+    int pl = snprintf(prefix, sizeof prefix, "uvas-%u.", (unsigned)getuid());
+    DIR *d = opendir("/tmp");
+    for (struct dirent *e; d && (e = readdir(d)) && n < MAX_DIRS;)
+        if (!strncmp(e->d_name, prefix, (size_t)pl) &&
+            snprintf(out[n], 96, "/tmp/%s", e->d_name) < 96 && private_dir(out[n]))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Send req to the endpoint at path and copy the answer to stdout. 0, or -errno. */
+static int ask_at(const char *path, const char *req)
+{
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof a.sun_path, "%s/%ld.sock", dir, pid);
+    if (snprintf(a.sun_path, sizeof a.sun_path, "%s", path) >= (int)sizeof a.sun_path)
+        return -ENAMETOOLONG;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
@@ -57,15 +88,26 @@ static int ask(long pid, const char *req)
     return total ? 0 : -EPERM; /* no answer: another user's process */
 }
 
+/* pid's endpoint, wherever it is. 0, or -errno (-ENOENT: none found). */
+static int ask(long pid, const char *req)
+{
+    char d[MAX_DIRS][96];
+    int n = dirs(d), e = -ENOENT;
+    for (int i = 0; i < n && e == -ENOENT; i++) {
+        char path[160];
+        snprintf(path, sizeof path, "%.100s/%ld.sock", d[i], pid);
+        e = ask_at(path, req);
+    }
+    return e;
+}
+
 static int list(void)
 {
-    char dir[64];
-    dir_of(dir, sizeof dir);
-    DIR *d = opendir(dir);
-    int found = 0;
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
+    char d[MAX_DIRS][96];
+    int n = dirs(d), found = 0;
+    for (int i = 0; i < n; i++) {
+        DIR *dd = opendir(d[i]);
+        for (struct dirent *e; dd && (e = readdir(dd));) {
             char *end;
             long pid = strtol(e->d_name, &end, 10);
             if (end == e->d_name || strcmp(end, ".sock"))
@@ -76,11 +118,31 @@ static int list(void)
             else
                 printf("   (not answering)\n");
         }
-        closedir(d);
+        if (dd)
+            closedir(dd);
     }
     if (!found)
-        printf("no running uvas process of this user (endpoints in %s)\n", dir);
+        printf("no running uvas process of this user (looked in %d director%s: "
+               "$XDG_RUNTIME_DIR/uvas, /tmp/uvas-%u, /tmp/uvas-%u.*)\n", n, n == 1 ? "y" : "ies",
+               (unsigned)getuid(), (unsigned)getuid());
     return 0;
+}
+
+/* Why pid has no endpoint this user can reach. */
+static const char *why_none(long pid, char *buf, size_t len)
+{
+    char proc[64];
+    struct stat st;
+    snprintf(proc, sizeof proc, "/proc/%ld", pid);
+    if (stat(proc, &st) < 0)
+        return "no such process";
+    if (st.st_uid != getuid()) {
+        snprintf(buf, len, "it belongs to uid %u: uvas-stat reads only your own processes "
+                 "(their endpoints answer the same user only; run it as that user)",
+                 (unsigned)st.st_uid);
+        return buf;
+    }
+    return "no uvas endpoint (not a uvas process, or UVAS_STAT=0)";
 }
 
 static void usage(FILE *f)
@@ -135,9 +197,10 @@ int main(int argc, char **argv)
         } else {
             int e = ask(pid, req);
             if (e) {
+                char why[200];
                 fprintf(stderr, "uvas-stat: process %ld: %s\n", pid,
-                        e == -ENOENT || e == -ECONNREFUSED
-                            ? "no uvas endpoint (not a uvas process, gone, or UVAS_STAT=0)"
+                        e == -ENOENT || e == -ECONNREFUSED || e == -EPERM
+                            ? why_none(pid, why, sizeof why)
                             : strerror(-e));
                 return 1;
             }

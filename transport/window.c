@@ -3,7 +3,7 @@
  * residence table (sealed: it maps read-only), the pin table it keeps for
  * the asking peer (that peer's alone) and its device slabs' descriptors
  * over a Unix socket (in
- * /tmp/uvas-<uid>, a directory only the user enters), and hands them only
+ * the user's socket directory, uvas/rundir.h), and hands them only
  * to a process of the same user that is a PE of the same job: the peer's
  * credentials (SO_PEERCRED) must match the pid that PE published through
  * PMIx. Nothing is named in /dev/shm; a descriptor exists only in the
@@ -25,6 +25,7 @@
 #include "uvas/endpoint.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/rundir.h"
 #include "uvas/status.h"
 
 #define WIN_MAGIC 0x75766177u /* "uvaw" */
@@ -164,16 +165,10 @@ static void sweep_stale(const char *dir)
 
 int uvas_window_serve(void)
 {
-    char dir[64];
-    if (uvas_endpoint_dir(dir, sizeof dir))
-        return uvas_fail(UVAS_ERR_SYS, "socket directory name too long");
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        return uvas_fail(UVAS_ERR_SYS, "cannot create %s: %s", dir, strerror(errno));
-    struct stat st;
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-        (st.st_mode & 077))
-        return uvas_fail(UVAS_ERR_PERM, "%s must be a directory of this user with mode 0700 "
-                         "(it is not: remove it and retry)", dir);
+    char dir[96];
+    int rc = uvas_rundir(dir, sizeof dir);
+    if (rc)
+        return rc;
     sweep_stale(dir);
     int n = snprintf(uvas_job.sock_path, sizeof uvas_job.sock_path, "%s/job-%.40s-%d.sock",
                      dir, uvas_job.proc.nspace, uvas_job.me);

@@ -17,6 +17,7 @@
 #include "uvas/internal.h"
 #include "uvas/locality.h"
 #include "uvas/range.h"
+#include "uvas/rundir.h"
 #include "uvas/status.h"
 
 struct uvas_global uvas_g = {
@@ -65,6 +66,7 @@ static void teardown(void)
     uvas_g.gate_fd = -1;
     uvas_block_table_destroy(uvas_g.bt, uvas_g.nblocks);
     uvas_policy_close(&uvas_g.policy);
+    uvas_rundir_release();
     uvas_g.base = NULL;
     uvas_g.memfd = -1;
     uvas_g.bt = NULL;

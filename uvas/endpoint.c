@@ -1,6 +1,7 @@
 /*
  * The local endpoint uvas-stat reads a live process through: a Unix socket
- * at /tmp/uvas-<uid>/<pid>.sock, in a directory only the user can enter,
+ * <pid>.sock in the user's socket directory (uvas/rundir.h: only the user
+ * can enter it, and nobody can take its name first),
  * answering only peers of the same uid (SO_PEERCRED). One request per
  * connection: "stats", "map" (per allocation), "blocks" (one character
  * per block of every allocation) or "states" (every block that is in a
@@ -27,6 +28,7 @@
 
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/rundir.h"
 #include "uvas/status.h"
 
 #define RLX memory_order_relaxed
@@ -37,11 +39,6 @@ static struct {
     bool running;
     char path[108];
 } ep = {.lfd = -1, .stopfd = -1};
-
-int uvas_endpoint_dir(char *dir, size_t len)
-{
-    return snprintf(dir, len, "/tmp/uvas-%u", (unsigned)getuid()) < (int)len ? 0 : -1;
-}
 
 /* One line per allocation: base, size, hints, residence counts, map. */
 static void write_map(FILE *out, bool blocks_only)
@@ -201,15 +198,11 @@ int uvas_endpoint_start(void)
     const char *env = getenv("UVAS_STAT");
     if (env && !strcmp(env, "0"))
         return UVAS_OK;
-    char dir[64];
-    uvas_endpoint_dir(dir, sizeof dir);
-    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-        goto off;
-    struct stat st;
-    /* Someone else's directory, or one others may enter: not ours to use. */
-    if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
-        (st.st_mode & 077))
-        goto off;
+    char dir[96];
+    if (uvas_rundir(dir, sizeof dir) != UVAS_OK) {
+        uvas_warn("uvas-stat endpoint off: %s", uvas_last_error());
+        return UVAS_OK;
+    }
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     sweep_dead(dir);
     snprintf(a.sun_path, sizeof a.sun_path, "%s/%d.sock", dir, getpid());

@@ -8,7 +8,5 @@
  * warning. Status. */
 int uvas_endpoint_start(void);
 void uvas_endpoint_stop(void);
-/* The directory of the user's endpoints: /tmp/uvas-<uid>. 0 on success. */
-int uvas_endpoint_dir(char *dir, size_t len);
 
 #endif

@@ -52,7 +52,7 @@
 
 #include "tests/check.h"
 #include "transport/job.h"
-#include "uvas/endpoint.h"
+#include "uvas/rundir.h"
 
 /* One judged fact, printed either way; whether it held. */
 static bool expect(bool ok, const char *what)
@@ -239,7 +239,7 @@ static int in_child(const char *title, int (*fn)(void *), void *arg)
 
 /* What the attacks need to know. */
 static struct target {
-    char dir[64];
+    char dir[96];
     char win_path[108];   /* PE 1's window server */
     char stat_path[108];  /* PE 1's uvas-stat endpoint */
     char nspace[PMIX_MAX_NSLEN + 1];
@@ -605,7 +605,7 @@ int main(int argc, char **argv)
                (const void *)w);
 
         struct uvas_peer *p1 = &uvas_job.peers[1];
-        uvas_endpoint_dir(T.dir, sizeof T.dir);
+        CHECK_OK(uvas_rundir(T.dir, sizeof T.dir));
         snprintf(T.win_path, sizeof T.win_path, "%s", p1->sock_path);
         snprintf(T.nspace, sizeof T.nspace, "%s", uvas_job.proc.nspace);
         T.pid1 = p1->pid;
