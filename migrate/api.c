@@ -146,6 +146,12 @@ static int migrate_entered(const void *ptr, size_t len, int location, unsigned f
                          "nor UVAS_LOC_DEVICE", location);
     if (flags & ~UVAS_MIGRATE_ASYNC)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate: flags %#x has unknown bits", flags);
+    struct uvas_ptr_info info;
+    if (location == UVAS_LOC_DEVICE && uvas_query(ptr, &info) == UVAS_OK &&
+        (info.alloc_hints & UVAS_HINT_HOST))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate(%p): host-heap memory (UVAS_HINT_HOST, "
+                         "SHMEM_MALLOC_HOST_HEAP) stays on the host; allocate it without the "
+                         "hint to let it move", ptr);
     if (!uvas_devtier_present(&uvas_g.devtier)) {
         if (location == UVAS_LOC_HOST) /* everything already is */
             return UVAS_OK;

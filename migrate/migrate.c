@@ -620,7 +620,10 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
             if (!take(b, flags & UVAS_MIG_WAIT, &x.seen))
                 continue;
             x.from = uvas_blk_res(x.seen);
-            if (x.from == to) {
+            /* Host-heap memory stays on the host (uvas/alloc.c: peers may
+             * hold direct pointers into it). */
+            if (x.from == to || (to == UVAS_RES_DEVICE &&
+                                 atomic_load_explicit(&b->heap, RLX) == UVAS_HEAP_HOST)) {
                 untake(b, x.seen);
                 continue;
             }

@@ -180,6 +180,8 @@ int uvas_policy_fault(const struct uvas_policy *p, size_t bi, int agent, int wri
 {
     const struct uvas_block *b = &uvas_g.bt[bi];
     int a;
+    if (atomic_load_explicit(&b->heap, RLX) == UVAS_HEAP_HOST && can_remote)
+        return UVAS_ACTION_REMOTE; /* host-heap memory never moves */
     if (p->ops->fault) {
         struct uvas_block_view v;
         uvas_policy_view(bi, &v);

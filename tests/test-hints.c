@@ -1,7 +1,7 @@
 /*
  * Hinted allocations, run with the device tier (when the machine has one)
  * and with UVAS_DEVICE=none. UVAS_HINT_HOST memory is placed on the host
- * tier when touched. UVAS_HINT_DEVICE memory lives on the device from the
+ * tier at allocation (it never moves: peers may hold direct pointers). UVAS_HINT_DEVICE memory lives on the device from the
  * allocation on, and a CPU touch brings it back to the host; without a
  * device tier it is placed on the host tier (documented fallback, not an
  * error). Unhinted memory under the default policy lands on host. Small
@@ -27,8 +27,9 @@ static void run(void)
             unsigned char *p = uvas_malloc_hint(n, hints[h]);
             CHECK(p != NULL, "uvas_malloc_hint(%zu, %s) failed: %s", n,
                   hname[h], uvas_last_error());
-            int before = hints[h] == UVAS_HINT_DEVICE && d.device_present
-                             ? UVAS_RES_DEVICE : UVAS_RES_UNPOPULATED;
+            int before = hints[h] == UVAS_HINT_DEVICE && d.device_present ? UVAS_RES_DEVICE
+                         : hints[h] == UVAS_HINT_HOST                   ? UVAS_RES_HOST
+                                                                        : UVAS_RES_UNPOPULATED;
             CHECK_EQ(tu_residence(p), before, "hinted allocation before touch");
             CHECK_EQ(tu_residence(p + n - 1), before, "its last byte before touch");
             CHECK(tu_find_not(p, n, 0) < 0, "hint %s: fresh memory not zero",

@@ -263,6 +263,12 @@ static void *ptr_at(const char *call, const void *dest, int pe)
     }
     if (pe == uvas_pe_me())
         return (void *)dest;
+    /* Only memory that never moves: host-heap allocations (a store through
+     * a pointer into a block that later migrated would be lost). Heaps are
+     * symmetric, so our own allocation at dest has the peer's hints. */
+    struct uvas_ptr_info info;
+    if (uvas_query(dest, &info) != UVAS_OK || !(info.alloc_hints & UVAS_HINT_HOST))
+        return NULL;
     return uvas_pe_ptr(dest, pe);
 }
 

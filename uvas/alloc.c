@@ -350,6 +350,33 @@ static void place_device_heap(void *p, size_t size)
     uvas_clear_error(); /* the allocation itself succeeded */
 }
 
+/* Host-heap memory is placed on the host at allocation and never leaves it
+ * (migrate/migrate.c skips it on the way to the device): peers may then hold
+ * direct pointers into it (shmem_ptr) that no migration invalidates, and a
+ * store through one never reaches a block the owner has not populated. */
+static void place_host_heap(void *p, size_t size)
+{
+    if (uvas_g.fault_mode != UVAS_FAULT_UFFD)
+        return; /* eager mode placed it already */
+    size_t first = uvas_block_index(p);
+    size_t n = uvas_block_index((char *)p + size - 1) - first + 1;
+    for (size_t bi = first; bi < first + n; bi++) {
+        struct uvas_block *b = &uvas_g.bt[bi];
+        uint32_t seen;
+        if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen))
+            continue; /* populated already (a slab's block), or being populated */
+        char *a = uvas_block_addr(bi);
+        if (uvas_tier_host.populate(bi, (uintptr_t)a) == UVAS_OK) {
+            uvas_blk_publish(b, seen, UVAS_RES_HOST);
+            uvas_stats_block_in(UVAS_RES_HOST, 1);
+        } else { /* its first touch will try again */
+            uvas_blk_unbusy(b, seen);
+        }
+        uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
+    }
+    uvas_clear_error(); /* the allocation itself succeeded */
+}
+
 static void *alloc_entered(size_t size, size_t align, unsigned hints, const char *fn);
 
 static void *alloc_common(size_t size, size_t align, unsigned hints, const char *fn)
@@ -403,6 +430,8 @@ static void *alloc_entered(size_t size, size_t align, unsigned hints, const char
         errno = ENOMEM;
     } else if ((hints & UVAS_HINT_DEVICE) && device) {
         place_device_heap(p, size);
+    } else if (hints & UVAS_HINT_HOST) {
+        place_host_heap(p, size);
     }
     return p;
 }
