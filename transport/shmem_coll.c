@@ -31,7 +31,10 @@ int uvas_shmem_coll_init(void)
     if (!count_slot)
         return UVAS_ERR_NOMEM; /* the allocator's message says why */
     *count_slot = 0;           /* populated, so the window question has an answer */
-    int st = uvas_pe_barrier_all();
+    int st = uvas_shmem_agree_init();
+    if (st != UVAS_OK)
+        return st;
+    st = uvas_pe_barrier_all();
     if (st != UVAS_OK)
         return st;
     int me = uvas_pe_me(), n = uvas_pe_count();
@@ -48,6 +51,7 @@ void uvas_shmem_coll_fini(void)
     if (count_slot)
         uvas_try_free(count_slot);
     count_slot = NULL;
+    uvas_shmem_agree_fini();
 }
 
 bool uvas_shmem_shared_is_world(void)

@@ -14,6 +14,14 @@
  * it gets the same address everywhere. Idempotent. */
 int uvas_shmem_coll_init(void);
 
+/* Symmetric calls agree (shmem_agree.c): post before the call's barrier,
+ * check after it (a difference is reported and returned). */
+enum uvas_agree_kind { UVAS_AGREE_ALLOC = 0, UVAS_AGREE_REALLOC = 1, UVAS_AGREE_FREE = 2 };
+int uvas_shmem_agree_init(void);
+void uvas_shmem_agree_fini(void);
+void uvas_shmem_agree_post(enum uvas_agree_kind kind, size_t size, const void *p);
+int uvas_shmem_agree_check(const char *call);
+
 /* SHMEM_SYMMETRIC_HEAP_DEFAULT names a heap (or is unset); else UVAS_ERR_ENV
  * with a message: shmem_init refuses to start. */
 int uvas_shmem_heap_env_check(void);

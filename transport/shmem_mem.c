@@ -15,6 +15,7 @@
 #include "shmem.h"
 #include "transport/pe.h"
 #include "transport/shmem_error.h"
+#include "transport/shmem_internal.h"
 #include "uvas.h"
 #include "uvas/status.h"
 
@@ -137,7 +138,12 @@ static void *alloc_sym(const char *call, size_t align, size_t size, int heap, bo
             }
         }
     }
+    uvas_shmem_agree_post(UVAS_AGREE_ALLOC, size, p);
     barrier(call);
+    if (uvas_shmem_agree_check(call) != UVAS_OK && p) {
+        uvas_try_free(p); /* return mode: the heaps are out of step; the object is not */
+        p = NULL;
+    }
     return p;
 }
 
@@ -217,7 +223,9 @@ void *shmem_realloc(void *ptr, size_t size)
     void *q = uvas_realloc(ptr, size);
     if (!q)
         uvas_shmem_report("shmem_realloc", status_of_errno(errno));
+    uvas_shmem_agree_post(UVAS_AGREE_REALLOC, size, q);
     barrier("shmem_realloc");
+    uvas_shmem_agree_check("shmem_realloc");
     return q;
 }
 
@@ -226,7 +234,10 @@ void shmem_free(void *ptr)
     if (!ptr)
         return;
     /* Peers may still be putting into this PE's copy until they arrive. */
+    uvas_shmem_agree_post(UVAS_AGREE_FREE, 0, ptr);
     barrier("shmem_free");
+    if (uvas_shmem_agree_check("shmem_free") != UVAS_OK)
+        return; /* return mode: not freeing what the others may not */
     int st = uvas_try_free(ptr);
     if (st != UVAS_OK)
         uvas_shmem_report("shmem_free", st);

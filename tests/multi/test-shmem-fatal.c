@@ -8,6 +8,8 @@
  *                 "uvas: shmem_putmem: ..." on stderr.
  *   global-exit   PE 1 calls shmem_global_exit(3).
  *   kill          PE 1 raises SIGKILL.
+ *   mismatch      PE 1 calls shmem_malloc with another size than the others:
+ *                 the job ends with "symmetric calls disagree" naming both.
  *   env           the environment as given (the script sets a bad variable):
  *                 shmem_init must refuse it.
  *
@@ -25,7 +27,7 @@
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: %s putmem-stack|global-exit|kill|env\n", argv[0]);
+        fprintf(stderr, "usage: %s putmem-stack|global-exit|kill|mismatch|env\n", argv[0]);
         return 2;
     }
     const char *mode = argv[1];
@@ -44,6 +46,14 @@ int main(int argc, char **argv)
     shmem_barrier_all();
     if (!strcmp(mode, "env")) {
         printf("NOT-ENDED: PE %d got past shmem_init\n", me);
+        shmem_finalize();
+        return 0;
+    }
+    if (!strcmp(mode, "mismatch")) {
+        long *x = shmem_malloc(me == 1 ? 8192 : 4096);
+        printf("NOT-ENDED: PE %d got %p from a mismatched shmem_malloc\n", me, (void *)x);
+        fflush(stdout);
+        shmem_barrier_all();
         shmem_finalize();
         return 0;
     }

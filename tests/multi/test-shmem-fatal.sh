@@ -74,6 +74,7 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
     echo "note: global-exit: mpirun exit status $rc, not the 3 PE 1 passed"
 fi
 check kill 60 kill 'signal 9|Killed|is gone' "$@"
+check mismatch 60 mismatch 'shmem_malloc: symmetric calls disagree: PE [0-9]+.s call' "$@"
 
 # PEs that cannot agree on one range: every PE's shmem_init fails, each
 # with the message naming the PE that differs, and nobody waits for ever.
@@ -99,7 +100,7 @@ fi
 # Variables every PE reads are refused by shmem_init itself, with a
 # message naming the variable (before: accepted silently, or refused only
 # at the first allocation).
-cases=4
+cases=5
 for bad in SHMEM_SYMMETRIC_SIZE=0 UVAS_SHMEM_ERRORS=junk SHMEM_SYMMETRIC_HEAP_DEFAULT=gpu; do
     cases=$((cases + 1))
     var=${bad%%=*}

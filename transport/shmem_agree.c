@@ -1,0 +1,105 @@
+/*
+ * Symmetric calls agree: every PE must call shmem_malloc (and friends,
+ * shmem_realloc, shmem_free) in the same order with the same arguments,
+ * or the heaps drift apart and later puts land in the wrong object. The
+ * check rides on the call's own barrier: before it, each PE puts a record
+ * of its call (kind, size, the offset it got or frees) into its successor's
+ * slot; after it, each PE compares its record with its predecessor's. Equal
+ * around the ring means equal everywhere; a difference is reported by the
+ * PE that sees it, naming both PEs and both calls. One small put per call.
+ * Slots alternate by call number, so a fast PE's next record never lands
+ * on one its successor has yet to read (it needs a barrier the slow one has
+ * not passed).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "transport/pe.h"
+#include "transport/shmem_error.h"
+#include "transport/shmem_internal.h"
+#include "uvas.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+
+struct rec {
+    uint64_t seq;  /* symmetric calls made so far, this one included */
+    uint64_t kind; /* enum uvas_agree_kind */
+    uint64_t size; /* requested bytes (0 for a free) */
+    uint64_t off;  /* offset in the range of the object, UINT64_MAX: none */
+};
+
+static struct rec *slot; /* [2], symmetric, host heap: the predecessor's records */
+static uint64_t seq;
+static struct rec mine;
+
+int uvas_shmem_agree_init(void)
+{
+    seq = 0;
+    if (uvas_pe_count() < 2)
+        return UVAS_OK;
+    slot = uvas_malloc_hint(2 * sizeof *slot, UVAS_HINT_HOST);
+    if (!slot)
+        return UVAS_ERR_NOMEM;
+    memset(slot, 0, 2 * sizeof *slot);
+    return UVAS_OK;
+}
+
+void uvas_shmem_agree_fini(void)
+{
+    if (slot)
+        uvas_try_free(slot);
+    slot = NULL;
+}
+
+static uint64_t offset_of(const void *p)
+{
+    return p ? (uint64_t)((const char *)p - uvas_g.base) : UINT64_MAX;
+}
+
+void uvas_shmem_agree_post(enum uvas_agree_kind kind, size_t size, const void *p)
+{
+    if (!slot)
+        return;
+    mine = (struct rec){++seq, (uint64_t)kind, size, offset_of(p)};
+    int succ = (uvas_pe_me() + 1) % uvas_pe_count();
+    (void)uvas_pe_put(&slot[seq & 1], &mine, sizeof mine, succ, false);
+}
+
+static const char *name_of(uint64_t kind)
+{
+    static const char *n[] = {"shmem_malloc", "shmem_realloc", "shmem_free"};
+    return kind < sizeof n / sizeof n[0] ? n[kind] : "?";
+}
+
+static void describe(char *out, size_t len, const struct rec *r)
+{
+    if (r->kind == UVAS_AGREE_FREE)
+        snprintf(out, len, "shmem_free of the object at offset %#llx",
+                 (unsigned long long)r->off);
+    else if (r->off == UINT64_MAX)
+        snprintf(out, len, "%s(%llu bytes), which failed", name_of(r->kind),
+                 (unsigned long long)r->size);
+    else
+        snprintf(out, len, "%s(%llu bytes) at offset %#llx", name_of(r->kind),
+                 (unsigned long long)r->size, (unsigned long long)r->off);
+}
+
+int uvas_shmem_agree_check(const char *call)
+{
+    if (!slot)
+        return UVAS_OK;
+    const volatile struct rec *got = &slot[mine.seq & 1];
+    struct rec p = {got->seq, got->kind, got->size, got->off};
+    if (!memcmp(&p, &mine, sizeof p))
+        return UVAS_OK;
+    int me = uvas_pe_me(), n = uvas_pe_count(), pred = (me + n - 1) % n;
+    char a[128], b[128];
+    describe(a, sizeof a, &p);
+    describe(b, sizeof b, &mine);
+    return uvas_shmem_fail(call, UVAS_ERR_INVAL, "symmetric calls disagree: PE %d's call %llu "
+                           "was %s, PE %d's call %llu was %s; every PE must make the same "
+                           "symmetric allocations and frees, in the same order, with the same "
+                           "sizes", pred, (unsigned long long)p.seq, a, me,
+                           (unsigned long long)mine.seq, b);
+}
