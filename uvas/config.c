@@ -293,6 +293,12 @@ int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out
                          "UVAS_DEVICE=none for no device tier", o->device_size ?
                          "options.device_size" : c.device_size_from, c.device_size, c.block_size);
     c.size = (c.size + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
+    if (c.base != UVAS_BASE_ANY && c.size > UVAS_USER_ADDR_END - c.base)
+        return uvas_fail(o->base || o->size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,
+                         "the range [%#lx, +%zu bytes) runs past the end of the user address "
+                         "space (%#lx): give a lower base (UVAS_BASE) or a smaller size "
+                         "(UVAS_SIZE)", (unsigned long)c.base, c.size,
+                         (unsigned long)UVAS_USER_ADDR_END);
     if ((c.size / c.block_size) >= UINT32_MAX)
         return uvas_fail(o->size || o->block_size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,
                          "a %zu-byte range has too many %zu-byte blocks (at most 2^32-1): "

@@ -8,11 +8,13 @@
 #include "uvas/range.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "uvas.h"
+#include "uvas/config.h"
 #include "uvas/inject.h"
 #include "uvas/status.h"
 
@@ -68,9 +70,15 @@ int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
                              "another base with UVAS_BASE (or UVAS_BASE=any for a "
                              "single process)", (unsigned long)base,
                              (unsigned long)(base + size));
+        /* Near the top of the address space the stack and the vDSO sit in
+         * the way: that is the base's fault, not the size's. */
+        bool high = base != UVAS_BASE_ANY && base + size > (UVAS_USER_ADDR_END / 4) * 3;
         return uvas_fail(e == ENOMEM ? UVAS_ERR_NOMEM : UVAS_ERR_SYS,
-                         "cannot map the %zu-byte range at %#lx: %s (a smaller UVAS_SIZE "
-                         "may fit)", size, (unsigned long)base, strerror(e));
+                         "cannot map the %zu-byte range at %#lx: %s (%s)", size,
+                         (unsigned long)base, strerror(e),
+                         high ? "the range reaches the top of the address space, where the "
+                                "stack lives: give a lower UVAS_BASE, e.g. 0x200000000000"
+                              : "a smaller UVAS_SIZE may fit");
     }
     /* Kernels before 4.17 treat MAP_FIXED_NOREPLACE as a hint. */
     if (want && p != want) {
