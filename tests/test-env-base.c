@@ -35,7 +35,7 @@ static const char *const bad[] = {
     "0x0",
     "0x800000000000", /* not below 0x800000000000 */
     "0x900000000000",
-    "0x7ffffe000000", /* aligned, but the range would run past the address space */
+    "0x7ffffe200000", /* aligned, but its 32 MiB would run past the address space */
     "xyz",
     "",
     "0x30000000000g",
