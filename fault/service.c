@@ -182,7 +182,10 @@ void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid)
         mm_begin();
         uvas_migrate_defer_wake = bi; /* give_up signals before it wakes */
         if (!uvas_migrate_cpu_map(bi, flags & UFFD_PAGEFAULT_FLAG_WRITE) &&
-            uvas_migrate_blocks(bi, 1, UVAS_RES_HOST, 0) != UVAS_OK)
+            uvas_migrate_blocks(bi, uvas_migrate_fault_window(bi), UVAS_RES_HOST, 0) !=
+                UVAS_OK &&
+            uvas_blk_res(atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire)) !=
+                UVAS_RES_HOST) /* a failure past bi is the readahead's, not this fault's */
             give_up(bi, addr, tid);
         uvas_migrate_defer_wake = SIZE_MAX;
         mm_end();

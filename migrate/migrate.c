@@ -565,6 +565,44 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
     return true;
 }
 
+/* Readahead for CPU faults on device-resident blocks: when the blocks just
+ * before bi came back to the host moments ago (a sequential sweep), bring
+ * back the following ones with bi, in one pipelined migration, twice as
+ * many as the sweep has already covered (as the kernel's readahead, and
+ * UVM's prefetch of a region the GPU has mostly left). A random access
+ * pattern finds no recent predecessor and moves bi alone. */
+#define READAHEAD_RECENT_NS 5000000ull
+#define READAHEAD_MAX_BYTES ((size_t)128 << 20)
+
+size_t uvas_migrate_fault_window(size_t bi)
+{
+    size_t cap = READAHEAD_MAX_BYTES >> uvas_g.shift;
+    if (cap < 1)
+        cap = 1;
+    uint32_t owner = atomic_load_explicit(&uvas_g.bt[bi].owner, RLX);
+    if (!owner)
+        return 1;
+    uint64_t now = now_ns();
+    size_t k = 0;
+    while (k < cap / 2 && bi > k) {
+        const struct uvas_block *p = &uvas_g.bt[bi - k - 1];
+        if (atomic_load_explicit(&p->owner, RLX) != owner ||
+            uvas_blk_res(atomic_load_explicit(&p->state, RLX)) != UVAS_RES_HOST ||
+            now - atomic_load_explicit(&p->moved_ns, RLX) > READAHEAD_RECENT_NS)
+            break;
+        k++;
+    }
+    size_t n = k ? 2 * k : 1;
+    if (n > cap)
+        n = cap;
+    /* Within the allocation and the range. */
+    size_t end = bi;
+    while (end < bi + n && end < uvas_g.nblocks &&
+           atomic_load_explicit(&uvas_g.bt[end].owner, RLX) == owner)
+        end++;
+    return end - bi;
+}
+
 int uvas_migrate_cpu_unmap(size_t first, size_t n)
 {
     int rc = UVAS_OK;

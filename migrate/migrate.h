@@ -46,6 +46,11 @@ void uvas_migrate_write_fault(size_t bi);
  * can, its device memory is mapped there. False: the caller migrates it
  * back instead. */
 bool uvas_migrate_cpu_map(size_t bi, bool write);
+
+/* How many blocks, from bi on, a CPU fault on device-resident block bi
+ * brings back to the host (1, or a readahead window for a sequential
+ * sweep). */
+size_t uvas_migrate_fault_window(size_t bi);
 /* Unmap the CPU views of blocks in [first, first+n). Status. */
 int uvas_migrate_cpu_unmap(size_t first, size_t n);
 

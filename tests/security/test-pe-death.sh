@@ -83,6 +83,12 @@ check() {
         # the death itself; once it did, it must check its memory before
         # the end.
         want='uvas: PE 0: PE 1 \(pid [0-9]+\) (is gone|died holding)|uvas: shmem_[a-z_]+: '
+        # Over UCX tcp, UCX 1.13.1 (Debian 12) may abort the survivor in its
+        # own progress on the dead peer's failed zero-copy send (uct_iface.h:
+        # "Assertion comp->count > 0 failed", status -80, endpoint timeout)
+        # before uvas's liveness check: the job still ends at once, with
+        # UCX's message (seen under load: docs/reliability.md).
+        [ "${UVAS_TRANSPORT:-}" = ucx ] && want="$want|uct_iface\.h:[0-9]+ +Assertion"
         if grep -q '^PE 0: PE 1 died' "$out"; then
             if [ -z "$pin" ] && ! grep -q 'PE 0: own memory intact' "$out"; then
                 fail "PE 0 did not check its own memory before the end"; return
