@@ -18,6 +18,20 @@ for f in .deps/*.deb; do dpkg -x "$f" /tmp/uvas-deps; done
 export LD_LIBRARY_PATH=/tmp/uvas-deps/usr/lib/x86_64-linux-gnu:/tmp/uvas-deps/lib/x86_64-linux-gnu
 icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 [ -f "$icd" ] && export VK_DRIVER_FILES=$icd
+
+# Open MPI unpacked over / (its components live at fixed paths); dpkg -x
+# does not run the alternatives that name mpirun and oshrun. Once per run.
+mpi_ready=0
+use_mpi() {
+    [ $mpi_ready = 1 ] && return
+    for f in .mpi/*.deb; do dpkg -x "$f" /; done
+    ln -sf orterun /usr/bin/mpirun
+    ln -sf orterun /usr/bin/oshrun
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
+    mpi_ready=1
+}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion" | head -4
 
@@ -38,14 +52,7 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
     echo "device tests: $pass passed, $fail failed, $skip skipped"
 fi
 if [ "$what" = multi ] || [ "$what" = all ]; then
-    # Open MPI unpacked over / (its components live at fixed paths);
-    # dpkg -x does not run the alternatives that name mpirun and oshrun.
-    for f in .mpi/*.deb; do dpkg -x "$f" /; done
-    ln -sf orterun /usr/bin/mpirun
-    ln -sf orterun /usr/bin/oshrun
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_MCA_rmaps_base_oversubscribe=1
-    export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
+    use_mpi
     pass=0 fail=0 skip=0
     tally() { # tag rc
         case $2 in
@@ -86,10 +93,7 @@ if [ "$what" = hardening ] || [ "$what" = all ]; then
     # Fault injection, process events, who may touch a PE's memory, the
     # death of a PE and a soak with the device tier (tests/inject, process,
     # security: docs/reliability.md).
-    for f in .mpi/*.deb; do dpkg -x "$f" /; done
-    ln -sf orterun /usr/bin/mpirun
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_MCA_rmaps_base_oversubscribe=1
+    use_mpi
     pass=0 fail=0 skip=0
     hrun() { # tag command...
         local tag=$1; shift
@@ -130,11 +134,6 @@ if [ "$what" = guard ] || [ "$what" = all ]; then
     # (bench/floors/h100.txt); the outputs go to $OUT/guard for perf-table.py.
     # CUDA's benchmark is linked before Open MPI's packages go over /.
     command -v nvcc >/dev/null && nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu
-    for f in .mpi/*.deb; do dpkg -x "$f" /; done
-    ln -sf orterun /usr/bin/mpirun
-    ln -sf orterun /usr/bin/oshrun
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    export OMPI_MCA_rmaps_base_oversubscribe=1
-    export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
+    use_mpi
     scripts/perf-check.sh h100 --builddir "$B" --out "$OUT/guard" ${GUARD_ALL:+--all}
 fi

@@ -16,17 +16,18 @@ import re
 import sys
 
 
+def _checker():
+    """scripts/perf-check.py, loaded as a module: one reader of metric lines."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("perf_check", os.path.join(here, "perf-check.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def metrics(d):
-    m = {}
-    for p in sorted(glob.glob(os.path.join(d, "*.txt"))):
-        for line in open(p, errors="replace"):
-            w = line.split()
-            if len(w) == 3 and w[0] == "metric":
-                try:
-                    m[w[1]] = float(w[2])
-                except ValueError:
-                    pass
-    return m
+    return _checker().read_metrics(sorted(glob.glob(os.path.join(d, "*.txt"))))
 
 
 def first_line(d, name, pattern):
