@@ -152,6 +152,8 @@ void uvas_ucx_poll(unsigned spins);
 /* Ends the job with a message if a PE of this node is gone (its pid; PEs
  * of other nodes are the launcher's and UCX's to report). */
 void uvas_pe_check_alive(void);
+/* Has process pid ended (gone, or a zombie its launcher has not reaped)? */
+bool uvas_pe_pid_gone(pid_t pid);
 
 /* am.c: active messages to a block's owner. */
 int uvas_am_init(void);

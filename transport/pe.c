@@ -84,13 +84,33 @@ static int transport_env(void)
     return rc;
 }
 
+/* Has the process of a local peer ended? A killed PE stays a zombie until
+ * its launcher reaps it (with orte_enable_recovery, for a while), and
+ * kill(pid, 0) still succeeds on a zombie: its state says it is dead
+ * (a migration waited for a dead PE's pin for ever under ASan so). */
+bool uvas_pe_pid_gone(pid_t pid)
+{
+    if (kill(pid, 0) < 0)
+        return errno == ESRCH;
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *c = strrchr(buf, ')'); /* the command may hold spaces and ')' */
+    return c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X');
+}
+
 /* A transition has waited seconds for the pins of table t (rank t, or the
  * remote peers' table n): is that peer alive? */
 static void gate_stuck(size_t block, unsigned t, double secs)
 {
     if ((int)t < uvas_job.n && (int)t != uvas_job.me) {
         struct uvas_peer *p = &uvas_job.peers[t];
-        if (p->same_node && kill(p->pid, 0) < 0 && errno == ESRCH) {
+        if (p->same_node && uvas_pe_pid_gone(p->pid)) {
             fprintf(stderr, "uvas: PE %d: PE %u (pid %d) died holding block %zu for %.0f s; "
                     "ending the job\n", uvas_job.me, t, (int)p->pid, block, secs);
             uvas_pe_global_exit(1);
@@ -353,7 +373,7 @@ void uvas_pe_check_alive(void)
         return; /* during init or teardown: no pids to watch */
     for (int r = 0; r < uvas_job.n; r++) {
         struct uvas_peer *p = &uvas_job.peers[r];
-        if (p->same_node && kill(p->pid, 0) < 0 && errno == ESRCH) {
+        if (p->same_node && uvas_pe_pid_gone(p->pid)) {
             fprintf(stderr, "uvas: PE %d: PE %d (pid %d) is gone; ending the job\n",
                     uvas_job.me, r, (int)p->pid);
             uvas_pe_global_exit(1);
