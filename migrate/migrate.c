@@ -70,10 +70,17 @@ static bool take(struct uvas_block *b, bool wait, uint32_t *seen)
     }
 }
 
-/* Give a block back unchanged (no new version: nothing moved). */
+static void wake_block(size_t bi);
+
+/* Give a block back unchanged (no new version: nothing moved), and wake
+ * it: the fault service drops a fault on a BUSY block for its holder to
+ * wake, so a holder that wakes nobody strands the faulting thread (a peer's
+ * read parked for ever behind uvas_migrate_collapse's or a same-place
+ * migration's brief hold on blocks hot-cold's sampling had unmapped). */
 static void untake(struct uvas_block *b, uint32_t seen)
 {
     uvas_blk_unbusy(b, seen);
+    wake_block((size_t)(b - uvas_g.bt));
 }
 
 static void wake_block(size_t bi)
@@ -346,7 +353,7 @@ static void finish_to_host(struct job *x, int rc)
 {
     struct uvas_block *b = &uvas_g.bt[x->bi];
     if (rc) { /* the device copy is still the data */
-        untake(b, x->seen);
+        uvas_blk_unbusy(b, x->seen);
         if (x->bi == uvas_migrate_defer_wake)
             return; /* the fault path signals its thread, then wakes */
     } else {
@@ -529,7 +536,6 @@ void uvas_migrate_write_fault(size_t bi)
     atomic_fetch_add_explicit(&b->writes, 1, RLX);
     uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size, false);
     untake(b, x.seen);
-    wake_block(bi);
 }
 
 bool uvas_migrate_cpu_map(size_t bi, bool write)
@@ -543,7 +549,6 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
         return true; /* in a transition: its end wakes the thread */
     if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
         untake(b, x.seen);
-        wake_block(bi);
         return true;
     }
     /* A duplicated block's host pages are a valid copy: the CPU uses them
@@ -677,7 +682,6 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
                 x.slot = b->dev_slot;
             } else if ((rc = get_slot(c, &x.slot)) != UVAS_OK) {
                 untake(b, x.seen);
-                wake_block(c);
                 /* A full tier past the first BATCH blocks: those go
                  * first, and once published they may be evicted to make
                  * room for the rest (this block is taken again next
