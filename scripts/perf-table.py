@@ -132,6 +132,9 @@ def block(machine, d):
     check = os.path.join(d, "check.txt")
     if os.path.exists(check):
         out += ["Guard (`perf-check.py`): " + first_line(d, "check.txt", r"passed, \d+ failed").replace("perf-check: ", ""), ""]
+    runf = os.path.join(d, "run.txt")
+    notes = open(runf).read().splitlines()[1:] if os.path.exists(runf) else []
+    out += [f"Note: {n}" for n in notes if n.strip()] + ([""] if notes else [])
     return "\n".join(out)
 
 
