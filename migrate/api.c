@@ -146,18 +146,18 @@ static int migrate_entered(const void *ptr, size_t len, int location, unsigned f
                          "nor UVAS_LOC_DEVICE", location);
     if (flags & ~UVAS_MIGRATE_ASYNC)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate: flags %#x has unknown bits", flags);
-    struct uvas_ptr_info info;
-    if (location == UVAS_LOC_DEVICE && uvas_query(ptr, &info) == UVAS_OK &&
-        (info.alloc_hints & UVAS_HINT_HOST))
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate(%p): host-heap memory (UVAS_HINT_HOST, "
-                         "SHMEM_MALLOC_HOST_HEAP) stays on the host; allocate it without the "
-                         "hint to let it move", ptr);
     if (!uvas_devtier_present(&uvas_g.devtier)) {
         if (location == UVAS_LOC_HOST) /* everything already is */
             return UVAS_OK;
         return uvas_fail(UVAS_ERR_NO_DEVICE, "uvas_migrate to the device: %s",
                          uvas_g.device_note);
     }
+    struct uvas_ptr_info info;
+    if (location == UVAS_LOC_DEVICE && uvas_query(ptr, &info) == UVAS_OK &&
+        (info.alloc_hints & UVAS_HINT_HOST))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_migrate(%p): host-heap memory (UVAS_HINT_HOST, "
+                         "SHMEM_MALLOC_HOST_HEAP) stays on the host; allocate it without the "
+                         "hint to let it move", ptr);
     if (flags & UVAS_MIGRATE_ASYNC)
         return uvas_migrate_enqueue(first, n, location);
     return uvas_migrate_blocks(first, n, location, UVAS_MIG_WAIT);

@@ -203,9 +203,10 @@ static int expect_blocks(const char *p, size_t len)
 {
     if (len == 0)
         return UVAS_ERR_INVAL;
-    if (find_live(p) < 0)
+    int i = find_live(p);
+    if (i < 0)
         return UVAS_ERR_NOT_OWNED;
-    if (len > rsize || (size_t)(p - base) + len > rsize)
+    if (len > live[i].size - (size_t)(p - live[i].p)) /* past its allocation (uvas/span.c) */
         return UVAS_ERR_INVAL;
     return UVAS_OK;
 }
@@ -405,6 +406,9 @@ static void one(struct fz_in *in)
                 want = UVAS_ERR_INVAL;
             if (want == UVAS_OK && !device && loc == UVAS_LOC_DEVICE)
                 want = UVAS_ERR_NO_DEVICE;
+            if (want == UVAS_OK && loc == UVAS_LOC_DEVICE &&
+                (live[find_live(p)].hints & UVAS_HINT_HOST))
+                want = UVAS_ERR_INVAL; /* host-heap memory never moves */
             if (device && want == UVAS_OK && (rc == UVAS_ERR_NOMEM))
                 want = rc; /* a full device tier */
             if (flags & UVAS_MIGRATE_ASYNC)
