@@ -465,9 +465,17 @@ void *uvas_calloc(size_t nmemb, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    char *p = alloc_common(total, 16, 0, "uvas_calloc");
-    if (!p)
+    /* Counted in until the clearing is done (uvas_finalize waits for it). */
+    uvas_clear_error();
+    if (uvas_ensure_init() != UVAS_OK || uvas_api_enter("uvas_calloc") != UVAS_OK) {
+        errno = ENOMEM;
         return NULL;
+    }
+    char *p = alloc_entered(total, 16, 0, "uvas_calloc");
+    if (!p) {
+        uvas_api_leave();
+        return NULL;
+    }
     /* Memory reads zero unless its block was populated since it was
      * released: a slab's earlier slots, or a stray store into free blocks
      * (a use after free) that the fault path filled. Only those blocks are
@@ -482,6 +490,7 @@ void *uvas_calloc(size_t nmemb, size_t size)
             memset(q, 0, (size_t)(bend - q));
         q = bend;
     }
+    uvas_api_leave();
     return p;
 }
 
