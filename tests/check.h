@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -145,6 +146,14 @@ static inline void tu_setenv(const char *name, const char *value)
         fprintf(stderr, "setenv(%s) failed: %s\n", name, strerror(errno));
         tu_exit(TU_EXIT_FAIL);
     }
+}
+
+/* Seconds on the monotonic clock, for loops bounded by time. */
+static inline double tu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* Bound the whole program: SIGALRM's default action kills it (a failure). */

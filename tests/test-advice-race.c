@@ -26,13 +26,6 @@ static unsigned char *dev_area; /* written by the device */
 static atomic_int stop;
 static atomic_ulong toggles;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void churn(void *p, size_t len, unsigned i);
 
 static void *toggler(void *arg)
@@ -110,9 +103,9 @@ static unsigned run(const char *policy, double seconds, unsigned max_rounds)
     pthread_t th, dw;
     CHECK(pthread_create(&th, NULL, toggler, NULL) == 0, "pthread_create");
     CHECK(pthread_create(&dw, NULL, device_writer, &dev_rounds) == 0, "pthread_create");
-    double t0 = now_s();
+    double t0 = tu_now_s();
     unsigned r;
-    for (r = 1; r <= max_rounds && (now_s() - t0 < seconds || atomic_load(&toggles) < 8); r++) {
+    for (r = 1; r <= max_rounds && (tu_now_s() - t0 < seconds || atomic_load(&toggles) < 8); r++) {
         for (size_t i = 0; i < words; i++)
             area[i] = ((uint64_t)r << 32) | i;
         size_t stale = 0, first = SIZE_MAX;

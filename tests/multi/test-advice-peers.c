@@ -30,13 +30,6 @@ static atomic_int stop;
 static unsigned long cycles;
 static bool device;
 
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static void *toggler(void *arg)
 {
     (void)arg;
@@ -77,9 +70,9 @@ int main(void)
     if (me == 0)
         CHECK(pthread_create(&th, NULL, toggler, NULL) == 0, "pthread_create");
     uint64_t *at = arr + (size_t)me * slice; /* this PE's slice of PE 0's array */
-    double t0 = now_s();
+    double t0 = tu_now_s();
     int r;
-    for (r = 1; r <= R_MAX && now_s() - t0 < RUN_S; r++) {
+    for (r = 1; r <= R_MAX && tu_now_s() - t0 < RUN_S; r++) {
         for (size_t i = 0; i < slice; i++)
             mine[i] = ((uint64_t)me << 56) | ((uint64_t)r << 32) | i;
         if (me == 0) { /* the owner's own CPU writes */
