@@ -12,11 +12,15 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -366,6 +370,33 @@ static inline void tu_expect_blocks(const void *p, size_t len, int res, const ch
           "device %zu)", what, ri.blocks[res], n, p, len, uvas_residence_name(res),
           ri.blocks[UVAS_RES_UNPOPULATED], ri.blocks[UVAS_RES_HOST],
           ri.blocks[UVAS_RES_DEVICE]);
+}
+
+/* The uvas-stat endpoint (an abstract socket "uvas-stat/<uid>/<pid>/...",
+ * uvas/endpoint.c) that process pid of user uid listens on, as an address
+ * to connect to; false when it has none. */
+static inline bool tu_stat_endpoint(pid_t pid, uid_t uid, struct sockaddr_un *a, socklen_t *len)
+{
+    FILE *f = fopen("/proc/net/unix", "r");
+    if (!f)
+        return false;
+    char line[512], want[64], path[256];
+    int wl = snprintf(want, sizeof want, "@uvas-stat/%u/%d/", (unsigned)uid, (int)pid);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        unsigned long flags;
+        if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, path) == 2 &&
+            (flags & 0x10000) && !strncmp(path, want, (size_t)wl) &&
+            strlen(path) < sizeof a->sun_path) {
+            memset(a, 0, sizeof *a);
+            a->sun_family = AF_UNIX;
+            memcpy(a->sun_path + 1, path + 1, strlen(path) - 1);
+            *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
 }
 
 #endif /* UVAS_TEST_CHECK_H */

@@ -1,7 +1,10 @@
 /*
  * uvas-stat reads a live process: its statistics and residency per
  * allocation come back while the process keeps running, and match what
- * the process did. Another user gets nothing from the endpoint.
+ * the process did. Another user gets nothing from the endpoint, and a
+ * name like the endpoint's bound by another user is not believed. The
+ * endpoint is an abstract socket: it goes with its process, even one
+ * that is killed (a socket file stayed behind until the next start).
  * usage: test-stat PATH-TO-uvas-stat
  */
 #include <sys/socket.h>
@@ -81,28 +84,110 @@ int main(int argc, char **argv)
     CHECK(strstr(out, me), "the list names this process: %s", out);
     CHECK(run_stat(argv[1], "999999999", NULL, out, sizeof out) == 1, "a pid with no endpoint");
 
-    /* Another user: the directory is closed to it, and an answer is never
-     * given to another uid. */
+    /* Another user: connects (an abstract socket has no file mode) but
+     * gets no answer; and an endpoint name of this process bound by that
+     * user is ignored by uvas-stat. */
     if (getuid() == 0) {
+        struct sockaddr_un sa;
+        socklen_t sl;
+        CHECK(tu_stat_endpoint(getpid(), getuid(), &sa, &sl), "no endpoint of this process in "
+              "/proc/net/unix");
+        int ready[2];
+        CHECK(pipe(ready) == 0, "pipe");
+        fflush(stdout);
         pid_t c = fork();
         CHECK(c >= 0, "fork");
         if (c == 0) {
+            close(ready[0]);
             if (setgid(65534) || setuid(65534))
                 _exit(3);
-            struct sockaddr_un sa = {.sun_family = AF_UNIX};
-            snprintf(sa.sun_path, sizeof sa.sun_path, "/tmp/uvas-0/%s.sock", pid);
+            signal(SIGPIPE, SIG_IGN); /* the endpoint may close before the request */
             int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-            _exit(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 ? 1 : 0);
+            if (connect(fd, (struct sockaddr *)&sa, sl) < 0)
+                _exit(4);
+            (void)!write(fd, "stats", 5);
+            shutdown(fd, SHUT_WR);
+            char b[64];
+            if (read(fd, b, sizeof b) > 0) /* 0, or ECONNRESET: the request went unread */
+                _exit(1);                    /* answered another user */
+            close(fd);
+            /* The impostor: this process's name, another pid and uid. */
+            struct sockaddr_un fake = {.sun_family = AF_UNIX};
+            int n = snprintf(fake.sun_path + 1, sizeof fake.sun_path - 1,
+                             "uvas-stat/0/%s/0000000000000000", pid);
+            int lf = socket(AF_UNIX, SOCK_STREAM, 0);
+            if (bind(lf, (struct sockaddr *)&fake,
+                     (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0 ||
+                listen(lf, 8) < 0)
+                _exit(5);
+            close(ready[1]); /* listening: the parent may look */
+            for (;;) { /* answer anyone who asks, as a real endpoint would */
+                int s = accept(lf, NULL, NULL);
+                if (s >= 0) {
+                    (void)!write(s, "IMPOSTOR\n", 9);
+                    close(s);
+                }
+            }
         }
+        close(ready[1]);
+        char b;
+        CHECK(read(ready[0], &b, 1) == 0, "pipe");
+        close(ready[0]);
+        int stat_rc = run_stat(argv[1], pid, NULL, out, sizeof out);
+        int list_rc = run_stat(argv[1], NULL, NULL, out + strlen(out) + 1,
+                               sizeof out - strlen(out) - 1);
+        const char *listed = out + strlen(out) + 1;
         int st;
+        bool alive = waitpid(c, &st, WNOHANG) == 0;
+        kill(c, SIGKILL);
         waitpid(c, &st, 0);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "another user reached the endpoint "
-              "(status %d)", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+        CHECK(alive, "the other user's child ended early (status %#x: 1 = answered, 3 = no "
+              "setuid, 4 = no connection, 5 = no bind)", st);
+        CHECK(stat_rc == 0 && strstr(out, "faults") && !strstr(out, "IMPOSTOR"),
+              "uvas-stat %s with an impostor endpoint beside the real one (status %d): %s", pid,
+              stat_rc, out);
+        CHECK(list_rc == 0 && !strstr(listed, "IMPOSTOR"), "uvas-stat list with an impostor: %s",
+              listed);
     }
     uvas_free(a);
     CHECK_OK(uvas_finalize());
-    char path[128];
-    snprintf(path, sizeof path, "/tmp/uvas-%u/%s.sock", (unsigned)getuid(), pid);
-    CHECK(access(path, F_OK) != 0, "the endpoint is removed by uvas_finalize");
+    struct sockaddr_un sa;
+    socklen_t sl;
+    CHECK(!tu_stat_endpoint(getpid(), getuid(), &sa, &sl), "the endpoint is gone after "
+          "uvas_finalize");
+
+    /* A process killed with its endpoint open leaves nothing behind. */
+    int ready[2];
+    CHECK(pipe(ready) == 0, "pipe");
+    fflush(stdout);
+    pid_t c = fork();
+    CHECK(c >= 0, "fork");
+    if (c == 0) {
+        close(ready[0]);
+        if (uvas_init(NULL) != UVAS_OK)
+            _exit(3);
+        close(ready[1]);
+        pause();
+        _exit(0);
+    }
+    close(ready[1]);
+    char b;
+    CHECK(read(ready[0], &b, 1) == 0, "pipe");
+    close(ready[0]);
+    bool had = tu_stat_endpoint(c, getuid(), &sa, &sl);
+    kill(c, SIGKILL);
+    int st;
+    waitpid(c, &st, 0);
+    CHECK(had, "the child (pid %d) had no endpoint", (int)c);
+    CHECK(!tu_stat_endpoint(c, getuid(), &sa, &sl), "the endpoint of the killed child (pid %d) "
+          "is still listed", (int)c);
+    /* Where the socket file of the killed child used to stay behind. */
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    char left[2][160];
+    snprintf(left[0], sizeof left[0], "%.100s/uvas/%d.sock", xdg ? xdg : "/nonexistent", (int)c);
+    snprintf(left[1], sizeof left[1], "/tmp/uvas-%u/%d.sock", (unsigned)getuid(), (int)c);
+    for (int i = 0; i < 2; i++)
+        CHECK(access(left[i], F_OK) != 0, "%s stayed behind the killed child", left[i]);
+    printf("the endpoint went with the killed process: ok\n");
     return 0;
 }

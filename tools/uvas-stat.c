@@ -1,9 +1,8 @@
 /*
  * uvas-stat: look at a running uvas process without stopping it. Talks to
- * the endpoint each process serves (uvas/endpoint.c) at <dir>/<pid>.sock,
- * dir being the user's socket directory (uvas/rundir.h: $XDG_RUNTIME_DIR/uvas,
- * /tmp/uvas-<uid>, or a private /tmp/uvas-<uid>.XXXXXX when another user took
- * that name); only the same user gets an answer.
+ * the endpoint each process serves (uvas/endpoint.c), an abstract Unix
+ * socket found in /proc/net/unix; only the same user gets an answer, and
+ * an answer counts only from the process the name claims.
  *
  *   uvas-stat                  list the live uvas processes of this user
  *   uvas-stat PID              statistics and tier occupancy
@@ -11,9 +10,8 @@
  *   uvas-stat -s PID           blocks not at rest: in a transition, CPU-mapped, pinned
  *   uvas-stat -i SECONDS ...   refresh every SECONDS until interrupted
  */
-#include <dirent.h>
-#include <stdbool.h>
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,59 +21,77 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#define MAX_DIRS 16
+#include "uvas/endpoint.h"
 
-/* A directory of this user that nobody else may enter. */
-static bool private_dir(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-           !(st.st_mode & 077);
-}
+#define MAX_EPS 256
 
-/* The places a uvas process of this user may have its endpoint, in the
- * order uvas/rundir.c tries them. */
-static int dirs(char out[MAX_DIRS][96])
+/* A listening endpoint of this user: the pid its name claims, the name. */
+struct ep {
+    long pid;
+    char name[108];
+};
+
+/* This user's endpoints (of pid only, when pid > 0), from /proc/net/unix:
+ * abstract names, which the kernel lists and removes with the process. */
+static int find(long pid, struct ep *out, int max)
 {
+    FILE *f = fopen("/proc/net/unix", "r");
+    if (!f)
+        return -errno;
+    char line[512], prefix[64];
+    int pl = snprintf(prefix, sizeof prefix, "@" UVAS_ENDPOINT_PREFIX "%u/", (unsigned)getuid());
     int n = 0;
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && *xdg && snprintf(out[n], 96, "%s/uvas", xdg) < 96 && private_dir(out[n]))
+    while (n < max && fgets(line, sizeof line, f)) {
+        unsigned long flags;
+        char path[256];
+        /* Num RefCount Protocol Flags Type St Inode Path */
+        if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, path) != 2 ||
+            !(flags & 0x10000) /* __SO_ACCEPTCON: listening, not an accepted copy */ ||
+            strncmp(path, prefix, (size_t)pl))
+            continue;
+        char *end;
+        long p = strtol(path + pl, &end, 10);
+        if (end == path + pl || *end != '/' || p <= 0 || (pid > 0 && p != pid) ||
+            strlen(path) > sizeof out[n].name)
+            continue;
+        out[n].pid = p;
+        memcpy(out[n].name, path + 1, strlen(path)); /* with its NUL */
         n++;
-    snprintf(out[n], 96, "/tmp/uvas-%u", (unsigned)getuid());
-    if (private_dir(out[n]))
-        n++;
-    char prefix[40];
-    int pl = snprintf(prefix, sizeof prefix, "uvas-%u.", (unsigned)getuid());
-    DIR *d = opendir("/tmp");
-    for (struct dirent *e; d && (e = readdir(d)) && n < MAX_DIRS;)
-        if (!strncmp(e->d_name, prefix, (size_t)pl) &&
-            snprintf(out[n], 96, "/tmp/%s", e->d_name) < 96 && private_dir(out[n]))
-            n++;
-    if (d)
-        closedir(d);
+    }
+    fclose(f);
     return n;
 }
 
-/* Send req to the endpoint at path and copy the answer to stdout. 0, or -errno. */
-static int ask_at(const char *path, const char *req)
+/* Send req to endpoint e and copy the answer to stdout. 0, or -errno. */
+static int ask_at(const struct ep *e, const char *req)
 {
     struct sockaddr_un a = {.sun_family = AF_UNIX};
-    if (snprintf(a.sun_path, sizeof a.sun_path, "%s", path) >= (int)sizeof a.sun_path)
-        return -ENAMETOOLONG;
+    size_t nl = strlen(e->name);
+    memcpy(a.sun_path + 1, e->name, nl);
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + nl);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -errno;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        int e = errno;
+    if (connect(fd, (struct sockaddr *)&a, len) < 0) {
+        int err = errno;
         close(fd);
-        if (e == ECONNREFUSED) /* the process is gone: its socket is stale */
-            unlink(a.sun_path);
-        return -e;
+        return -err;
     }
-    if (write(fd, req, strlen(req)) < 0 || shutdown(fd, SHUT_WR) < 0) {
-        int e = errno;
+    /* Anybody can bind an abstract name: believe only the process it names. */
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0 || cred.uid != getuid() ||
+        cred.pid != e->pid) {
+        fprintf(stderr, "uvas-stat: ignoring @%s: it is served by pid %d of uid %u, not by the "
+                "process it names (another program took a name like uvas's)\n", e->name,
+                (int)cred.pid, (unsigned)cred.uid);
         close(fd);
-        return -e;
+        return -EACCES;
+    }
+    if (send(fd, req, strlen(req), MSG_NOSIGNAL) < 0 || shutdown(fd, SHUT_WR) < 0) {
+        int err = errno;
+        close(fd);
+        return -err;
     }
     char buf[65536];
     ssize_t n;
@@ -85,46 +101,36 @@ static int ask_at(const char *path, const char *req)
         total += (size_t)n;
     }
     close(fd);
-    return total ? 0 : -EPERM; /* no answer: another user's process */
+    return total ? 0 : -EPERM;
 }
 
-/* pid's endpoint, wherever it is. 0, or -errno (-ENOENT: none found). */
+/* pid's endpoint. 0, or -errno (-ENOENT: none found). */
 static int ask(long pid, const char *req)
 {
-    char d[MAX_DIRS][96];
-    int n = dirs(d), e = -ENOENT;
-    for (int i = 0; i < n && e == -ENOENT; i++) {
-        char path[160];
-        snprintf(path, sizeof path, "%.100s/%ld.sock", d[i], pid);
-        e = ask_at(path, req);
-    }
+    struct ep eps[8];
+    int n = find(pid, eps, 8), e = n < 0 ? n : -ENOENT;
+    for (int i = 0; i < n && e; i++)
+        e = ask_at(&eps[i], req);
     return e;
 }
 
 static int list(void)
 {
-    char d[MAX_DIRS][96];
-    int n = dirs(d), found = 0;
+    static struct ep eps[MAX_EPS];
+    int n = find(0, eps, MAX_EPS), found = 0;
+    if (n < 0) {
+        fprintf(stderr, "uvas-stat: cannot read /proc/net/unix: %s\n", strerror(-n));
+        return 1;
+    }
     for (int i = 0; i < n; i++) {
-        DIR *dd = opendir(d[i]);
-        for (struct dirent *e; dd && (e = readdir(dd));) {
-            char *end;
-            long pid = strtol(e->d_name, &end, 10);
-            if (end == e->d_name || strcmp(end, ".sock"))
-                continue;
-            printf("== pid %ld\n", pid);
-            if (ask(pid, "stats") == 0)
-                found++;
-            else
-                printf("   (not answering)\n");
-        }
-        if (dd)
-            closedir(dd);
+        printf("== pid %ld\n", eps[i].pid);
+        if (ask_at(&eps[i], "stats") == 0)
+            found++;
+        else
+            printf("   (not answering)\n");
     }
     if (!found)
-        printf("no running uvas process of this user (looked in %d director%s: "
-               "$XDG_RUNTIME_DIR/uvas, /tmp/uvas-%u, /tmp/uvas-%u.*)\n", n, n == 1 ? "y" : "ies",
-               (unsigned)getuid(), (unsigned)getuid());
+        printf("no running uvas process of this user (in this network namespace)\n");
     return 0;
 }
 
@@ -193,9 +199,12 @@ int main(int argc, char **argv)
         if (every > 0)
             printf("\033[H\033[2J");
         if (!pid) {
-            list();
+            if (list())
+                return 1;
         } else {
             int e = ask(pid, req);
+            if (e == -EACCES)
+                return 1;
             if (e) {
                 char why[200];
                 fprintf(stderr, "uvas-stat: process %ld: %s\n", pid,

@@ -1,8 +1,11 @@
 /*
- * The local endpoint uvas-stat reads a live process through: a Unix socket
- * <pid>.sock in the user's socket directory (uvas/rundir.h: only the user
- * can enter it, and nobody can take its name first),
- * answering only peers of the same uid (SO_PEERCRED). One request per
+ * The local endpoint uvas-stat reads a live process through: an abstract
+ * Unix socket named UVAS_ENDPOINT_PREFIX "<uid>/<pid>/<64 random bits>"
+ * (endpoint.h). Abstract, so that it goes with the process however the
+ * process ends (a file would outlive a crash); random, so that no other
+ * user can bind the name first; uvas-stat checks the server's credentials
+ * before it believes an answer, and the server answers only peers of the
+ * same uid (SO_PEERCRED). One request per
  * connection: "stats", "map" (per allocation), "blocks" (one character
  * per block of every allocation) or "states" (every block that is in a
  * transition, mapped for the CPU, duplicated, closed or pinned: what to
@@ -12,23 +15,21 @@
  */
 #include "uvas/endpoint.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "uvas/gate.h"
 #include "uvas/internal.h"
-#include "uvas/rundir.h"
 #include "uvas/status.h"
 
 #define RLX memory_order_relaxed
@@ -37,7 +38,6 @@ static struct {
     int lfd, stopfd;
     pthread_t th;
     bool running;
-    char path[108];
 } ep = {.lfd = -1, .stopfd = -1};
 
 /* One line per allocation: base, size, hints, residence counts, map. */
@@ -171,26 +171,24 @@ static void *serve(void *arg)
     return NULL;
 }
 
-/* Endpoints of processes that were killed stay behind as <pid>.sock; a
- * starting process removes those whose pid no longer exists. */
-static void sweep_dead(const char *dir)
+/* Bind fd to a fresh abstract name of this process. 0, or -1 with errno. */
+static int bind_name(int fd)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        char *end;
-        long pid = strtol(e->d_name, &end, 10);
-        if (end == e->d_name || strcmp(end, ".sock") || pid <= 0)
-            continue;
-        if (kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-            char path[128];
-            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
-                unlink(path);
-        }
+    for (int tries = 0; tries < 8; tries++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
+            return -1;
+        struct sockaddr_un a = {.sun_family = AF_UNIX};
+        /* sun_path[0] stays 0: the abstract namespace. */
+        int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, UVAS_ENDPOINT_PREFIX "%u/%d/%016llx",
+                         (unsigned)getuid(), (int)getpid(), (unsigned long long)r);
+        socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+        if (bind(fd, (struct sockaddr *)&a, len) == 0)
+            return 0;
+        if (errno != EADDRINUSE)
+            return -1;
     }
-    closedir(d);
+    return -1;
 }
 
 int uvas_endpoint_start(void)
@@ -198,19 +196,9 @@ int uvas_endpoint_start(void)
     const char *env = getenv("UVAS_STAT");
     if (env && !strcmp(env, "0"))
         return UVAS_OK;
-    char dir[96];
-    if (uvas_rundir(dir, sizeof dir) != UVAS_OK) {
-        uvas_warn("uvas-stat endpoint off: %s", uvas_last_error());
-        return UVAS_OK;
-    }
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    sweep_dead(dir);
-    snprintf(a.sun_path, sizeof a.sun_path, "%s/%d.sock", dir, getpid());
-    unlink(a.sun_path);
     ep.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (ep.lfd < 0 || bind(ep.lfd, (struct sockaddr *)&a, sizeof a) < 0 || listen(ep.lfd, 8) < 0)
+    if (ep.lfd < 0 || bind_name(ep.lfd) < 0 || listen(ep.lfd, 8) < 0)
         goto off;
-    snprintf(ep.path, sizeof ep.path, "%s", a.sun_path);
     ep.stopfd = eventfd(0, EFD_CLOEXEC);
     if (ep.stopfd < 0 || pthread_create(&ep.th, NULL, serve, NULL))
         goto off;
@@ -234,8 +222,5 @@ void uvas_endpoint_stop(void)
         close(ep.lfd);
     if (ep.stopfd >= 0)
         close(ep.stopfd);
-    if (ep.path[0])
-        unlink(ep.path);
     ep.lfd = ep.stopfd = -1;
-    ep.path[0] = '\0';
 }

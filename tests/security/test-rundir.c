@@ -1,11 +1,13 @@
 /*
  * Another user cannot deny uvas to a user by taking its socket directory
  * first: with /tmp/uvas-<uid> made by someone else (here root, for the
- * user uid 65533), uvas_init still starts, its uvas-stat endpoint lives in
- * a private /tmp/uvas-<uid>.XXXXXX, uvas-stat finds it there, and
- * uvas_finalize removes it. Before, every shmem_init of that user failed
- * and the endpoint was off, and the user could not remove the directory
- * (sticky /tmp). Needs root (to be both users); usage: test-rundir UVAS-STAT.
+ * user uid 65533), the directory where a PE serves its window
+ * (uvas/rundir.h) is a private /tmp/uvas-<uid>.XXXXXX instead, a socket
+ * can be bound there, and releasing it removes it; uvas_init starts and
+ * uvas-stat reads the process (its endpoint is an abstract socket, in no
+ * directory). Before, every shmem_init of that user failed, the endpoint
+ * was off, and the user could not remove the directory (sticky /tmp).
+ * Needs root (to be both users); usage: test-rundir UVAS-STAT.
  */
 #include <dirent.h>
 #include <grp.h>
@@ -15,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "../check.h"
+#include "uvas/rundir.h"
 
 #define VICTIM 65533 /* not 65534: test-unprivileged runs as that one meanwhile */
 
@@ -46,14 +49,21 @@ static int victim(void)
     char before[128] = "";
     int n0 = private_dirs(before, sizeof before);
     CHECK_OK(uvas_init(NULL));
-    char dir[128] = "";
+    char dir[128] = "", got[96];
+    CHECK_OK(uvas_rundir(got, sizeof got));
     CHECK_EQ(private_dirs(dir, sizeof dir), n0 + 1, "private socket directories");
+    CHECK(!strcmp(got, dir), "uvas_rundir gave %s, the new private directory is %s", got, dir);
     struct stat st;
     CHECK(lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == VICTIM &&
           (st.st_mode & 0777) == 0700, "%s: not a 0700 directory of uid %d", dir, VICTIM);
-    char sock[192];
-    snprintf(sock, sizeof sock, "%s/%d.sock", dir, (int)getpid());
-    CHECK(lstat(sock, &st) == 0 && S_ISSOCK(st.st_mode), "no endpoint at %s", sock);
+    /* A PE's window socket, as transport/window.c binds it. */
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof a.sun_path, "%.90s/job-x-0.sock", dir);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(s >= 0 && bind(s, (struct sockaddr *)&a, sizeof a) == 0 && listen(s, 1) == 0,
+          "cannot listen on %s: %s", a.sun_path, strerror(errno));
+    close(s);
+    unlink(a.sun_path);
     /* uvas-stat, run by the same user, finds the endpoint there. */
     char pid[16];
     snprintf(pid, sizeof pid, "%d", (int)getpid());
@@ -103,7 +113,7 @@ int main(int argc, char **argv)
         rmdir(taken);
     CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0, "uid %d could not use uvas with %s taken "
           "(status %#x)", VICTIM, taken, ws);
-    printf("ok: with %s taken by another user, uid %d's endpoint went to a private "
-           "directory, uvas-stat found it, finalize removed it\n", taken, VICTIM);
+    printf("ok: with %s taken by another user, uid %d's socket directory is a private one, "
+           "finalize removed it, uvas-stat read the process\n", taken, VICTIM);
     return 0;
 }

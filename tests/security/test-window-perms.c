@@ -6,7 +6,9 @@
  *  (a) another user (uid/gid 65534, a forked child of PE 0; skipped unless
  *      PE 0 runs as root): the socket directory /tmp/uvas-<uid> cannot be
  *      opened, searched or connected through (EACCES), nor can PE 1's
- *      /proc/<pid>/fd, /proc/<pid>/map_files and /proc/<pid>/mem;
+ *      /proc/<pid>/fd, /proc/<pid>/map_files and /proc/<pid>/mem; PE 1's
+ *      uvas-stat endpoint (an abstract socket: anyone connects) answers
+ *      nothing;
  *  (a') another user who gets past the directory anyway (it keeps
  *      CAP_DAC_OVERRIDE): the window server refuses a well-formed HELLO
  *      (status UVAS_ERR_PERM, no descriptors) because SO_PEERCRED says
@@ -151,12 +153,10 @@ static struct outcome ask_hello(const char *path, int rank, const char *nspace)
 }
 
 /* The uvas-stat endpoint: bytes answered to "stats" (-1: no connection). */
-static long stat_answer(const char *path, int *err)
+static long stat_answer(const struct sockaddr_un *a, socklen_t alen, int *err)
 {
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un a = {.sun_family = AF_UNIX};
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    if (s < 0 || connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
+    if (s < 0 || connect(s, (const struct sockaddr *)a, alen) < 0) {
         *err = errno;
         if (s >= 0)
             close(s);
@@ -243,7 +243,8 @@ static int in_child(const char *title, int (*fn)(void *), void *arg)
 static struct target {
     char dir[96];
     char win_path[108];   /* PE 1's window server */
-    char stat_path[108];  /* PE 1's uvas-stat endpoint */
+    struct sockaddr_un stat_addr; /* PE 1's uvas-stat endpoint (abstract) */
+    socklen_t stat_len;
     char nspace[PMIX_MAX_NSLEN + 1];
     pid_t pid1;
 } T;
@@ -295,9 +296,10 @@ static int attack_other_user(void *arg)
            "connect(PE 1's window socket) as another user: %s",
            o.status == NO_CONNECT ? strerror(o.err) : "CONNECTED");
     int se = 0;
-    long got = stat_answer(T.stat_path, &se);
-    EXPECT(got < 0 && se == EACCES, "connect(PE 1's uvas-stat endpoint) as another user: %s",
-           got < 0 ? strerror(se) : "CONNECTED");
+    /* Abstract: any user connects, and gets nothing. */
+    long got = stat_answer(&T.stat_addr, T.stat_len, &se);
+    EXPECT(got == 0, "PE 1's uvas-stat endpoint, another user: %ld bytes answered%s%s", got,
+           got < 0 ? ", no connection: " : "", got < 0 ? strerror(se) : "");
     /* The memfds are also reachable through /proc/<pid>/fd of the owner. */
     static const char *const procs[] = {"fd", "map_files"};
     for (int i = 0; i < 2; i++) {
@@ -347,7 +349,7 @@ static int attack_other_user_dac(void *arg)
     EXPECT(o.status == UVAS_ERR_PERM && o.fds == 0,
            "SLAB 0 as rank 1 of this job, another uid: status %d, %u fds", o.status, o.fds);
     int se = 0;
-    long got = stat_answer(T.stat_path, &se);
+    long got = stat_answer(&T.stat_addr, T.stat_len, &se);
     EXPECT(got == 0, "uvas-stat endpoint, another uid: %ld bytes answered%s%s", got,
            got < 0 ? ", no connection: " : "", got < 0 ? strerror(se) : "");
     return 0;
@@ -376,7 +378,7 @@ static int attack_same_user(void *arg)
            o.status, o.fds);
     /* The uvas-stat endpoint is per user, not per job: it answers. */
     int se = 0;
-    long got = stat_answer(T.stat_path, &se);
+    long got = stat_answer(&T.stat_addr, T.stat_len, &se);
     EXPECT(got > 0, "uvas-stat endpoint, same user (control): %ld bytes", got);
     return 0;
 }
@@ -611,12 +613,13 @@ int main(int argc, char **argv)
         snprintf(T.win_path, sizeof T.win_path, "%s", p1->sock_path);
         snprintf(T.nspace, sizeof T.nspace, "%s", uvas_job.proc.nspace);
         T.pid1 = p1->pid;
-        snprintf(T.stat_path, sizeof T.stat_path, "%s/%d.sock", T.dir, (int)T.pid1);
+        CHECK(tu_stat_endpoint(T.pid1, getuid(), &T.stat_addr, &T.stat_len),
+              "PE 1 (pid %d) has no uvas-stat endpoint in /proc/net/unix", (int)T.pid1);
         char want[160];
         snprintf(want, sizeof want, "%s/job-%.40s-1.sock", T.dir, T.nspace);
         CHECK(!strcmp(T.win_path, want), "PE 1's socket is %s, expected %s", T.win_path, want);
-        printf("PE 1: pid %d, window server %s, uvas-stat %s\n", (int)T.pid1, T.win_path,
-               T.stat_path);
+        printf("PE 1: pid %d, window server %s, uvas-stat @%s\n", (int)T.pid1, T.win_path,
+               T.stat_addr.sun_path + 1);
 
         /* (b) the directory and /dev/shm */
         struct stat st;
