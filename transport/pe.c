@@ -15,6 +15,7 @@
 #include "uvas/config.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 
 struct uvas_job uvas_job = {.listen_fd = -1, .stop_fd = -1,
@@ -328,17 +329,12 @@ int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
         return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not symmetric (not from shmem_malloc "
                          "and friends; the symmetric range is [%p, %p))", call, addr,
                          (void *)uvas_g.base, (void *)(uvas_g.base + uvas_g.size));
-    const struct uvas_block *b = &uvas_g.bt[uvas_block_index(a)];
-    bool live = atomic_load_explicit(&b->owner, memory_order_relaxed) &&
-                (!len || atomic_load_explicit(&uvas_g.bt[uvas_block_index(a + len - 1)].owner,
-                                              memory_order_relaxed));
-    /* Small objects share slab blocks: the block's owner says nothing about
-     * the object, the allocation's bounds do. */
-    if (live && atomic_load_explicit(&b->kind, memory_order_relaxed) == UVAS_BK_SLAB) {
-        struct uvas_ptr_info info;
-        live = uvas_query(a, &info) == UVAS_OK &&
-               (size_t)(a - (const char *)info.alloc_base) + len <= info.alloc_size;
-    }
+    /* One live allocation must hold all of it: the object's bounds, not
+     * the blocks' (small objects share slab blocks; extents lie side by
+     * side). */
+    char *base;
+    size_t size;
+    bool live = uvas_span_alloc(a, &base, &size) && len <= size - (size_t)(a - base);
     if (!live)
         return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not inside a live symmetric "
                          "allocation (freed, or never allocated)", call, addr, len);

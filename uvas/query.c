@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "uvas/internal.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 
 #define RLX memory_order_relaxed
@@ -33,36 +34,16 @@ int uvas_query(const void *p, struct uvas_ptr_info *info)
 {
     if (!info)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_query: info is NULL");
-    if (!atomic_load_explicit(&uvas_g.ready, ACQ) || !uvas_in_range(p))
+    char *base;
+    size_t size;
+    if (!uvas_span_alloc(p, &base, &size))
         return not_owned(p);
     size_t bi = uvas_block_index(p);
     const struct uvas_block *b = &uvas_g.bt[bi];
-    uint32_t owner = atomic_load_explicit(&b->owner, ACQ);
-    int kind = atomic_load_explicit(&b->kind, RLX);
-    if (owner == 0 || owner > uvas_g.nblocks)
+    uint32_t owner = atomic_load_explicit(&b->owner, RLX);
+    if (owner == 0 || owner > uvas_g.nblocks) /* freed since */
         return not_owned(p);
     const struct uvas_block *h = &uvas_g.bt[owner - 1];
-    char *base;
-    size_t size;
-    if (kind == UVAS_BK_EXTENT) {
-        base = uvas_block_addr(owner - 1);
-        size = atomic_load_explicit(&h->size, RLX);
-    } else if (kind == UVAS_BK_SLAB) {
-        const struct uvas_slabs *S = &uvas_g.slabs;
-        uint32_t ss = S->class_size[atomic_load_explicit(&b->cls, RLX) % UVAS_SLAB_MAX_CLASSES];
-        if (ss == 0)
-            return not_owned(p);
-        size_t off = (size_t)((const char *)p - uvas_block_addr(bi));
-        size_t slot = off / ss;
-        if (slot >= uvas_g.block_size / ss || !uvas_slab_live(S, bi, (uint32_t)slot))
-            return not_owned(p);
-        base = uvas_block_addr(bi) + slot * ss;
-        size = atomic_load_explicit(&uvas_slab_sizes(S, bi)[slot], RLX);
-    } else {
-        return not_owned(p);
-    }
-    if ((const char *)p >= base + size)
-        return not_owned(p);
     info->residence = uvas_blk_res(atomic_load_explicit(&b->state, ACQ));
     info->block_size = uvas_g.block_size;
     info->block_base = uvas_block_addr(bi);

@@ -21,6 +21,8 @@ int uvas_slabs_init(struct uvas_slabs *s, size_t block_size, size_t nblocks)
         for (int q = 1; q <= 4 && base + q * base / 4 <= max; q++)
             s->class_size[n++] = (uint32_t)(base + q * base / 4);
     s->nclasses = n;
+    for (uint32_t c = 0; c < n; c++)
+        s->class_magic[c] = ((uint64_t)1 << 42) / s->class_size[c] + 1;
     s->max_small = s->class_size[n - 1];
     s->slots_max = (uint32_t)(block_size / UVAS_SLAB_MIN);
     s->words_per_block = (s->slots_max + 63) / 64;

@@ -23,6 +23,8 @@
 struct uvas_slabs {
     uint32_t nclasses;
     uint32_t class_size[UVAS_SLAB_MAX_CLASSES];
+    /* floor(2^42 / size) + 1: uvas_slab_slot divides by multiplying. */
+    uint64_t class_magic[UVAS_SLAB_MAX_CLASSES];
     size_t max_small;
     uint32_t slots_max;        /* block_size / UVAS_SLAB_MIN */
     uint32_t words_per_block;  /* bitmap words per block */
@@ -34,6 +36,16 @@ struct uvas_slabs {
     uint32_t partial[UVAS_HEAP_COUNT][UVAS_SLAB_MAX_CLASSES];
     uint32_t empty[UVAS_HEAP_COUNT][UVAS_SLAB_MAX_CLASSES];
 };
+
+/* off / class_size[cls] for an offset inside a block. Exact: the magic's
+ * error, under off * 2^-42 <= 2^-21, never reaches the next integer while
+ * the divisor stays under 2^21 (classes are at most an eighth of a block
+ * of at most 2 MiB). A put's symmetric check does this on every call; a
+ * div instruction was its largest cost. */
+static inline uint32_t uvas_slab_slot(const struct uvas_slabs *s, uint32_t cls, size_t off)
+{
+    return (uint32_t)(((uint64_t)off * s->class_magic[cls]) >> 42);
+}
 
 int uvas_slabs_init(struct uvas_slabs *s, size_t block_size, size_t nblocks);
 void uvas_slabs_fini(struct uvas_slabs *s);

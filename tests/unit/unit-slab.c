@@ -1,7 +1,9 @@
 /*
  * Size classes for every block size: increasing, 16-byte multiples up to
  * an eighth of a block, at most 25% slack past 128 bytes, and the class
- * chosen for (size, align) is the smallest that fits with aligned slots.
+ * chosen for (size, align) is the smallest that fits with aligned slots;
+ * the slot of every offset of a block, found by multiplying, is the one
+ * division gives.
  */
 #include "../check.h"
 #include "uvas/slab.h"
@@ -21,6 +23,13 @@ int main(void)
                 CHECK(s.class_size[c] <= s.class_size[c - 1] + s.class_size[c - 1] / 4 + 16,
                       "block %zu: class %u slack", bs, c);
         }
+        if (bs == (2u << 20) || bs == 4096) /* every offset of the largest block */
+            for (uint32_t c = 0; c < s.nclasses; c++)
+                for (size_t off = 0; off < bs; off++)
+                    if (uvas_slab_slot(&s, c, off) != off / s.class_size[c])
+                        FAIL("block %zu, class %u: slot of offset %zu is %u, not %zu", bs,
+                             s.class_size[c], off, uvas_slab_slot(&s, c, off),
+                             off / s.class_size[c]);
         for (size_t size = 1; size <= s.max_small; size += 1 + size / 7)
             for (size_t al = 16; al <= 4096; al *= 2) {
                 int c = uvas_slab_class(&s, size, al);
