@@ -36,7 +36,7 @@ int uvas_query(const void *p, struct uvas_ptr_info *info)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_query: info is NULL");
     char *base;
     size_t size;
-    if (!uvas_span_alloc(p, &base, &size))
+    if (!atomic_load_explicit(&uvas_g.ready, ACQ) || !uvas_span_alloc(p, &base, &size))
         return not_owned(p);
     size_t bi = uvas_block_index(p);
     const struct uvas_block *b = &uvas_g.bt[bi];

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "uvas.h"
+#include "uvas/internal.h"
 
 /* Status: UVAS_ERR_NOT_INIT, UVAS_ERR_INVAL (len 0, or past the end of the
  * allocation), UVAS_ERR_NOT_OWNED (ptr in no live allocation), each with a
@@ -18,9 +19,37 @@
 int uvas_span_check(const void *ptr, size_t len, const char *fn, struct uvas_ptr_info *info);
 
 /* The live allocation holding p, as [*base, *base + *size): false when
- * there is none. No message and no lock, for the paths that ask on every
- * operation (a put's symmetric check); racing a free, it answers for
- * either side. */
-bool uvas_span_alloc(const void *p, char **base, size_t *size);
+ * there is none. For a running range only (the caller knows uvas_g.ready).
+ * No message and no lock, for the paths that ask on every operation (a
+ * put's symmetric check); racing a free, it answers for either side. */
+static inline bool uvas_span_alloc(const void *p, char **base, size_t *size)
+{
+    if (!uvas_in_range(p))
+        return false;
+    size_t bi = uvas_block_index(p);
+    const struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t owner = atomic_load_explicit(&b->owner, memory_order_acquire);
+    int kind = atomic_load_explicit(&b->kind, memory_order_relaxed);
+    if (owner == 0 || owner > uvas_g.nblocks)
+        return false;
+    if (kind == UVAS_BK_EXTENT) {
+        *base = uvas_block_addr(owner - 1);
+        *size = atomic_load_explicit(&uvas_g.bt[owner - 1].size, memory_order_relaxed);
+    } else if (kind == UVAS_BK_SLAB) {
+        const struct uvas_slabs *S = &uvas_g.slabs;
+        uint32_t cls = atomic_load_explicit(&b->cls, memory_order_relaxed) % UVAS_SLAB_MAX_CLASSES;
+        uint32_t ss = S->class_size[cls];
+        if (ss == 0)
+            return false;
+        uint32_t slot = uvas_slab_slot(S, cls, (size_t)((const char *)p - uvas_block_addr(bi)));
+        if ((size_t)(slot + 1) * ss > uvas_g.block_size || !uvas_slab_live(S, bi, slot))
+            return false;
+        *base = uvas_block_addr(bi) + (size_t)slot * ss;
+        *size = atomic_load_explicit(&uvas_slab_sizes(S, bi)[slot], memory_order_relaxed);
+    } else {
+        return false;
+    }
+    return (const char *)p < *base + *size;
+}
 
 #endif
