@@ -372,6 +372,22 @@ static inline void tu_expect_blocks(const void *p, size_t len, int res, const ch
           ri.blocks[UVAS_RES_DEVICE]);
 }
 
+/* Every block covering [p, p+len) reaches residence res within 10 s. For
+ * blocks that a migration this thread did not wait for may still be
+ * publishing (CPU-fault readahead maps a stage's pages, then publishes
+ * them: a reader can be done with them first, and under load the
+ * publication comes milliseconds later). */
+static inline void tu_settle_blocks(const void *p, size_t len, int res, const char *what)
+{
+    double end = tu_now_s() + 10;
+    struct uvas_range_info ri;
+    size_t bs = tu_range().block_size;
+    size_t n = (uintptr_t)((const char *)p + len - 1) / bs - (uintptr_t)p / bs + 1;
+    while (uvas_query_range(p, len, &ri) == UVAS_OK && ri.blocks[res] != n && tu_now_s() < end)
+        usleep(1000);
+    tu_expect_blocks(p, len, res, what);
+}
+
 /* The uvas-stat endpoint (an abstract socket "uvas-stat/<uid>/<pid>/...",
  * uvas/endpoint.c) that process pid of user uid listens on, as an address
  * to connect to; false when it has none. */

@@ -35,17 +35,9 @@ int main(void)
     struct uvas_stats s0 = tu_stats();
     for (size_t i = 0; i < NB * bs; i += 4096)
         CHECK(a[i] == (unsigned char)(i * 13 + 1), "sweep: byte %zu", i);
-    /* The last readahead run may still be ending on a fault thread (its
-     * pages are mapped before the blocks are published): wait for it. */
-    for (int i = 0; i < 2000; i++) {
-        struct uvas_range_info ri;
-        CHECK_OK(uvas_query_range(a, NB * bs, &ri));
-        if (ri.blocks[UVAS_RES_HOST] == NB)
-            break;
-        usleep(1000);
-    }
+    /* The last readahead run may still be publishing (check.h). */
+    tu_settle_blocks(a, NB * bs, UVAS_RES_HOST, "a after the sweep");
     struct uvas_stats s1 = tu_stats();
-    tu_expect_blocks(a, NB * bs, UVAS_RES_HOST, "a after the sweep");
     tu_expect_blocks(b, NB * bs, UVAS_RES_DEVICE, "b, the next allocation, after a's sweep");
     uint64_t faults = s1.faults_device - s0.faults_device;
     CHECK(faults >= 1 && faults <= NB, "%llu device faults for %d blocks",

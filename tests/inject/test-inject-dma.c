@@ -79,7 +79,7 @@ int main(void)
     CHECK(dev >= 1, "no block stayed on the device after the failed copy back");
     printf("  to the host: %zu of %zu blocks stayed on the device\n", dev, n);
     ti_verify(p, len, 15, bs, "data after the failed copy back");
-    tu_expect_blocks(p, len, UVAS_RES_HOST, "after reading everything");
+    tu_settle_blocks(p, len, UVAS_RES_HOST, "after reading everything");
 
     /* Asynchronous. */
     ti_arm("dma:1");
