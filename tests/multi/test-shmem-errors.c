@@ -99,6 +99,26 @@ int main(void)
     expect_error("putmem past the end of a small object", "shmem_putmem",
                  "live symmetric allocation");
     shmem_free(keep);
+    /* Two large objects side by side: an access from the end of one into
+     * the next is past the end of its object, though every block it
+     * touches is live (the check used to look at the blocks only). */
+    size_t big = (size_t)4 << 20;
+    char *first = shmem_malloc(big), *second = shmem_malloc(big);
+    CHECK(first && second, "shmem_malloc");
+    if (second == first + big) {
+        shmemx_clear_error();
+        shmem_putmem(first + big - 8, src, 16, right);
+        expect_error("putmem from the end of one object into the next", "shmem_putmem",
+                     "live symmetric allocation");
+        shmemx_clear_error();
+        shmem_getmem(src, first + big - 8, 16, right);
+        expect_error("getmem across two objects", "shmem_getmem", "live symmetric allocation");
+    } else {
+        printf("note: the two objects are not adjacent (%p, %p): no cross-object case\n",
+               (void *)first, (void *)second);
+    }
+    shmem_free(second);
+    shmem_free(first);
 
     /* ---- PEs out of range ---- */
     shmem_barrier_all();
