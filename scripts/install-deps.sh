@@ -3,7 +3,7 @@
 # Idempotent and quiet when everything is already there.
 set -eu
 
-PKGS="meson ninja-build pkg-config gcc libc6-dev python3 liburing-dev libvulkan-dev
+PKGS="meson ninja-build pkg-config gcc libc6-dev python3 libvulkan-dev
 mesa-vulkan-drivers vulkan-tools libucx-dev libhwloc-dev libpmix-dev openmpi-bin
 libopenmpi-dev gnuplot-nox clang-14 libclang-rt-14-dev"
 
