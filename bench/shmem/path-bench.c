@@ -61,7 +61,7 @@
 #include <shmem.h>
 #include <uvas.h>
 
-#include "transport/pe.h"
+#include "transport/pe/pe.h"
 
 #define BUF ((size_t)2 << 20) /* one 2 MiB transfer; also the largest block */
 #define MAX_BATCHES 5

@@ -1,7 +1,7 @@
 /*
- * Messages from peers: the owner side of active messages (transport/am.c
+ * Messages from peers: the owner side of active messages (transport/pe/am.c
  * hands a peer's put, get and atomic to uvas_owner_write, _read and _amo
- * in transport/owner.c), with the address, length, width, operation and
+ * in transport/pe/owner.c), with the address, length, width, operation and
  * operands taken from the input, after a uvas_init of a small range
  * (64 MiB, no device tier; UVAS_FAULT as set, default uffd) and a few live
  * allocations. The input is a sequence of 26-byte requests.
@@ -15,7 +15,7 @@
 #include <stdbool.h>
 
 #include "fuzz.h"
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "tests/check.h"
-#include "transport/pe.h"
+#include "transport/pe/pe.h"
 
 #define BLK ((size_t)2 << 20)
 

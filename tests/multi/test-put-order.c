@@ -27,8 +27,8 @@
 #include <time.h>
 
 #include "tests/check.h"
-#include "transport/job.h"
-#include "transport/pe.h"
+#include "transport/pe/job.h"
+#include "transport/pe/pe.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 

@@ -23,7 +23,7 @@
 #include <time.h>
 
 #include "tests/check.h"
-#include "transport/pe.h"
+#include "transport/pe/pe.h"
 
 enum {
     NB = 4,         /* blocks in the target array */

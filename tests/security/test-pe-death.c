@@ -39,7 +39,7 @@
 #include <time.h>
 
 #include "tests/check.h"
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 

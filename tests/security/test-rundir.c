@@ -56,7 +56,7 @@ static int victim(void)
     struct stat st;
     CHECK(lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == VICTIM &&
           (st.st_mode & 0777) == 0700, "%s: not a 0700 directory of uid %d", dir, VICTIM);
-    /* A PE's window socket, as transport/window.c binds it. */
+    /* A PE's window socket, as transport/pe/window.c binds it. */
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%.90s/job-x-0.sock", dir);
     int s = socket(AF_UNIX, SOCK_STREAM, 0);

@@ -33,8 +33,8 @@
 #include <time.h>
 
 #include "tests/check.h"
-#include "transport/job.h"
-#include "transport/pe.h"
+#include "transport/pe/job.h"
+#include "transport/pe/pe.h"
 
 #define MAXT 16
 #define NS 32          /* slots per thread per PE */
@@ -109,7 +109,7 @@ static void bad(struct worker *w, const char *fmt, ...)
     atomic_fetch_add(&errors, 1);
 }
 
-/* This thread's per-path operation counts (transport/job.h). */
+/* This thread's per-path operation counts (transport/pe/job.h). */
 static void path_snap(uint64_t *o)
 {
     struct uvas_path_ctr *c = uvas_path_mine ? uvas_path_mine : uvas_path_register();

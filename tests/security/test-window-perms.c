@@ -53,7 +53,7 @@
 #include <sys/un.h>
 
 #include "tests/check.h"
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/rundir.h"
 
 /* One judged fact, printed either way; whether it held. */
@@ -65,7 +65,7 @@ static bool expect(bool ok, const char *what)
 
 /* ---- the window protocol, as a client outside the library sees it ----
  * This mirrors struct win_req / struct win_rep and the constants in
- * transport/window.c (private there). If window.c changes its layout, the
+ * transport/pe/window.c (private there). If window.c changes its layout, the
  * "control" request below stops getting status OK and the test fails
  * loudly rather than passing on malformed requests. */
 #define WIN_MAGIC 0x75766177u /* "uvaw" */
@@ -732,7 +732,7 @@ int main(int argc, char **argv)
         printf("control: PE 0's own HELLO to PE 1, the same request layout: status %d, %u "
                "fds (want 0, 3): %s\n", o.status, o.fds, ok ? "ok" : "FAIL");
         CHECK(ok, "the control request was not served: the request layout no longer "
-              "mirrors transport/window.c, or PE 1's server died");
+              "mirrors transport/pe/window.c, or PE 1's server died");
         fflush(stdout);
     }
     /* PE 1 must still serve its data unharmed. */

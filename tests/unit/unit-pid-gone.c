@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "../check.h"
-#include "transport/job.h"
+#include "transport/pe/job.h"
 
 int main(void)
 {

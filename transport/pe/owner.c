@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"

@@ -13,9 +13,9 @@
 #include <strings.h>
 
 #include "shmem.h"
-#include "transport/pe.h"
-#include "transport/shmem_error.h"
-#include "transport/shmem_internal.h"
+#include "transport/pe/pe.h"
+#include "transport/shmem/error.h"
+#include "transport/shmem/internal.h"
 #include "uvas.h"
 #include "uvas/status.h"
 

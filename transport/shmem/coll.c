@@ -14,9 +14,9 @@
 #include <stdlib.h>
 
 #include "shmem.h"
-#include "transport/pe.h"
-#include "transport/shmem_error.h"
-#include "transport/shmem_internal.h"
+#include "transport/pe/pe.h"
+#include "transport/shmem/error.h"
+#include "transport/shmem/internal.h"
 #include "uvas.h"
 
 /* This PE's element count for shmem_collect, where peers read it. */

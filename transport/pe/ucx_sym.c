@@ -1,6 +1,6 @@
-/* Loading UCX (transport/ucx_sym.h says why it is not linked). */
+/* Loading UCX (transport/pe/ucx_sym.h says why it is not linked). */
 #define UVAS_UCX_SYM_IMPL
-#include "transport/ucx_sym.h"
+#include "transport/pe/ucx_sym.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -3,15 +3,15 @@
  * touch directly (untouched, in a transition, duplicated, mapped for the
  * CPU, on a GPU this PE cannot import, or on another node when the
  * transfer is small). The owner applies the access to its own range
- * (transport/owner.c) with its own policy in charge, and answers: data for
+ * (transport/pe/owner.c) with its own policy in charge, and answers: data for
  * a get, the old value for an AMO, an acknowledgement for a put (quiet
  * waits for those).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/job.h"
-#include "transport/ucx_sym.h"
+#include "transport/pe/job.h"
+#include "transport/pe/ucx_sym.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"

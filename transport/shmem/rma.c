@@ -8,9 +8,9 @@
 #include <string.h>
 
 #include "shmem.h"
-#include "transport/pe.h"
-#include "transport/shmem_error.h"
-#include "transport/shmem_internal.h"
+#include "transport/pe/pe.h"
+#include "transport/shmem/error.h"
+#include "transport/shmem/internal.h"
 #include "uvas.h"
 
 static void put_bytes(const char *call, void *dest, const void *src, size_t n, int pe,

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "shmem.h"
-#include "transport/shmem_error.h"
+#include "transport/shmem/error.h"
 #include "uvas.h"
 
 /* The collectives' symmetric scratch. Collective: shmem_init calls it on
@@ -14,7 +14,7 @@
  * it gets the same address everywhere. Idempotent. */
 int uvas_shmem_coll_init(void);
 
-/* Symmetric calls agree (shmem_agree.c): post before the call's barrier,
+/* Symmetric calls agree (agree.c): post before the call's barrier,
  * check after it (a difference is reported and returned). */
 enum uvas_agree_kind { UVAS_AGREE_ALLOC = 0, UVAS_AGREE_REALLOC = 1, UVAS_AGREE_FREE = 2 };
 int uvas_shmem_agree_init(void);

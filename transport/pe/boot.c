@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/status.h"
 
 int uvas_boot_start(void)

@@ -1,4 +1,4 @@
-/* How the OpenSHMEM layer reports bad input (see shmem_error.c). */
+/* How the OpenSHMEM layer reports bad input (see error.c). */
 #ifndef UVAS_TRANSPORT_SHMEM_ERROR_H
 #define UVAS_TRANSPORT_SHMEM_ERROR_H
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "migrate/copy.h"
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 

@@ -1,6 +1,6 @@
 /*
  * The PE layer's life cycle and synchronisation: bootstrap, the agreement
- * on one range, connections, barrier, quiet, queries (transport/pe.h).
+ * on one range, connections, barrier, quiet, queries (transport/pe/pe.h).
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/config.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"

@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "transport/job.h"
-#include "transport/ucx_sym.h"
+#include "transport/pe/job.h"
+#include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"

@@ -21,7 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "transport/job.h"
+#include "transport/pe/job.h"
 #include "uvas/endpoint.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"

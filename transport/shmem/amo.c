@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "shmem.h"
-#include "transport/pe.h"
-#include "transport/shmem_error.h"
+#include "transport/pe/pe.h"
+#include "transport/shmem/error.h"
 #include "uvas.h"
 
 static uint64_t to_bits(const void *v, size_t width)

@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "transport/pe.h"
-#include "transport/shmem_error.h"
-#include "transport/shmem_internal.h"
+#include "transport/pe/pe.h"
+#include "transport/shmem/error.h"
+#include "transport/shmem/internal.h"
 #include "uvas.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"

@@ -6,7 +6,7 @@
  * UVAS_SHMEM_ERRORS=return lets tests and careful programs continue and
  * ask shmemx_last_error() instead.
  */
-#include "transport/shmem_error.h"
+#include "transport/shmem/error.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 #include <strings.h>
 
 #include "shmem.h"
-#include "transport/pe.h"
+#include "transport/pe/pe.h"
 #include "uvas.h"
 #include "uvas/status.h"
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "shmem.h"
-#include "transport/pe.h"
-#include "transport/shmem_error.h"
-#include "transport/shmem_internal.h"
+#include "transport/pe/pe.h"
+#include "transport/shmem/error.h"
+#include "transport/shmem/internal.h"
 #include "uvas.h"
 
 #define SPINS_BEFORE_YIELD 64

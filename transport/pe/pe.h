@@ -1,14 +1,14 @@
 /*
- * The PE layer: what the OpenSHMEM API (transport/shmem_*.c) is built on.
+ * The PE layer: what the OpenSHMEM API (transport/shmem/) is built on.
  * A PE is one process of the job; every PE maps the same flat range at the
  * same base, so a symmetric address names the same object on every PE.
  *
  * Every function returns UVAS_OK or a negative UVAS_ERR_* status with the
  * thread's message in uvas_last_error() (which call, which address, which
  * PE, what to do). Nothing here prints or exits on bad input: the OpenSHMEM
- * layer decides (transport/shmem_error.c).
+ * layer decides (transport/shmem/error.c).
  *
- * Dispatch (transport/dispatch.c): each operation is cut at block
+ * Dispatch (transport/pe/dispatch.c): each operation is cut at block
  * boundaries and each piece goes the way the residence of its target block
  * (and of a local source) says: a store into the peer's host tier, a copy
  * engine transfer into the peer's device memory, a write through a mapping

@@ -14,7 +14,7 @@
 #include <ucp/api/ucp.h>
 #include <vulkan/vulkan.h>
 
-#include "transport/pe.h"
+#include "transport/pe/pe.h"
 
 /* A peer's device slab imported into this PE's Vulkan device. */
 struct uvas_peer_slab {
@@ -58,7 +58,7 @@ struct uvas_peer {
     uint64_t pins_raddr;      /* the peer's pin table for remote peers */
     uint64_t alias_raddr;     /* the peer's host alias (0: no RMA, messages only) */
     /* Our active-message puts to this PE not yet acknowledged: while there
-     * are any, every access to it goes by message too (transport/dispatch.c:
+     * are any, every access to it goes by message too (transport/pe/dispatch.c:
      * ordering). */
     _Atomic uint32_t am_puts;
 };

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "transport/job.h"
-#include "transport/ucx_sym.h"
+#include "transport/pe/job.h"
+#include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
