@@ -19,7 +19,6 @@
 #include "transport/shmem/error.h"
 #include "transport/shmem/internal.h"
 #include "uvas.h"
-#include "uvas/internal.h"
 #include "uvas/status.h"
 
 struct rec {
@@ -54,7 +53,10 @@ void uvas_shmem_agree_fini(void)
 
 static uint64_t offset_of(const void *p)
 {
-    return p ? (uint64_t)((const char *)p - uvas_g.base) : UINT64_MAX;
+    struct uvas_range_desc d;
+    if (!p || uvas_range(&d) != UVAS_OK)
+        return UINT64_MAX;
+    return (uint64_t)((uintptr_t)p - (uintptr_t)d.base);
 }
 
 void uvas_shmem_agree_post(enum uvas_agree_kind kind, size_t size, const void *p)
