@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "uvas/internal.h"
 
 

@@ -31,7 +31,7 @@
 
 #include "fault/cpuset.h"
 #include "fault/fill.h"
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "migrate/cpuview.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"

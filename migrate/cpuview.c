@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "migrate/copy.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"

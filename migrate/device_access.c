@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "fault/service.h"
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "migrate/copy.h"
 #include "migrate/hostcache.h"
 #include "migrate/migrate.h"

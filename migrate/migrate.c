@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "fault/service.h"
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "migrate/copy.h"
 #include "migrate/cpuview.h"
 #include "migrate/hostbuf.h"

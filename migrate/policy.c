@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "migrate/migrate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"

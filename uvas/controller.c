@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "fault/service.h"
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "migrate/hostcache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 #include "uvas.h"
 #include "uvas/block.h"
 #include "migrate/copy.h"

@@ -1,5 +1,5 @@
 /* userfaultfd setup and the resolving ioctls. */
-#include "fault/uffd.h"
+#include "uvas/uffd.h"
 
 #include <errno.h>
 #include <fcntl.h>
