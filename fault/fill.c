@@ -7,8 +7,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "uvas/uffd.h"
 #include "uvas/internal.h"
+#include "uvas/uffd.h"
 
 
 struct uvas_fill_job {

@@ -31,13 +31,14 @@
 
 #include "fault/cpuset.h"
 #include "fault/fill.h"
-#include "uvas/uffd.h"
 #include "migrate/cpuview.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "migrate/state.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
+#include "uvas/uffd.h"
 
 #define MSG_BATCH 32
 
@@ -101,7 +102,7 @@ static void first_touch(size_t bi, uintptr_t addr, uint32_t tid)
     atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
     if (atomic_load_explicit(&b->owner, memory_order_acquire) == 0)
         atomic_fetch_add_explicit(&c->faults_stray, 1, memory_order_relaxed);
-    int res = uvas_policy_place(&uvas_g.policy, bi, UVAS_AGENT_CPU);
+    int res = uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_CPU);
     const struct uvas_tier_ops *t = uvas_tier_of(res);
     int rc = t ? t->populate(bi, addr) : UVAS_ERR_NO_DEVICE;
     if (rc != UVAS_OK && res == UVAS_RES_DEVICE) { /* a touch never fails for want of room */
@@ -198,6 +199,7 @@ _Thread_local bool uvas_on_fault_thread;
 /* ---- process events: the user's munmap and mremap in the range ---------- */
 
 static struct uvas_fault_service *_Atomic svc; /* the running service */
+static struct uvas_fault_service *running;     /* the one started (start/stop) */
 
 static bool in_range(uintptr_t a)
 {
@@ -523,7 +525,9 @@ static void *worker_main(void *arg)
     }
 }
 
-int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service **out)
+static void destroy(struct uvas_fault_service *s);
+
+int uvas_fault_service_start(int uffd, unsigned want)
 {
     int cpus[UVAS_MAX_FAULT_THREADS];
     unsigned ncpu = uvas_fault_cpus(cpus, UVAS_MAX_FAULT_THREADS);
@@ -591,49 +595,55 @@ int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service 
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc) {
-        uvas_fault_service_stop(s);
+        destroy(s);
         return rc;
     }
     atomic_store(&svc, s);
     uvas_uffd_set_eagain_hook(drain);
-    *out = s;
+    running = s;
     return UVAS_OK;
 }
 
-int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
-                          uintptr_t hot)
+int uvas_fault_zero_block(uintptr_t addr, size_t len, uintptr_t hot)
 {
+    struct uvas_fault_service *s = running;
     return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_ZERO, addr, len, UVAS_FILL_ZERO_CHUNK,
                          hot);
 }
 
 /* A page table's worth (2 MiB) per thread, or a block if larger. */
-static int per_table(struct uvas_fault_service *s, enum uvas_fill_op op, uintptr_t addr,
-                     size_t len)
+static int per_table(enum uvas_fill_op op, uintptr_t addr, size_t len)
 {
+    struct uvas_fault_service *s = running;
     size_t chunk = uvas_g.block_size > ((size_t)2 << 20) ? uvas_g.block_size : (size_t)2 << 20;
     return uvas_fill_run(s ? &s->fill : NULL, op, addr, len, chunk, addr);
 }
 
-int uvas_fault_map_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len)
+int uvas_fault_map_blocks(uintptr_t addr, size_t len)
 {
-    return per_table(s, UVAS_FILL_CONTINUE, addr, len);
+    return per_table(UVAS_FILL_CONTINUE, addr, len);
 }
 
-int uvas_fault_unmap_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len)
+int uvas_fault_unmap_blocks(uintptr_t addr, size_t len)
 {
-    return per_table(s, UVAS_FILL_UNMAP, addr, len);
+    return per_table(UVAS_FILL_UNMAP, addr, len);
 }
 
-unsigned uvas_fault_service_threads(const struct uvas_fault_service *s)
+unsigned uvas_fault_service_threads(void)
 {
-    return s ? s->n : 0;
+    return running ? running->n : 0;
 }
 
-void uvas_fault_service_stop(struct uvas_fault_service *s)
+void uvas_fault_service_stop(void)
 {
-    if (!s)
-        return;
+    struct uvas_fault_service *s = running;
+    running = NULL;
+    if (s)
+        destroy(s);
+}
+
+static void destroy(struct uvas_fault_service *s)
+{
     uint64_t one = 1;
     if (write(s->stopfd, &one, sizeof one) < 0)
         uvas_warn("fault service: cannot signal stop: %s", strerror(errno));

@@ -7,23 +7,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct uvas_fault_service;
+/* Start `want` threads (0: one per CPU of the process) on the userfaultfd:
+ * the process's one service. */
+int uvas_fault_service_start(int uffd, unsigned want);
+/* Threads of the running service (0: none). */
+unsigned uvas_fault_service_threads(void);
+void uvas_fault_service_stop(void);
 
-/* Start `want` threads (0: one per CPU of the process). */
-int uvas_fault_service_start(int uffd, unsigned want, struct uvas_fault_service **out);
-unsigned uvas_fault_service_threads(const struct uvas_fault_service *s);
-void uvas_fault_service_stop(struct uvas_fault_service *s);
-
-/* Zero-fill [addr, addr+len) with the service threads' help, hot first. */
-int uvas_fault_zero_block(struct uvas_fault_service *s, uintptr_t addr, size_t len,
-                          uintptr_t hot);
+/* Zero-fill [addr, addr+len) with the service threads' help, hot first
+ * (alone without a service). */
+int uvas_fault_zero_block(uintptr_t addr, size_t len, uintptr_t hot);
 
 /* Map the memfd's pages over [addr, addr+len) (whole blocks), a page
  * table's worth per thread. */
-int uvas_fault_map_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len);
+int uvas_fault_map_blocks(uintptr_t addr, size_t len);
 /* Unmap [addr, addr+len) from the range, keeping the memfd's pages; the
  * same spread. */
-int uvas_fault_unmap_blocks(struct uvas_fault_service *s, uintptr_t addr, size_t len);
+int uvas_fault_unmap_blocks(uintptr_t addr, size_t len);
 
 /* True on the fault service threads (they must not wait on themselves). */
 extern _Thread_local bool uvas_on_fault_thread;

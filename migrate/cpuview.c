@@ -9,11 +9,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "uvas/uffd.h"
 #include "migrate/copy.h"
+#include "migrate/state.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
+#include "uvas/uffd.h"
 
 /* mremap(MREMAP_FIXED) as the system call. UCX's memory hooks (libucm,
  * loaded with the transport) patch libc's mremap with a four-argument
@@ -141,7 +142,7 @@ static int make_dedicated(struct uvas_block *b)
     struct uvas_copy_op op = {.size = uvas_g.block_size};
     uvas_devtier_slot_where(t, b->dev_slot, &op.src, &op.src_off, NULL);
     uvas_devtier_slot_where(t, slot, &op.dst, &op.dst_off, NULL);
-    rc = uvas_copier_run(&uvas_g.copier, &op, 1);
+    rc = uvas_copier_run(&uvas_mg.copier, &op, 1);
     if (rc) {
         uvas_devtier_slot_free(t, slot);
         return rc;

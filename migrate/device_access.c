@@ -11,15 +11,16 @@
 #include <sys/mman.h>
 
 #include "fault/service.h"
-#include "uvas/uffd.h"
 #include "migrate/copy.h"
 #include "migrate/hostcache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "migrate/state.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
+#include "uvas/uffd.h"
 
 #define RLX memory_order_relaxed
 
@@ -83,7 +84,7 @@ static int touch(VkBuffer buf, VkDeviceSize off, size_t n, int write, unsigned c
         } else {
             ops[k++] = (struct uvas_copy_op){buf, off, scratch.buf, 0, n, 0};
         }
-        rc = uvas_copier_run(&uvas_g.copier, ops, k);
+        rc = uvas_copier_run(&uvas_mg.copier, ops, k);
     }
     pthread_mutex_unlock(&scratch.mu);
     return rc;
@@ -126,7 +127,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
         take(b, &seen);
         int res = uvas_blk_res(seen);
         if (res == UVAS_RES_UNPOPULATED) { /* the device's first touch */
-            int to = uvas_policy_place(&uvas_g.policy, bi, UVAS_AGENT_DEVICE);
+            int to = uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE);
             const struct uvas_tier_ops *t = uvas_tier_of(to);
             int rc = t->populate(bi, (uintptr_t)uvas_block_addr(bi));
             if (rc && to == UVAS_RES_DEVICE) {
@@ -156,7 +157,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
             return rc;
         }
         /* Host-resident: the policy decides. */
-        int act = uvas_policy_fault(&uvas_g.policy, bi, UVAS_AGENT_DEVICE, write, true);
+        int act = uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE, write, true);
         if (act == UVAS_ACTION_REMOTE) {
             VkBuffer hb;
             VkDeviceSize ho;

@@ -10,15 +10,16 @@
 #include <time.h>
 
 #include "fault/service.h"
-#include "uvas/uffd.h"
 #include "migrate/copy.h"
 #include "migrate/cpuview.h"
 #include "migrate/hostbuf.h"
 #include "migrate/hostcache.h"
 #include "migrate/policy.h"
+#include "migrate/state.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
+#include "uvas/uffd.h"
 
 /* Blocks per submission, and submissions in flight: the copy engine works
  * on the oldest stages while the CPU prepares the next one (to the device:
@@ -33,6 +34,8 @@
 #define MAX_JOBS 8192 /* jobs taken at once (16 GiB of 2 MiB blocks) */
 #define RLX memory_order_relaxed
 #define ACQ memory_order_acquire
+
+struct uvas_migrate_state uvas_mg;
 
 struct job {
     size_t bi;
@@ -135,9 +138,9 @@ static int get_slot(size_t bi, uint32_t *slot)
     for (int tries = 0; tries < 4; tries++) {
         if (uvas_devtier_slot_alloc(&uvas_g.devtier, slot) == UVAS_OK)
             return UVAS_OK;
-        if (uvas_policy_device_full(&uvas_g.policy, bi) != UVAS_FULL_DO_EVICT)
+        if (uvas_policy_device_full(&uvas_mg.policy, bi) != UVAS_FULL_DO_EVICT)
             return uvas_fail(UVAS_ERR_NOMEM, "the device tier is full and policy '%s' keeps "
-                             "new blocks on the host", uvas_g.policy.spec);
+                             "new blocks on the host", uvas_mg.policy.spec);
         if (evict_some(4) != UVAS_OK)
             break;
     }
@@ -165,7 +168,7 @@ int uvas_migrate_place_on_device(size_t bi)
         return rc;
     struct uvas_copy_op op;
     slot_op(slot, &op, true, VK_NULL_HANDLE, 0); /* no source: a zero fill */
-    rc = uvas_copier_run(&uvas_g.copier, &op, 1);
+    rc = uvas_copier_run(&uvas_mg.copier, &op, 1);
     if (rc) {
         uvas_devtier_slot_free(&uvas_g.devtier, slot);
         return rc;
@@ -257,14 +260,14 @@ static int stage_submit(struct job *j, size_t a, size_t b, bool to_device,
     *t = (struct uvas_copy_ticket){0};
     int rc = stage_ops(j, a, b, to_device, ops);
     if (rc == UVAS_OK)
-        rc = uvas_copier_submit(&uvas_g.copier, ops, b - a, t);
+        rc = uvas_copier_submit(&uvas_mg.copier, ops, b - a, t);
     return rc;
 }
 
 static int stage_wait(struct uvas_copy_ticket *t)
 {
     uint64_t t0 = now_ns();
-    int rc = uvas_copier_wait(&uvas_g.copier, t);
+    int rc = uvas_copier_wait(&uvas_mg.copier, t);
     lap(&uvas_g.ctr.migrate_ns_copy, &t0);
     return rc;
 }
@@ -302,7 +305,7 @@ static void unmap_stage(struct job *j, size_t a, size_t b)
         size_t k = i + 1;
         while (k < b && j[k].from == UVAS_RES_HOST && !j[k].dup && j[k].bi == j[k - 1].bi + 1)
             k++;
-        uvas_fault_unmap_blocks(uvas_g.fault, (uintptr_t)uvas_block_addr(j[i].bi),
+        uvas_fault_unmap_blocks((uintptr_t)uvas_block_addr(j[i].bi),
                                 (k - i) << uvas_g.shift);
         i = k;
     }
@@ -340,7 +343,7 @@ static void map_stage(struct job *j, size_t a, size_t b)
         size_t k = i + 1;
         while (k < b && j[k].bi == j[k - 1].bi + 1)
             k++;
-        uvas_fault_map_blocks(uvas_g.fault, (uintptr_t)uvas_block_addr(j[i].bi),
+        uvas_fault_map_blocks((uintptr_t)uvas_block_addr(j[i].bi),
                               (k - i) << uvas_g.shift);
         i = k;
     }
@@ -541,7 +544,7 @@ void uvas_migrate_write_fault(size_t bi)
 bool uvas_migrate_cpu_map(size_t bi, bool write)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
-    if (uvas_policy_fault(&uvas_g.policy, bi, UVAS_AGENT_CPU, write,
+    if (uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_CPU, write,
                           uvas_cpuview_available()) != UVAS_ACTION_REMOTE)
         return false;
     struct job x = {.bi = bi};

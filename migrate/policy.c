@@ -10,10 +10,11 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "uvas/uffd.h"
 #include "migrate/migrate.h"
+#include "migrate/state.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
+#include "uvas/uffd.h"
 
 #define RLX memory_order_relaxed
 
@@ -210,7 +211,7 @@ int uvas_policy_device_full(const struct uvas_policy *p, size_t bi)
 
 const char *uvas_policy_current(void)
 {
-    return atomic_load(&uvas_g.ready) ? uvas_g.policy.spec : "";
+    return atomic_load(&uvas_g.ready) ? uvas_mg.policy.spec : "";
 }
 
 /* ---- the tick thread ---------------------------------------------------------- */

@@ -16,6 +16,7 @@
 
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "migrate/state.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
@@ -49,7 +50,7 @@ static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind
         uint32_t seen;
         if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen))
             continue;
-        int res = uvas_policy_place(&uvas_g.policy, i, UVAS_AGENT_CPU);
+        int res = uvas_policy_place(&uvas_mg.policy, i, UVAS_AGENT_CPU);
         uvas_blk_publish(b, seen, res);
         uvas_stats_block_in(res, 0);
     }

@@ -6,12 +6,12 @@
 #include <time.h>
 
 #include "fault/service.h"
-#include "uvas/uffd.h"
+#include "migrate/cpuview.h"
 #include "migrate/hostcache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "migrate/state.h"
 #include "uvas/endpoint.h"
-#include "migrate/cpuview.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
@@ -19,6 +19,7 @@
 #include "uvas/range.h"
 #include "uvas/rundir.h"
 #include "uvas/status.h"
+#include "uvas/uffd.h"
 
 struct uvas_global uvas_g = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
@@ -46,11 +47,10 @@ static void teardown(void)
     uvas_endpoint_stop();
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
-    uvas_fault_service_stop(uvas_g.fault);
-    uvas_g.fault = NULL;
+    uvas_fault_service_stop();
     uvas_device_access_fini();
     uvas_hostcache_fini();
-    uvas_copier_fini(&uvas_g.copier);
+    uvas_copier_fini(&uvas_mg.copier);
     uvas_devtier_close(&uvas_g.devtier);
     uvas_cpuview_fini();
     if (uvas_g.alias)
@@ -65,7 +65,7 @@ static void teardown(void)
     uvas_g.gates = NULL;
     uvas_g.gate_fd = -1;
     uvas_block_table_destroy(uvas_g.bt, uvas_g.nblocks);
-    uvas_policy_close(&uvas_g.policy);
+    uvas_policy_close(&uvas_mg.policy);
     uvas_rundir_release();
     uvas_g.base = NULL;
     uvas_g.memfd = -1;
@@ -87,7 +87,7 @@ static int start_fault_path(const struct uvas_config *c)
     if (rc == UVAS_OK) {
         rc = uvas_uffd_register(&uvas_g.uffd, uvas_g.base, uvas_g.size);
         if (rc == UVAS_OK)
-            rc = uvas_fault_service_start(uvas_g.uffd.fd, c->fault_threads, &uvas_g.fault);
+            rc = uvas_fault_service_start(uvas_g.uffd.fd, c->fault_threads);
         if (rc)
             return rc;
         uvas_g.fault_mode = UVAS_FAULT_UFFD;
@@ -130,7 +130,7 @@ static int start_device_tier(const struct uvas_config *c)
                  uvas_g.devtier.dev.numa_node);
     }
     if ((rc = uvas_hostcache_init(uvas_g.nblocks)) ||
-        (rc = uvas_copier_init(&uvas_g.copier, &uvas_g.devtier.dev)) ||
+        (rc = uvas_copier_init(&uvas_mg.copier, &uvas_g.devtier.dev)) ||
         (rc = uvas_migrate_async_start()))
         return rc;
     return UVAS_OK;
@@ -160,7 +160,7 @@ static int setup(const struct uvas_config *c)
     uvas_g.size = c->size;
     uvas_g.nblocks = c->size >> uvas_g.shift; /* < 2^32: checked by the config */
     char why[256];
-    if (uvas_policy_open(c->policy, &uvas_g.policy, why, sizeof why))
+    if (uvas_policy_open(c->policy, &uvas_mg.policy, why, sizeof why))
         return uvas_fail(UVAS_ERR_INVAL, "policy '%s': %s", c->policy, why);
     int rc;
     if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||
@@ -169,7 +169,7 @@ static int setup(const struct uvas_config *c)
         (rc = uvas_gate_table_create(uvas_g.nblocks, &uvas_g.gate_fd, &uvas_g.gates)) ||
         (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
         (map_alias(), rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
-        (rc = uvas_policy_ticker_start(&uvas_g.policy)) || (rc = uvas_endpoint_start()))
+        (rc = uvas_policy_ticker_start(&uvas_mg.policy)) || (rc = uvas_endpoint_start()))
         return rc;
     return UVAS_OK;
 }
@@ -283,8 +283,8 @@ int uvas_range(struct uvas_range_desc *d)
         .size = uvas_g.size,
         .block_size = uvas_g.block_size,
         .fault_mode = uvas_g.fault_mode,
-        .fault_threads = uvas_fault_service_threads(uvas_g.fault),
-        .policy = uvas_g.policy.spec,
+        .fault_threads = uvas_fault_service_threads(),
+        .policy = uvas_mg.policy.spec,
         .fault_note = uvas_g.fault_note,
         .device_present = uvas_devtier_present(&uvas_g.devtier),
         .device_name = uvas_devtier_present(&uvas_g.devtier) ? uvas_g.devtier.dev.name : "",

@@ -132,7 +132,7 @@ static void answer(int fd)
     if (!strcmp(req, "stats")) {
         fprintf(out, "pid %d, range %p + %zu MiB, block %zu KiB, policy %s\n", getpid(),
                 (void *)uvas_g.base, uvas_g.size >> 20, uvas_g.block_size >> 10,
-                uvas_g.policy.spec);
+                uvas_g.cfg.policy);
         uvas_stats_print(out);
     } else if (!strcmp(req, "map") || !strcmp(req, "blocks")) {
         write_map(out, req[0] == 'b');

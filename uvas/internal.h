@@ -10,18 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "uvas/uffd.h"
 #include "uvas.h"
 #include "uvas/block.h"
-#include "migrate/copy.h"
-#include "migrate/policy.h"
 #include "uvas/config.h"
 #include "uvas/devtier.h"
 #include "uvas/extent.h"
 #include "uvas/slab.h"
 #include "uvas/stats.h"
-
-struct uvas_fault_service;
+#include "uvas/uffd.h"
 
 struct uvas_global {
     /* Hot, read-only after init. */
@@ -48,11 +44,8 @@ struct uvas_global {
     _Atomic uint64_t *gates; /* residence table (uvas/gate.h), one word per block */
     int gate_fd;             /* its memfd, sealed against writable mappings */
     struct uvas_devtier devtier;
-    struct uvas_copier copier;
     char device_note[1024];
     struct uvas_uffd uffd;   /* fd -1 in eager mode */
-    struct uvas_fault_service *fault;
-    struct uvas_policy policy;
 
     struct uvas_extents extents; /* free block runs (allocator lock) */
     struct uvas_slabs slabs;     /* small-object slabs (allocator lock) */

@@ -14,7 +14,7 @@ static int host_populate(size_t bi, uintptr_t hot)
 {
     /* The whole block is mapped at once, so its other pages never fault:
      * one fault per block instead of one per page. */
-    int e = uvas_fault_zero_block(uvas_g.fault, (uintptr_t)uvas_block_addr(bi),
+    int e = uvas_fault_zero_block((uintptr_t)uvas_block_addr(bi),
                                   uvas_g.block_size, hot);
     if (e)
         return uvas_fail(UVAS_ERR_NOMEM, "cannot populate block %zu of the host tier: %s",

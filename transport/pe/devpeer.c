@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "migrate/copy.h"
+#include "migrate/state.h"
 #include "transport/pe/job.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -228,7 +229,7 @@ int uvas_devpeer_write(const struct uvas_devref *dst, size_t off, const void *sr
         size_t k = n - done < stage.size ? n - done : stage.size;
         memcpy(stage.map, s + done, k);
         struct uvas_copy_op op = {stage.buf, 0, dst->buf, dst->off + off + done, k, 0};
-        rc = uvas_copier_run(&uvas_g.copier, &op, 1);
+        rc = uvas_copier_run(&uvas_mg.copier, &op, 1);
         done += k;
     }
     pthread_mutex_unlock(&stage.mu);
@@ -245,7 +246,7 @@ int uvas_devpeer_read(void *dst, const struct uvas_devref *src, size_t off, size
     for (size_t done = 0; done < n && rc == UVAS_OK;) {
         size_t k = n - done < stage.size ? n - done : stage.size;
         struct uvas_copy_op op = {src->buf, src->off + off + done, stage.buf, 0, k, 0};
-        rc = uvas_copier_run(&uvas_g.copier, &op, 1);
+        rc = uvas_copier_run(&uvas_mg.copier, &op, 1);
         if (rc == UVAS_OK)
             memcpy(d + done, stage.map, k);
         done += k;
@@ -258,5 +259,5 @@ int uvas_devpeer_copy(const struct uvas_devref *dst, size_t doff, const struct u
                       size_t soff, size_t n)
 {
     struct uvas_copy_op op = {src->buf, src->off + soff, dst->buf, dst->off + doff, n, 0};
-    return uvas_copier_run(&uvas_g.copier, &op, 1);
+    return uvas_copier_run(&uvas_mg.copier, &op, 1);
 }
