@@ -109,7 +109,8 @@ static void release_blocks(size_t s, size_t n)
          * keeps its (stale) host pages in the memfd too. */
         if (uvas_tier_host.release(c, m) != UVAS_OK)
             uvas_warn("%s", uvas_last_error());
-        if (in_tier[UVAS_RES_DEVICE] && uvas_tier_device.release(c, m) != UVAS_OK)
+        const struct uvas_tier_ops *dev = uvas_tier_of(UVAS_RES_DEVICE);
+        if (in_tier[UVAS_RES_DEVICE] && dev && dev->release(c, m) != UVAS_OK)
             uvas_warn("%s", uvas_last_error());
         for (size_t i = 0; i < m; i++) {
             forget_block(&uvas_g.bt[c + i]);

@@ -11,6 +11,7 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
+#include "migrate/tier_device.h"
 #include "uvas/endpoint.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
@@ -19,6 +20,7 @@
 #include "uvas/range.h"
 #include "uvas/rundir.h"
 #include "uvas/status.h"
+#include "uvas/tier.h"
 #include "uvas/uffd.h"
 
 struct uvas_global uvas_g = {
@@ -151,8 +153,19 @@ static void map_alias(void)
     }
 }
 
+/* What each floor lends the one below it, through the ground's hooks. */
+static void wire_floors(void)
+{
+    uvas_tier_host_lend(&(struct uvas_host_tier_hooks){
+        .zero = uvas_fault_zero_block,          /* the service threads' parallel fill */
+        .before_release = uvas_hostcache_drop,  /* imports pin the pages */
+    });
+    uvas_tier_device_register(&uvas_tier_device);
+}
+
 static int setup(const struct uvas_config *c)
 {
+    wire_floors();
     uvas_g.cfg = *c;
     uvas_g.quiet = c->flags & UVAS_INIT_QUIET;
     uvas_g.block_size = c->block_size;

@@ -1,6 +1,8 @@
 /*
  * A memory tier: where a block's pages can live. The host tier is the
- * range's memfd; the device tier (Vulkan) plugs in beside it.
+ * range's memfd (tier_host.c); the device tier's operations are the
+ * migration engine's (migrate/tier_device.c), registered here by the
+ * composition root, so this floor never calls up.
  */
 #ifndef UVAS_TIER_H
 #define UVAS_TIER_H
@@ -20,7 +22,19 @@ struct uvas_tier_ops {
 };
 
 extern const struct uvas_tier_ops uvas_tier_host;
-extern const struct uvas_tier_ops uvas_tier_device;
+
+/* What the floors above lend the host tier, set before the range serves
+ * faults: a zero fill spread over the fault service's threads (0 or
+ * -errno), and the drop of the import cache's pins on pages about to be
+ * punched. Unset: a fill by the calling thread alone, nothing to drop. */
+struct uvas_host_tier_hooks {
+    int (*zero)(uintptr_t addr, size_t len, uintptr_t hot);
+    void (*before_release)(size_t bi, size_t n);
+};
+void uvas_tier_host_lend(const struct uvas_host_tier_hooks *hooks);
+
+/* The device tier's operations (NULL: none); registered once at init. */
+void uvas_tier_device_register(const struct uvas_tier_ops *ops);
 
 /* The tier of a residence, NULL for UVAS_RES_UNPOPULATED or an absent one. */
 const struct uvas_tier_ops *uvas_tier_of(int res);

@@ -1,7 +1,9 @@
-/* The device tier's operations, over devtier.c's slots and the engine. */
+/* The device tier's operations (uvas/tier.h): devtier's slots, filled and
+ * emptied by the engine. Registered at init by the composition root. */
+#include "migrate/tier_device.h"
+
 #include "migrate/migrate.h"
 #include "uvas/internal.h"
-#include "uvas/tier.h"
 
 static int device_populate(size_t bi, uintptr_t hot)
 {
