@@ -363,3 +363,12 @@ void uvas_policy_ticker_stop(void)
     pthread_join(ticker.th, NULL);
     ticker.running = false;
 }
+
+int uvas_policy_check(const char *spec, char *why, size_t len)
+{
+    struct uvas_policy p;
+    if (uvas_policy_open(spec, &p, why, len))
+        return -1;
+    uvas_policy_close(&p);
+    return 0;
+}

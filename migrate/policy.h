@@ -25,6 +25,9 @@ struct uvas_policy {
  * err names the bad part. */
 int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t errlen);
 void uvas_policy_close(struct uvas_policy *p);
+/* Would spec open? 0, or nonzero with the reason (the configuration's
+ * check, uvas/config.h). */
+int uvas_policy_check(const char *spec, char *why, size_t len);
 /* The built-in names, for messages. */
 const char *uvas_policy_names(void);
 

@@ -14,9 +14,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "migrate/migrate.h"
-#include "migrate/policy.h"
-#include "migrate/state.h"
+#include "uvas/alloc.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
@@ -24,6 +22,13 @@
 #define RLX memory_order_relaxed
 #define REL memory_order_release
 #define ACQ memory_order_acquire
+
+static struct uvas_alloc_hooks lent;
+
+void uvas_alloc_lend(const struct uvas_alloc_hooks *hooks)
+{
+    lent = hooks ? *hooks : (struct uvas_alloc_hooks){0};
+}
 
 static int heap_of(unsigned hints)
 {
@@ -50,7 +55,7 @@ static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind
         uint32_t seen;
         if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen))
             continue;
-        int res = uvas_policy_place(&uvas_mg.policy, i, UVAS_AGENT_CPU);
+        int res = lent.place ? lent.place(i) : UVAS_RES_HOST;
         uvas_blk_publish(b, seen, res);
         uvas_stats_block_in(res, 0);
     }
@@ -347,7 +352,9 @@ static void place_device_heap(void *p, size_t size)
 {
     size_t first = uvas_block_index(p);
     size_t n = uvas_block_index((char *)p + size - 1) - first + 1;
-    if (uvas_migrate_blocks(first, n, UVAS_RES_DEVICE, UVAS_MIG_WAIT) != UVAS_OK)
+    if (!lent.to_device)
+        return; /* first touch places it */
+    if (lent.to_device(first, n) != UVAS_OK)
         uvas_warn("UVAS_HINT_DEVICE: %s; the rest stays on the host", uvas_last_error());
     uvas_clear_error(); /* the allocation itself succeeded */
 }

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "migrate/policy.h"
 #include "uvas.h"
 #include "uvas/status.h"
 
@@ -105,16 +104,14 @@ static int check_threads(unsigned long long v, const char *src, const char *text
     return UVAS_OK;
 }
 
-/* Opening the policy is the check: it parses the parameters. */
-static int check_policy(const char *spec, const char *src, int err)
+static int check_policy(uvas_policy_check_fn checker, const char *spec, const char *src,
+                        int err)
 {
     if (strlen(spec) >= sizeof(((struct uvas_config *)0)->policy))
         return uvas_fail(err, "%s='%.40s...' is too long", src, spec);
-    struct uvas_policy p;
     char why[256];
-    if (uvas_policy_open(spec, &p, why, sizeof why))
+    if (checker && checker(spec, why, sizeof why))
         return uvas_fail(err, "%s='%s': %s", src, spec, why);
-    uvas_policy_close(&p);
     return UVAS_OK;
 }
 
@@ -135,7 +132,8 @@ static int env_size(const char *var, size_t *out, int (*check)(size_t, const cha
     return 0;
 }
 
-static int resolve_env(struct uvas_config *c, const struct uvas_options *o)
+static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
+                       uvas_policy_check_fn checker)
 {
     int rc;
     const char *s;
@@ -204,14 +202,15 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o)
             return uvas_fail(UVAS_ERR_ENV, "UVAS_DEVICE_STRICT='%s' is unknown: use 0 or 1", s);
     }
     if (!o->policy && (s = getenv("UVAS_POLICY"))) {
-        if ((rc = check_policy(s, "UVAS_POLICY", UVAS_ERR_ENV)))
+        if ((rc = check_policy(checker, s, "UVAS_POLICY", UVAS_ERR_ENV)))
             return rc;
         strcpy(c->policy, s);
     }
     return UVAS_OK;
 }
 
-static int resolve_opts(struct uvas_config *c, const struct uvas_options *o)
+static int resolve_opts(struct uvas_config *c, const struct uvas_options *o,
+                        uvas_policy_check_fn checker)
 {
     int rc;
     char text[32];
@@ -247,7 +246,7 @@ static int resolve_opts(struct uvas_config *c, const struct uvas_options *o)
         c->fault_threads = o->fault_threads;
     }
     if (o->policy) {
-        if ((rc = check_policy(o->policy, "options.policy", UVAS_ERR_INVAL)))
+        if ((rc = check_policy(checker, o->policy, "options.policy", UVAS_ERR_INVAL)))
             return rc;
         strcpy(c->policy, o->policy);
     }
@@ -264,7 +263,8 @@ static int resolve_opts(struct uvas_config *c, const struct uvas_options *o)
     return UVAS_OK;
 }
 
-int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out)
+int uvas_config_resolve(const struct uvas_options *opts, uvas_policy_check_fn check_policy,
+                        struct uvas_config *out)
 {
     static const struct uvas_options none;
     const struct uvas_options *o = opts ? opts : &none;
@@ -278,10 +278,10 @@ int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out
     };
     strcpy(c.policy, "first-touch");
 
-    int rc = resolve_opts(&c, o);
+    int rc = resolve_opts(&c, o, check_policy);
     if (rc)
         return rc;
-    if ((rc = resolve_env(&c, o)))
+    if ((rc = resolve_env(&c, o, check_policy)))
         return rc;
     /* A device tier bound under one block would hold nothing: say so
      * rather than run with an empty tier (device-hinted memory would then

@@ -43,9 +43,16 @@ struct uvas_config {
 
 struct uvas_options;
 
+/* Checks a policy spec: 0, or nonzero with the reason in why. The policy
+ * layer's parser (migrate/policy.h), passed in by the composition root:
+ * the ground cannot parse what it does not know. */
+typedef int (*uvas_policy_check_fn)(const char *spec, char *why, size_t len);
+
 /* Resolve opts (may be NULL) against the environment. Status; the message
- * names the option or variable and the value at fault. */
-int uvas_config_resolve(const struct uvas_options *opts, struct uvas_config *out);
+ * names the option or variable and the value at fault. check_policy may be
+ * NULL (the spec is then only checked for length). */
+int uvas_config_resolve(const struct uvas_options *opts, uvas_policy_check_fn check_policy,
+                        struct uvas_config *out);
 
 /* Parse "64G", "65536K", "4096" (binary suffixes). 0 on success. */
 int uvas_parse_size(const char *s, size_t *out);

@@ -12,6 +12,7 @@
 #include "migrate/policy.h"
 #include "migrate/state.h"
 #include "migrate/tier_device.h"
+#include "uvas/alloc.h"
 #include "uvas/endpoint.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
@@ -153,9 +154,23 @@ static void map_alias(void)
     }
 }
 
+static int place_eager(size_t bi)
+{
+    return uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_CPU);
+}
+
+static int device_heap_to_device(size_t first, size_t n)
+{
+    return uvas_migrate_blocks(first, n, UVAS_RES_DEVICE, UVAS_MIG_WAIT);
+}
+
 /* What each floor lends the one below it, through the ground's hooks. */
 static void wire_floors(void)
 {
+    uvas_alloc_lend(&(struct uvas_alloc_hooks){
+        .place = place_eager,
+        .to_device = device_heap_to_device,
+    });
     uvas_tier_host_lend(&(struct uvas_host_tier_hooks){
         .zero = uvas_fault_zero_block,          /* the service threads' parallel fill */
         .before_release = uvas_hostcache_drop,  /* imports pin the pages */
@@ -191,7 +206,7 @@ int uvas_init(const struct uvas_options *opts)
 {
     uvas_clear_error();
     struct uvas_config c;
-    int rc = uvas_config_resolve(opts, &c);
+    int rc = uvas_config_resolve(opts, uvas_policy_check, &c);
     if (rc)
         return rc;
     pthread_mutex_lock(&uvas_g.lock);

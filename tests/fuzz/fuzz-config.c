@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct uvas_config c;
     memset(&c, 0xa5, sizeof c);
     uvas_clear_error();
-    int rc = uvas_config_resolve(NULL, &c);
+    int rc = uvas_config_resolve(NULL, uvas_policy_check, &c);
     const char *msg = uvas_last_error();
     FZ_CHECK(rc == UVAS_OK || rc == UVAS_ERR_ENV, "status %d", rc);
     if (rc) {

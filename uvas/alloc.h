@@ -1,0 +1,23 @@
+/*
+ * What the allocator (alloc.c) asks of the floors above it, lent by the
+ * composition root: where an eagerly placed block goes (the placement
+ * policy), and moving a device-heap allocation to the device (the
+ * migration engine). Unset: blocks go to the host, and device-heap
+ * memory stays where first touch puts it.
+ */
+#ifndef UVAS_ALLOC_H
+#define UVAS_ALLOC_H
+
+#include <stddef.h>
+
+struct uvas_alloc_hooks {
+    /* Eager mode (no userfaultfd): the residence of block bi, placed now. */
+    int (*place)(size_t bi);
+    /* Blocks [first, first+n) of a device-heap allocation go to the
+     * device now, waiting. Status. */
+    int (*to_device)(size_t first, size_t n);
+};
+
+void uvas_alloc_lend(const struct uvas_alloc_hooks *hooks);
+
+#endif
