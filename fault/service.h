@@ -7,9 +7,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Start `want` threads (0: one per CPU of the process) on the userfaultfd:
- * the process's one service. */
-int uvas_fault_service_start(int uffd, unsigned want);
+/* What the service hands each message to; it decides nothing itself. */
+struct uvas_fault_handler {
+    /* A page fault at addr (UFFD_PAGEFAULT_FLAG_* flags) of thread tid. */
+    void (*fault)(uintptr_t addr, uint64_t flags, uint32_t tid);
+    /* The process unmapped [start, end) (munmap). */
+    void (*unmapped)(uintptr_t start, uintptr_t end);
+    /* The process moved [from, from+len) to `to` (mremap). */
+    void (*moved)(uintptr_t from, uintptr_t to, size_t len);
+};
+
+/* Start `want` threads (0: one per CPU of the process) on the userfaultfd,
+ * handing its messages to h: the process's one service. */
+int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_handler *h);
 /* Threads of the running service (0: none). */
 unsigned uvas_fault_service_threads(void);
 void uvas_fault_service_stop(void);
@@ -28,8 +38,12 @@ int uvas_fault_unmap_blocks(uintptr_t addr, size_t len);
 /* True on the fault service threads (they must not wait on themselves). */
 extern _Thread_local bool uvas_on_fault_thread;
 
-/* Resolve the fault at addr (exported for the service threads and tests
- * of the fault path). */
-void uvas_fault_serve(uintptr_t addr, uint64_t flags, uint32_t tid);
+/* Around work of a handler that may wait for an event to be read (mapping
+ * or unmapping a CPU view raises UNMAP and REMAP events, and the kernel
+ * holds the thread until some reader takes them): a spare reader reads
+ * meanwhile, so service threads doing such work at once cannot wait on
+ * each other. */
+void uvas_fault_mm_begin(void);
+void uvas_fault_mm_end(void);
 
 #endif

@@ -43,6 +43,7 @@ struct job {
     int from;
     uint32_t slot;
     bool dup;                /* to the device keeping a read-only host copy */
+    bool defer_wake;         /* on failure the faulting caller wakes it */
     struct uvas_hostbuf tmp; /* an uncached import to release */
 };
 
@@ -350,14 +351,12 @@ static void map_stage(struct job *j, size_t a, size_t b)
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
 }
 
-_Thread_local size_t uvas_migrate_defer_wake = SIZE_MAX;
-
 static void finish_to_host(struct job *x, int rc)
 {
     struct uvas_block *b = &uvas_g.bt[x->bi];
     if (rc) { /* the device copy is still the data */
         uvas_blk_unbusy(b, x->seen);
-        if (x->bi == uvas_migrate_defer_wake)
+        if (x->defer_wake)
             return; /* the fault path signals its thread, then wakes */
     } else {
         uvas_migrate_drop_device(x->bi, 1);
@@ -644,7 +643,7 @@ static void place_on_host(struct job *j)
     wake_block(j->bi);
 }
 
-int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
+static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t defer_bi)
 {
     if (!uvas_devtier_present(&uvas_g.devtier))
         return uvas_fail(UVAS_ERR_NO_DEVICE, "no device tier: %s", uvas_g.device_note);
@@ -662,7 +661,7 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
         size_t m = 0;
         for (; c < first + n && m < cap && rc == UVAS_OK; c++) {
             struct uvas_block *b = &uvas_g.bt[c];
-            struct job x = {.bi = c};
+            struct job x = {.bi = c, .defer_wake = c == defer_bi};
             if (!take(b, flags & UVAS_MIG_WAIT, &x.seen))
                 continue;
             x.from = uvas_blk_res(x.seen);
@@ -706,4 +705,14 @@ int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
         free(j);
     atomic_fetch_add_explicit(&uvas_g.ctr.migrate_ns_total, now_ns() - t0, RLX);
     return rc;
+}
+
+int uvas_migrate_blocks(size_t first, size_t n, int to, unsigned flags)
+{
+    return migrate_blocks(first, n, to, flags, SIZE_MAX);
+}
+
+int uvas_migrate_fault_back(size_t bi, size_t n)
+{
+    return migrate_blocks(bi, n, UVAS_RES_HOST, 0, bi);
 }

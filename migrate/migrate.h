@@ -54,11 +54,11 @@ size_t uvas_migrate_fault_window(size_t bi);
 /* Unmap the CPU views of blocks in [first, first+n). Status. */
 int uvas_migrate_cpu_unmap(size_t first, size_t n);
 
-/* A block whose failed transition this thread wakes itself (SIZE_MAX:
- * none). The fault path sets it: a thread whose fault cannot be served
- * gets SIGBUS, and must get it before it is woken, or it would retry, maybe
- * succeed, and be killed afterwards. */
-extern _Thread_local size_t uvas_migrate_defer_wake;
+/* Blocks [bi, bi+n) back to the host for a CPU fault on bi (fault_handler.c):
+ * as uvas_migrate_blocks to the host, except that if bi's transition fails
+ * its parked threads are not woken: the caller sends the faulting thread
+ * SIGBUS first, or it would retry, maybe succeed, and be killed after. */
+int uvas_migrate_fault_back(size_t bi, size_t n);
 
 /* Free the device slots of blocks [bi, bi+n) (caller holds them BUSY).
  * A slot whose CPU view cannot be unmapped is kept out of use instead (its

@@ -7,6 +7,7 @@
 
 #include "fault/service.h"
 #include "migrate/cpuview.h"
+#include "migrate/fault_handler.h"
 #include "migrate/hostcache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
@@ -90,7 +91,8 @@ static int start_fault_path(const struct uvas_config *c)
     if (rc == UVAS_OK) {
         rc = uvas_uffd_register(&uvas_g.uffd, uvas_g.base, uvas_g.size);
         if (rc == UVAS_OK)
-            rc = uvas_fault_service_start(uvas_g.uffd.fd, c->fault_threads);
+            rc = uvas_fault_service_start(uvas_g.uffd.fd, c->fault_threads,
+                                          &uvas_migrate_fault_handler);
         if (rc)
             return rc;
         uvas_g.fault_mode = UVAS_FAULT_UFFD;

@@ -1,0 +1,309 @@
+/*
+ * What a fault means, decided for the fault service (fault/service.c reads
+ * the events and hands them here; it does not know the policy or the
+ * engine). A first touch: the policy places the block and its tier
+ * populates it whole. A CPU access to a host block whose pages are not
+ * mapped here: map them. A CPU access to a device-resident block: the
+ * policy says whether it comes back (with readahead) or is mapped where
+ * it is. A write to a read-only host copy: the device copy is dropped.
+ * And the process's own munmap and mremap of range memory: the range is
+ * mapped again, the data kept.
+ *
+ * Races: two threads may fault on one block at once. The first handler to
+ * set BUSY on the block resolves it; a second message for the block is
+ * dropped, because whoever clears BUSY wakes every thread parked in the
+ * block after publishing its state (and a thread that parks after its
+ * page is mapped does not sleep: the kernel re-checks the PTE). Pages are
+ * mapped without waking, so no thread runs on a block before queries and
+ * the allocator see its new residence.
+ */
+#include "migrate/fault_handler.h"
+
+#include <errno.h>
+#include <linux/userfaultfd.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fault/service.h"
+#include "migrate/cpuview.h"
+#include "migrate/migrate.h"
+#include "migrate/policy.h"
+#include "migrate/state.h"
+#include "uvas/internal.h"
+#include "uvas/status.h"
+#include "uvas/tier.h"
+#include "uvas/uffd.h"
+
+static bool in_range(uintptr_t a);
+
+/* Out of memory or a failed copy: as the kernel does when shmem cannot
+ * grow, the faulting thread gets SIGBUS rather than retrying forever. */
+static void give_up(size_t bi, uintptr_t addr, uint32_t tid)
+{
+    uvas_warn("fault at %#lx: %s; sending SIGBUS to thread %u", (unsigned long)addr,
+              uvas_last_error(), tid);
+    if (tid)
+        syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGBUS);
+    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+/* The first touch of a block: the policy places it. */
+static void first_touch(size_t bi, uintptr_t addr, uint32_t tid)
+{
+    struct uvas_counters *c = &uvas_g.ctr;
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t seen;
+    if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen)) {
+        atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
+        return;
+    }
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
+    if (atomic_load_explicit(&b->owner, memory_order_acquire) == 0)
+        atomic_fetch_add_explicit(&c->faults_stray, 1, memory_order_relaxed);
+    int res = uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_CPU);
+    const struct uvas_tier_ops *t = uvas_tier_of(res);
+    int rc = t ? t->populate(bi, addr) : UVAS_ERR_NO_DEVICE;
+    if (rc != UVAS_OK && res == UVAS_RES_DEVICE) { /* a touch never fails for want of room */
+        res = UVAS_RES_HOST;
+        t = &uvas_tier_host;
+        rc = t->populate(bi, addr);
+    }
+    if (rc != UVAS_OK) {
+        uvas_blk_publish(b, seen, UVAS_RES_UNPOPULATED);
+        give_up(bi, addr, tid);
+        return;
+    }
+    uvas_blk_publish(b, seen, res);
+    uvas_stats_block_in(res, 1);
+    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+/* A host block whose pages are in the memfd but not mapped here (after an
+ * eviction, access sampling, or a write through another mapping): map the
+ * whole block. Holding BUSY keeps a migration from unmapping it under us. */
+static void map_host(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t seen;
+    if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen)) {
+        atomic_fetch_add_explicit(&uvas_g.ctr.faults_spurious, 1, memory_order_relaxed);
+        return;
+    }
+    char *a = uvas_block_addr(bi);
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed); /* sampled */
+    bool holes = false;
+    uvas_uffd_continue(&uvas_g.uffd, a, uvas_g.block_size, &holes);
+    if (holes) /* the user punched it: an import of the old pages is stale */
+        atomic_store_explicit(&b->refilled, 1, memory_order_relaxed);
+    uvas_blk_unbusy(b, seen);
+    uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
+}
+
+static void on_fault(uintptr_t addr, uint64_t flags, uint32_t tid)
+{
+    struct uvas_counters *c = &uvas_g.ctr;
+    atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
+    if (!in_range(addr)) {
+        /* A mapping the user's mremap moved out of the range, before its
+         * event was read: it is being removed; the access is refused. */
+        atomic_fetch_add_explicit(&c->faults_stray, 1, memory_order_relaxed);
+        uvas_warn("fault at %#lx outside the range (memory moved out of it by mremap); "
+                  "sending SIGSEGV to thread %u", (unsigned long)addr, tid);
+        if (tid)
+            syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGSEGV);
+        uvas_uffd_wake(&uvas_g.uffd, (void *)(addr & ~(uintptr_t)4095), 4096);
+        return;
+    }
+    size_t bi = uvas_block_index((void *)addr);
+    uint32_t s = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
+    if (s & UVAS_BLK_BUSY) { /* whoever holds it wakes the block when done */
+        atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
+        return;
+    }
+    if (flags & UFFD_PAGEFAULT_FLAG_WP) { /* a write to a read-only host copy */
+        atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
+        uvas_migrate_write_fault(bi);
+        return;
+    }
+    /* Missing and minor faults are told apart by the block's state. */
+    switch (uvas_blk_res(s)) {
+    case UVAS_RES_UNPOPULATED:
+        first_touch(bi, addr, tid);
+        break;
+    case UVAS_RES_HOST:
+        map_host(bi);
+        break;
+    case UVAS_RES_DEVICE:
+        /* The CPU wants a device-resident block: the policy says whether
+         * it comes back or is mapped where it is. */
+        atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&uvas_g.bt[bi].acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
+        uvas_fault_mm_begin();
+        /* On failure the engine leaves bi's threads parked: give_up
+         * signals before it wakes them. */
+        if (!uvas_migrate_cpu_map(bi, flags & UFFD_PAGEFAULT_FLAG_WRITE) &&
+            uvas_migrate_fault_back(bi, uvas_migrate_fault_window(bi)) != UVAS_OK &&
+            uvas_blk_res(atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire)) !=
+                UVAS_RES_HOST) /* a failure past bi is the readahead's, not this fault's */
+            give_up(bi, addr, tid);
+        uvas_fault_mm_end();
+        break;
+    }
+}
+
+/* ---- process events: the user's munmap and mremap in the range ---------- */
+
+static bool in_range(uintptr_t a)
+{
+    return a >= (uintptr_t)uvas_g.base && a - (uintptr_t)uvas_g.base < uvas_g.size;
+}
+
+/* [a, a+len) clipped to the range, page-aligned; false if empty. */
+static bool clip(uintptr_t *a, size_t *len)
+{
+    uintptr_t b = (uintptr_t)uvas_g.base, e = b + uvas_g.size;
+    uintptr_t s = *a & ~(uintptr_t)4095, t = (*a + *len + 4095) & ~(uintptr_t)4095;
+    if (s < b)
+        s = b;
+    if (t > e)
+        t = e;
+    if (s >= t)
+        return false;
+    *a = s;
+    *len = t - s;
+    return true;
+}
+
+/* Put the memfd mapping back over a hole [a, a+len) that a reservation of
+ * ours now holds (not registered: replacing it raises no event). Until it
+ * is registered it stays PROT_NONE: an access racing the refill gets
+ * SIGSEGV, as it would in the hole, never a page userfaultfd did not see. */
+static int map_back(uintptr_t a, size_t len)
+{
+    off_t off = (off_t)(a - (uintptr_t)uvas_g.base);
+    if (mmap((void *)a, len, PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, uvas_g.memfd,
+             off) == MAP_FAILED)
+        return -errno;
+    madvise((void *)a, len, MADV_DONTFORK); /* as the range (uvas/range.c) */
+    int e = uvas_uffd_reregister(&uvas_g.uffd, (void *)a, len);
+    if (e)
+        return e;
+    if (mprotect((void *)a, len, PROT_READ | PROT_WRITE) < 0)
+        return -errno;
+    uvas_uffd_wake(&uvas_g.uffd, (void *)a, len);
+    return 0;
+}
+
+/* Map the holes in [a, a+len) again; parts mapped meanwhile (uvas's own
+ * swaps of CPU views replace mappings in one step and never leave a hole)
+ * are left alone. Pages refilled are added to *done. */
+static void refill(uintptr_t a, size_t len, size_t *done)
+{
+    if (!len || msync((void *)a, len, MS_ASYNC) == 0) /* all mapped */
+        return;
+    void *r = mmap((void *)a, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (r == MAP_FAILED || r != (void *)a) {
+        if (r != MAP_FAILED)
+            munmap(r, len); /* a kernel that took NOREPLACE as a hint */
+        if (len <= 4096)
+            return;
+        size_t half = (len / 2) & ~(size_t)4095;
+        refill(a, half, done);
+        refill(a + half, len - half, done);
+        return;
+    }
+    int e = map_back(a, len);
+    if (e) {
+        uvas_warn("cannot map [%#lx, %#lx) of the range again after the user's munmap: %s; "
+                  "accesses there get SIGSEGV", (unsigned long)a, (unsigned long)(a + len),
+                  strerror(-e));
+        return;
+    }
+    *done += len;
+}
+
+/* Blocks of [a, a+len) whose CPU view of device memory the user unmapped:
+ * the view goes the normal way (migrate/cpuview.c puts the memfd mapping
+ * back, registered); the next CPU access maps it again. A block in a
+ * transition is left to it: every transition away from the device puts
+ * the memfd mapping back first. */
+static void drop_views(uintptr_t a, size_t len)
+{
+    size_t first = uvas_block_index((void *)a), last = uvas_block_index((void *)(a + len - 1));
+    for (size_t bi = first; bi <= last; bi++) {
+        struct uvas_block *b = &uvas_g.bt[bi];
+        uint32_t seen;
+        if (!atomic_load_explicit(&b->cpu_mapped, memory_order_relaxed) ||
+            !uvas_blk_try_busy(b, UVAS_RES_DEVICE, &seen))
+            continue;
+        /* Only a view with a hole in it: the event may be the one uvas
+         * raised itself mapping this view (MAP_FIXED over the range), read
+         * after the view was in place and the block published. BUSY keeps
+         * views from changing while we look. */
+        if (!atomic_load_explicit(&b->cpu_mapped, memory_order_relaxed) ||
+            msync(uvas_block_addr(bi), uvas_g.block_size, MS_ASYNC) == 0) {
+            uvas_blk_unbusy(b, seen);
+            uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+            continue;
+        }
+        if (uvas_cpuview_unmap(bi) != UVAS_OK)
+            uvas_warn("block %zu: %s", bi, uvas_last_error());
+        uvas_blk_unbusy(b, seen);
+        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+    }
+}
+
+static _Atomic unsigned long holes_refilled, moves_refused;
+
+/* The user unmapped [a, a+len) (or moved it away): map it again. */
+static void user_hole(uintptr_t a, size_t len, const char *what)
+{
+    if (!clip(&a, &len))
+        return;
+    drop_views(a, len);
+    size_t done = 0;
+    refill(a, len, &done);
+    if (done && atomic_fetch_add(&holes_refilled, 1) < 8)
+        uvas_warn("%s [%#lx, %#lx) of the uvas range: mapped again (the data lives in the "
+                  "memfd and is kept)", what, (unsigned long)a, (unsigned long)(a + len));
+}
+
+/* Remove a mapping of ours that the user's mremap moved to [a, a+len):
+ * its registration first, so the unmap raises no event (which this
+ * thread would wait on). Threads parked in it are woken and get SIGSEGV. */
+static void remove_moved(uintptr_t a, size_t len)
+{
+    mprotect((void *)a, len, PROT_NONE);
+    uvas_uffd_unregister(&uvas_g.uffd, (void *)a, len);
+    munmap((void *)a, len);
+    uvas_uffd_wake(&uvas_g.uffd, (void *)a, len);
+}
+
+static void on_unmapped(uintptr_t start, uintptr_t end)
+{
+    user_hole(start, (size_t)(end - start), "munmap of");
+}
+
+static void on_moved(uintptr_t from, uintptr_t to, size_t len)
+{
+    if (!in_range(from))
+        return; /* uvas's own: a CPU view swapped back (migrate/cpuview.c) */
+    /* The user moved range memory: refused. Its new place would show
+     * the memfd's pages, stale for device-resident blocks. */
+    remove_moved(to, len);
+    if (atomic_fetch_add(&moves_refused, 1) < 8)
+        uvas_warn("mremap of [%#lx, %#lx) of the uvas range to %#lx is not supported: the "
+                  "moved mapping was removed, the range mapped again where it was",
+                  (unsigned long)from, (unsigned long)(from + len), (unsigned long)to);
+    user_hole(from, len, "mremap of");
+}
+
+const struct uvas_fault_handler uvas_migrate_fault_handler = {
+    .fault = on_fault,
+    .unmapped = on_unmapped,
+    .moved = on_moved,
+};
