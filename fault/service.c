@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 

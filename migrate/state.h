@@ -1,7 +1,7 @@
 /*
  * The migration layer's own state, beside the ground's uvas_g: the copy
  * engine and the placement policy. The composition root
- * (uvas/controller.c) sets them up and tears them down.
+ * (uvas/api/init.c) sets them up and tears them down.
  */
 #ifndef UVAS_MIGRATE_STATE_H
 #define UVAS_MIGRATE_STATE_H

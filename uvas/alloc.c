@@ -386,23 +386,7 @@ static void place_host_heap(void *p, size_t size)
     uvas_clear_error(); /* the allocation itself succeeded */
 }
 
-static void *alloc_entered(size_t size, size_t align, unsigned hints, const char *fn);
-
-static void *alloc_common(size_t size, size_t align, unsigned hints, const char *fn)
-{
-    uvas_clear_error();
-    /* Implicitly initialised (the first allocation may start uvas), then
-     * counted in, so uvas_finalize waits for the allocation. */
-    if (uvas_ensure_init() != UVAS_OK || uvas_api_enter(fn) != UVAS_OK) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    void *p = alloc_entered(size, align, hints, fn);
-    uvas_api_leave();
-    return p;
-}
-
-static void *alloc_entered(size_t size, size_t align, unsigned hints, const char *fn)
+void *uvas_alloc_entered(size_t size, size_t align, unsigned hints, const char *fn)
 {
     if (size == 0)
         return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "%s: size 0 is not an "
@@ -445,46 +429,11 @@ static void *alloc_entered(size_t size, size_t align, unsigned hints, const char
     return p;
 }
 
-void *uvas_malloc(size_t size)
+void *uvas_calloc_entered(size_t total)
 {
-    return alloc_common(size, 16, 0, "uvas_malloc");
-}
-
-void *uvas_malloc_hint(size_t size, unsigned hints)
-{
-    return alloc_common(size, 16, hints, "uvas_malloc_hint");
-}
-
-void *uvas_aligned_alloc(size_t align, size_t size, unsigned hints)
-{
-    if (align == 0 || (align & (align - 1))) {
-        uvas_clear_error();
-        return null_errno(EINVAL, uvas_fail(UVAS_ERR_INVAL, "uvas_aligned_alloc: alignment "
-                                            "%zu is not a power of two", align));
-    }
-    return alloc_common(size, align < 16 ? 16 : align, hints, "uvas_aligned_alloc");
-}
-
-void *uvas_calloc(size_t nmemb, size_t size)
-{
-    size_t total;
-    if (__builtin_mul_overflow(nmemb, size, &total)) {
-        uvas_clear_error();
-        uvas_fail(UVAS_ERR_NOMEM, "uvas_calloc: %zu * %zu bytes overflows", nmemb, size);
-        errno = ENOMEM;
+    char *p = uvas_alloc_entered(total, 16, 0, "uvas_calloc");
+    if (!p)
         return NULL;
-    }
-    /* Counted in until the clearing is done (uvas_finalize waits for it). */
-    uvas_clear_error();
-    if (uvas_ensure_init() != UVAS_OK || uvas_api_enter("uvas_calloc") != UVAS_OK) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    char *p = alloc_entered(total, 16, 0, "uvas_calloc");
-    if (!p) {
-        uvas_api_leave();
-        return NULL;
-    }
     /* Memory reads zero unless its block was populated since it was
      * released: a slab's earlier slots, or a stray store into free blocks
      * (a use after free) that the fault path filled. Only those blocks are
@@ -499,7 +448,6 @@ void *uvas_calloc(size_t nmemb, size_t size)
             memset(q, 0, (size_t)(bend - q));
         q = bend;
     }
-    uvas_api_leave();
     return p;
 }
 
@@ -592,23 +540,7 @@ static bool realloc_in_place(const struct located *l, size_t size)
     return true;
 }
 
-static void *realloc_entered(void *p, size_t size);
-
-void *uvas_realloc(void *p, size_t size)
-{
-    if (!p)
-        return uvas_malloc(size);
-    if (uvas_api_enter("uvas_realloc")) {
-        uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_realloc(%p): uvas is not initialised", p);
-        errno = EINVAL;
-        return NULL;
-    }
-    void *q = realloc_entered(p, size);
-    uvas_api_leave();
-    return q;
-}
-
-static void *realloc_entered(void *p, size_t size)
+void *uvas_realloc_entered(void *p, size_t size)
 {
     uvas_clear_error();
     if (size == 0)

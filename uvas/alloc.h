@@ -20,4 +20,13 @@ struct uvas_alloc_hooks {
 
 void uvas_alloc_lend(const struct uvas_alloc_hooks *hooks);
 
+/* The allocator behind the public calls (uvas/api/alloc.c), which start
+ * uvas if needed and count the call in (uvas_api_enter) first. Each sets
+ * errno and the message on failure; fn names the public call. */
+void *uvas_alloc_entered(size_t size, size_t align, unsigned hints, const char *fn);
+/* total bytes that read zero. */
+void *uvas_calloc_entered(size_t total);
+/* p is not NULL. */
+void *uvas_realloc_entered(void *p, size_t size);
+
 #endif

@@ -69,14 +69,13 @@ static inline char *uvas_block_addr(size_t bi)
     return uvas_g.base + (bi << uvas_g.shift);
 }
 
-/* Initialise with NULL options if nobody has yet; status. */
-int uvas_ensure_init(void);
-
 /* Public calls that use the controller's state count themselves in and out,
  * so uvas_finalize can wait for those in flight before tearing it down:
  * enter returns UVAS_ERR_NOT_INIT (with a message naming fn) once finalize
  * has begun or before init, and then the call must not go on. */
 int uvas_api_enter(const char *fn);
 void uvas_api_leave(void);
+/* Until no call is counted in (uvas_finalize, after clearing ready). */
+void uvas_api_wait_idle(void);
 
 #endif

@@ -1,4 +1,9 @@
-/* The controller's life cycle: uvas_init, uvas_finalize, uvas_range. */
+/*
+ * The composition root: uvas_init wires the floors together (the hooks the
+ * ground borrows from above, the fault handler, the device tier's
+ * operations) and starts them bottom-up; uvas_finalize stops them top-down.
+ * The one file that sees every floor (docs/architecture.md).
+ */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +19,7 @@
 #include "migrate/state.h"
 #include "migrate/tier_device.h"
 #include "uvas/alloc.h"
+#include "uvas/api/init.h"
 #include "uvas/endpoint.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
@@ -256,26 +262,6 @@ int uvas_ensure_init(void)
     return uvas_init(NULL);
 }
 
-/* Calls in flight (uvas_api_enter). Dekker with ready: a call counts
- * itself in, then reads ready; finalize clears ready, then reads the count
- * (both sequentially consistent), so one of them sees the other. */
-static _Atomic long api_active;
-
-int uvas_api_enter(const char *fn)
-{
-    atomic_fetch_add(&api_active, 1);
-    if (atomic_load(&uvas_g.ready))
-        return UVAS_OK;
-    atomic_fetch_sub(&api_active, 1);
-    return uvas_fail(UVAS_ERR_NOT_INIT, "%s: uvas is not initialised (call uvas_init first, "
-                     "and no uvas call after uvas_finalize)", fn);
-}
-
-void uvas_api_leave(void)
-{
-    atomic_fetch_sub_explicit(&api_active, 1, memory_order_release);
-}
-
 int uvas_finalize(void)
 {
     uvas_clear_error();
@@ -290,10 +276,7 @@ int uvas_finalize(void)
     pthread_mutex_unlock(&uvas_g.lock);
     /* Calls already in (a migration, an allocation) finish first; new ones
      * get UVAS_ERR_NOT_INIT. They may need the lock, so it is not held. */
-    while (atomic_load(&api_active) > 0) {
-        struct timespec ms = {0, 100000};
-        nanosleep(&ms, NULL);
-    }
+    uvas_api_wait_idle();
     pthread_mutex_lock(&uvas_g.lock);
     teardown();
     finalizing = false;
