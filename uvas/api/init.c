@@ -31,13 +31,6 @@
 #include "uvas/tier.h"
 #include "uvas/uffd.h"
 
-struct uvas_global uvas_g = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-    .memfd = -1,
-    .gate_fd = -1,
-    .uffd = {.fd = -1},
-};
-
 static bool finalizing; /* under uvas_g.lock: init waits for the teardown */
 /* Set by uvas_finalize, cleared by uvas_init: after a finalize, allocating
  * does not start uvas again behind the program's back (a thread still
