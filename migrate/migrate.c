@@ -35,8 +35,6 @@
 #define RLX memory_order_relaxed
 #define ACQ memory_order_acquire
 
-struct uvas_migrate_state uvas_mg;
-
 struct job {
     size_t bi;
     uint32_t seen; /* state before BUSY */

@@ -1,20 +1,15 @@
-/* Opening a policy, the rules around its answers, and its tick thread. */
+/* Opening a policy (built in or a shared object) and the rules around its answers. */
 #include "migrate/policy.h"
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <time.h>
 
-#include "migrate/migrate.h"
 #include "migrate/state.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
-#include "uvas/uffd.h"
 
 #define RLX memory_order_relaxed
 
@@ -30,46 +25,6 @@ const char *uvas_policy_names(void)
            "a path to a shared object";
 }
 
-int uvas_policy_params(const char *params, char *err, size_t errlen,
-                       int (*fn)(void *, const char *, const char *, char *, size_t), void *st)
-{
-    char buf[256];
-    if (strlen(params) >= sizeof buf) {
-        snprintf(err, errlen, "the parameters are too long");
-        return UVAS_ERR_INVAL;
-    }
-    strcpy(buf, params);
-    char *save = NULL;
-    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq || eq == kv || !eq[1]) {
-            snprintf(err, errlen, "'%s' is not key=value", kv);
-            return UVAS_ERR_INVAL;
-        }
-        *eq = '\0';
-        int rc = fn(st, kv, eq + 1, err, errlen);
-        if (rc)
-            return rc;
-    }
-    return UVAS_OK;
-}
-
-int uvas_policy_number(const char *key, const char *val, double lo, double hi, double *out,
-                       char *err, size_t errlen)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(val, &end);
-    if (errno || end == val || *end || !(v >= lo && v <= hi)) { /* NaN: not in range */
-        snprintf(err, errlen, "%s=%s: give a number from %g to %g", key, val, lo, hi);
-        return UVAS_ERR_INVAL;
-    }
-    *out = v;
-    return UVAS_OK;
-}
-
-/* "name" or "name:params"; a name with a '/' or ending in ".so" is a
- * shared object. */
 int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -212,156 +167,6 @@ int uvas_policy_device_full(const struct uvas_policy *p, size_t bi)
 const char *uvas_policy_current(void)
 {
     return atomic_load(&uvas_g.ready) ? uvas_mg.policy.spec : "";
-}
-
-/* ---- the tick thread ---------------------------------------------------------- */
-
-#define MAX_REQUESTS 4096
-
-struct tick_req {
-    size_t index;
-    int res;
-};
-
-static struct {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool running, stop;
-    struct tick_req req[MAX_REQUESTS];
-    size_t nreq;
-} ticker = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
-
-static int request(struct uvas_policy_tick *t, size_t index, int res)
-{
-    (void)t;
-    if (ticker.nreq == MAX_REQUESTS)
-        return UVAS_ERR_NOMEM;
-    if (index >= uvas_g.nblocks || (res != UVAS_RES_HOST && res != UVAS_RES_DEVICE))
-        return UVAS_ERR_INVAL;
-    ticker.req[ticker.nreq++] = (struct tick_req){index, res};
-    return UVAS_OK;
-}
-
-/* Arm the tracking the policy asked for on the live host blocks not in a
- * transition: unmap them (any access faults once) or write-protect them
- * (a write faults once). */
-static void arm_tracking(const struct uvas_block_view *v, size_t n, unsigned flags)
-{
-    bool access = flags & UVAS_POLICY_TRACK_ACCESS;
-    if (!access && !uvas_g.uffd.has_wp)
-        return;
-    for (size_t k = 0; k < n; k++) {
-        if (v[k].residence != UVAS_RES_HOST)
-            continue;
-        struct uvas_block *b = &uvas_g.bt[v[k].index];
-        uint32_t seen;
-        if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen))
-            continue;
-        char *a = uvas_block_addr(v[k].index);
-        if (access)
-            madvise(a, uvas_g.block_size, MADV_DONTNEED); /* the memfd keeps the pages */
-        else
-            uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, true);
-        uvas_blk_unbusy(b, seen);
-        /* A fault dropped while we held the block must be retried. */
-        uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
-    }
-}
-
-/* Views of the live blocks, in a buffer that grows with them (a 64 GiB
- * range of 4 KiB blocks has 16M blocks; few are live). */
-static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t *cap)
-{
-    size_t n = 0, dev = 0;
-    for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
-        if (!atomic_load_explicit(&uvas_g.bt[bi].owner, RLX))
-            continue;
-        if (n == *cap) {
-            size_t c = *cap ? 2 * *cap : 1024;
-            struct uvas_block_view *v = realloc(*vp, c * sizeof *v);
-            if (!v)
-                break;
-            *vp = v;
-            *cap = c;
-        }
-        struct uvas_block_view *views = *vp;
-        uvas_policy_view(bi, &views[n]);
-        if (views[n].residence == UVAS_RES_DEVICE)
-            dev++;
-        n++;
-    }
-    struct uvas_policy_tick t = {
-        .blocks = *vp,
-        .nblocks = n,
-        .device_capacity_blocks = uvas_devtier_capacity_blocks(&uvas_g.devtier),
-        .device_blocks = dev,
-        .request = request,
-    };
-    ticker.nreq = 0;
-    p->ops->tick(p->state, &t);
-    unsigned track = p->ops->tracking ? p->ops->tracking(p->state) : p->ops->flags;
-    if (track & (UVAS_POLICY_TRACK_WRITES | UVAS_POLICY_TRACK_ACCESS))
-        arm_tracking(*vp, n, track);
-    /* Demotions first: they make the room promotions need. */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0; i < ticker.nreq; i++) {
-            struct tick_req *r = &ticker.req[i];
-            if ((pass == 0) == (r->res == UVAS_RES_HOST) &&
-                atomic_load_explicit(&uvas_g.bt[r->index].owner, RLX))
-                uvas_migrate_blocks(r->index, 1, r->res, 0);
-        }
-}
-
-static void *ticker_main(void *arg)
-{
-    struct uvas_policy *p = arg;
-    struct uvas_block_view *views = NULL;
-    size_t cap = 0;
-    pthread_mutex_lock(&ticker.mu);
-    while (!ticker.stop) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        unsigned ms = p->ops->tick_interval ? p->ops->tick_interval(p->state) : p->ops->tick_ms;
-        uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000ull;
-        ts.tv_sec += (time_t)(ns / 1000000000ull);
-        ts.tv_nsec = (long)(ns % 1000000000ull);
-        while (!ticker.stop && pthread_cond_timedwait(&ticker.cv, &ticker.mu, &ts) == 0)
-            ;
-        if (ticker.stop)
-            break;
-        pthread_mutex_unlock(&ticker.mu);
-        one_tick(p, &views, &cap);
-        pthread_mutex_lock(&ticker.mu);
-    }
-    pthread_mutex_unlock(&ticker.mu);
-    free(views);
-    return NULL;
-}
-
-int uvas_policy_ticker_start(struct uvas_policy *p)
-{
-    unsigned ms = p->ops->tick_interval ? p->ops->tick_interval(p->state) : p->ops->tick_ms;
-    if (!p->ops->tick || !ms || !uvas_devtier_present(&uvas_g.devtier))
-        return UVAS_OK;
-    ticker.stop = false;
-    int e = pthread_create(&ticker.th, NULL, ticker_main, p);
-    if (e)
-        return uvas_fail(UVAS_ERR_SYS, "cannot start the policy thread: %s", strerror(e));
-    ticker.running = true;
-    return UVAS_OK;
-}
-
-void uvas_policy_ticker_stop(void)
-{
-    if (!ticker.running)
-        return;
-    pthread_mutex_lock(&ticker.mu);
-    ticker.stop = true;
-    pthread_cond_broadcast(&ticker.cv);
-    pthread_mutex_unlock(&ticker.mu);
-    pthread_join(ticker.th, NULL);
-    ticker.running = false;
 }
 
 int uvas_policy_check(const char *spec, char *why, size_t len)

@@ -46,10 +46,6 @@ int uvas_policy_fault(const struct uvas_policy *p, size_t bi, int agent, int wri
 /* The device tier is full and block bi wants in: enum uvas_full_decision. */
 int uvas_policy_device_full(const struct uvas_policy *p, size_t bi);
 
-/* The tick thread (for policies with a tick). */
-int uvas_policy_ticker_start(struct uvas_policy *p);
-void uvas_policy_ticker_stop(void);
-
 /* Built-in policies (migrate/policy_*.c). */
 extern const struct uvas_policy_ops uvas_policy_first_touch, uvas_policy_host,
     uvas_policy_device, uvas_policy_interleave, uvas_policy_access_counter,

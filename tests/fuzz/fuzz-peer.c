@@ -16,6 +16,7 @@
 
 #include "fuzz.h"
 #include "transport/pe/job.h"
+#include "transport/pe/owner.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 

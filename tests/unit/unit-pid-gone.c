@@ -7,6 +7,7 @@
 
 #include "../check.h"
 #include "transport/pe/job.h"
+#include "transport/pe/liveness.h"
 
 int main(void)
 {

@@ -7,10 +7,14 @@
  * a get, the old value for an AMO, an acknowledgement for a put (quiet
  * waits for those).
  */
+#include "transport/pe/am.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "transport/pe/job.h"
+#include "transport/pe/owner.h"
+#include "transport/pe/ucx.h"
 #include "transport/pe/ucx_sym.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"

@@ -4,6 +4,8 @@
  * publishes (its UCX address, rkeys, fd server, device). A process started
  * without a launcher is a job of one PE.
  */
+#include "transport/pe/boot.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,8 @@
  * one transfer. Where the slab's descriptor maps (lavapipe), the slab is
  * also mapped, so small writes go through the mapping.
  */
+#include "transport/pe/devpeer.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +18,7 @@
 #include "migrate/copy.h"
 #include "migrate/state.h"
 #include "transport/pe/job.h"
+#include "transport/pe/window.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 

@@ -30,7 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport/pe/am.h"
+#include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
+#include "transport/pe/owner.h"
+#include "transport/pe/ucx.h"
 #include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"

@@ -107,6 +107,8 @@ struct uvas_path_ctr {
 extern _Thread_local struct uvas_path_ctr *uvas_path_mine
     __attribute__((tls_model("initial-exec")));
 struct uvas_path_ctr *uvas_path_register(void);
+/* Adds every thread's counts to ops[] and bytes[]. */
+void uvas_path_sum(uint64_t ops[UVAS_PATH_COUNT], uint64_t bytes[UVAS_PATH_COUNT]);
 
 static inline void uvas_job_count(int path, size_t bytes)
 {
@@ -120,81 +122,5 @@ static inline void uvas_job_count(int path, size_t bytes)
                           memory_order_relaxed);
 }
 
-/* boot.c: PMIx bootstrap and the exchange of what PEs publish. */
-int uvas_boot_start(void);
-int uvas_boot_put(const char *key, const void *data, size_t len);
-int uvas_boot_fence(void);
-int uvas_boot_get(int rank, const char *key, void *data, size_t len);
-int uvas_boot_get_alloc(int rank, const char *key, void **data, size_t *len);
-void uvas_boot_abort(int status, const char *msg);
-void uvas_boot_stop(void);
-
-/* window.c: the fd server and the windows onto local peers. */
-int uvas_window_serve(void);
-int uvas_window_open(struct uvas_peer *p);
-void uvas_window_close(struct uvas_peer *p);
-void uvas_window_stop(void);
-/* Ask p for the descriptor of its device slab `slab`. Status. */
-int uvas_window_slab_fd(struct uvas_peer *p, uint32_t slab, int *fd);
-
-/* ucx.c: context, worker, endpoints, progress thread. */
-int uvas_ucx_start(void);
-int uvas_ucx_connect(void);
-void uvas_ucx_stop(void);
-/* Wait for a request (NULL or a status pointer: done). Status. */
-int uvas_ucx_wait(void *req, const char *what);
-int uvas_ucx_flush(void);
-/* One poll of a wait loop (progress, or yield the CPU on an oversubscribed
- * node); spins counts from 0 at the loop's start. A wait that lasts checks
- * every second whether the local peers are alive (uvas_pe_check_alive), so
- * a dead PE ends the job instead of a hang. */
-void uvas_ucx_poll(unsigned spins);
-/* Ends the job with a message if a PE of this node is gone (its pid; PEs
- * of other nodes are the launcher's and UCX's to report). */
-void uvas_pe_check_alive(void);
-/* Has process pid ended (gone, or a zombie its launcher has not reaped)? */
-bool uvas_pe_pid_gone(pid_t pid);
-
-/* am.c: active messages to a block's owner. */
-int uvas_am_init(void);
-int uvas_am_put(int pe, void *dest, const void *src, size_t n);
-int uvas_am_get(int pe, void *dest, const void *src, size_t n);
-int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
-                uint64_t compare, uint64_t *fetched);
-int uvas_am_residence(int pe, const void *addr, int *res);
-int uvas_am_quiet(void);
-
-/* devpeer.c: the device side of transfers. */
-struct uvas_devref {
-    VkBuffer buf;
-    VkDeviceSize off;
-    char *map;               /* a CPU mapping of the same bytes, or NULL */
-};
-int uvas_devpeer_init(void);
-void uvas_devpeer_fini(void);
-void uvas_devpeer_describe(struct uvas_dev_desc *d);
-/* Where slot `slot` of peer p is, importing its slab on first use. */
-int uvas_devpeer_slot(struct uvas_peer *p, uint32_t slot, struct uvas_devref *out);
-/* Where our own slot is. */
-void uvas_devpeer_own_slot(uint32_t slot, struct uvas_devref *out);
-void uvas_devpeer_release_peer(struct uvas_peer *p);
-/* Copies through the copy engine; host memory of any kind on one side
- * (staged). */
-int uvas_devpeer_write(const struct uvas_devref *dst, size_t off, const void *src, size_t n);
-int uvas_devpeer_read(void *dst, const struct uvas_devref *src, size_t off, size_t n);
-int uvas_devpeer_copy(const struct uvas_devref *dst, size_t doff, const struct uvas_devref *src,
-                      size_t soff, size_t n);
-
-/* owner.c: this PE applying an access to its own range (AM handlers,
- * own-PE operations): through the host alias or its device memory where
- * the block is, through the range (faults, policy) otherwise. */
-int uvas_owner_write(char *addr, const void *src, size_t n);
-int uvas_owner_read(void *dst, const char *addr, size_t n);
-int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
-                   uint64_t compare, uint64_t *fetched);
-
-/* AMO arithmetic on a local word (shared by every path). */
-uint64_t uvas_amo_apply(enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
-                        uint64_t compare);
 
 #endif

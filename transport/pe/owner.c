@@ -7,8 +7,11 @@
  * the fault path and this PE's policy decide (an untouched block is placed
  * by them).
  */
+#include "transport/pe/owner.h"
+
 #include <string.h>
 
+#include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"

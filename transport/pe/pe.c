@@ -11,15 +11,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/pe/am.h"
+#include "transport/pe/boot.h"
+#include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
+#include "transport/pe/liveness.h"
+#include "transport/pe/ucx.h"
+#include "transport/pe/window.h"
 #include "uvas/config.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
-
-struct uvas_job uvas_job = {.listen_fd = -1, .stop_fd = -1,
-                            .barrier_mu = PTHREAD_MUTEX_INITIALIZER};
 
 /* What each PE publishes before the first fence. */
 struct init_rec {
@@ -83,46 +86,6 @@ static int transport_env(void)
     if (rc == UVAS_OK)
         rc = env_size("UVAS_UCX_RMA_MIN", SIZE_MAX, &uvas_job.ucx_rma_min);
     return rc;
-}
-
-/* Has the process of a local peer ended? A killed PE stays a zombie until
- * its launcher reaps it (with orte_enable_recovery, for a while), and
- * kill(pid, 0) still succeeds on a zombie: its state says it is dead
- * (a migration waited for a dead PE's pin for ever under ASan so). */
-bool uvas_pe_pid_gone(pid_t pid)
-{
-    if (kill(pid, 0) < 0)
-        return errno == ESRCH;
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    const char *c = strrchr(buf, ')'); /* the command may hold spaces and ')' */
-    return c && c[1] == ' ' && (c[2] == 'Z' || c[2] == 'X');
-}
-
-/* A transition has waited seconds for the pins of table t (rank t, or the
- * remote peers' table n): is that peer alive? */
-static void gate_stuck(size_t block, unsigned t, double secs)
-{
-    if ((int)t < uvas_job.n && (int)t != uvas_job.me) {
-        struct uvas_peer *p = &uvas_job.peers[t];
-        if (p->same_node && uvas_pe_pid_gone(p->pid)) {
-            fprintf(stderr, "uvas: PE %d: PE %u (pid %d) died holding block %zu for %.0f s; "
-                    "ending the job\n", uvas_job.me, t, (int)p->pid, block, secs);
-            uvas_pe_global_exit(1);
-        }
-        uvas_warn("block %zu: PE %u's access has held its migration for %.0f s", block, t,
-                  secs);
-        return;
-    }
-    uvas_pe_check_alive();
-    uvas_warn("block %zu: %s access has held its migration for %.0f s", block,
-              (int)t == uvas_job.me ? "one of this PE's own" : "a remote PE's", secs);
 }
 
 static int agree(const struct init_rec *mine)
@@ -215,8 +178,8 @@ int uvas_pe_init(int requested, int *provided)
         rc = uvas_gate_pins_get((unsigned)uvas_job.me, &uvas_job.own_pins, NULL);
     if (rc == UVAS_OK && uvas_job.pmix)
         rc = uvas_window_serve();
-    if (rc == UVAS_OK && uvas_job.pmix)
-        rc = uvas_ucx_start();
+    if (rc == UVAS_OK && uvas_job.pmix && (rc = uvas_ucx_start()) == UVAS_OK)
+        rc = uvas_am_init(); /* its handlers, on the worker ucx_start made */
     if (rc == UVAS_OK) {
         mine.base = (uintptr_t)uvas_g.base;
         mine.size = uvas_g.size;
@@ -257,7 +220,7 @@ int uvas_pe_init(int requested, int *provided)
             goto fail;
     if ((rc = uvas_devpeer_init()))
         goto fail;
-    uvas_gate_stuck_hook = gate_stuck;
+    uvas_gate_stuck_hook = uvas_pe_gate_stuck;
     /* The first allocation of every PE: the same address everywhere. */
     uvas_job.sync = uvas_malloc_hint(SYNC_WORDS * sizeof(uint64_t), UVAS_HINT_HOST);
     if (!uvas_job.sync) {
@@ -309,14 +272,6 @@ int uvas_pe_count(void)
     return uvas_job.n;
 }
 
-_Noreturn void uvas_pe_global_exit(int status)
-{
-    fflush(stdout);
-    fflush(stderr);
-    uvas_boot_abort(status, "uvas: global exit");
-    _exit(status);
-}
-
 int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
 {
     if (!uvas_job.up)
@@ -359,22 +314,6 @@ int uvas_pe_quiet(void)
 int uvas_pe_fence(void)
 {
     return uvas_pe_quiet();
-}
-
-/* Is some local peer gone? (Under mpirun the launcher ends the job too;
- * this bounds the wait when it does not.) */
-void uvas_pe_check_alive(void)
-{
-    if (!atomic_load(&uvas_job.peers_known))
-        return; /* during init or teardown: no pids to watch */
-    for (int r = 0; r < uvas_job.n; r++) {
-        struct uvas_peer *p = &uvas_job.peers[r];
-        if (p->same_node && uvas_pe_pid_gone(p->pid)) {
-            fprintf(stderr, "uvas: PE %d: PE %d (pid %d) is gone; ending the job\n",
-                    uvas_job.me, r, (int)p->pid);
-            uvas_pe_global_exit(1);
-        }
-    }
 }
 
 int uvas_pe_sync_all(void)
@@ -440,38 +379,12 @@ int uvas_pe_residence(const void *addr, int pe)
     return rc ? rc : res;
 }
 
-_Thread_local struct uvas_path_ctr *uvas_path_mine __attribute__((tls_model("initial-exec")));
-static struct uvas_path_ctr *path_all;
-static pthread_mutex_t path_mu = PTHREAD_MUTEX_INITIALIZER;
-
-/* A thread's first operation: a set of its own, kept for the process's
- * life (the sums must not lose what exited threads did). */
-struct uvas_path_ctr *uvas_path_register(void)
-{
-    static struct uvas_path_ctr spare; /* if calloc fails, shared and racy */
-    struct uvas_path_ctr *c = calloc(1, sizeof *c);
-    if (!c)
-        return &spare;
-    pthread_mutex_lock(&path_mu);
-    c->next = path_all;
-    path_all = c;
-    pthread_mutex_unlock(&path_mu);
-    uvas_path_mine = c;
-    return c;
-}
-
 int uvas_pe_stats_get(struct uvas_pe_stats *st)
 {
     if (!st)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pe_stats_get: NULL");
     memset(st, 0, sizeof *st);
-    pthread_mutex_lock(&path_mu);
-    for (struct uvas_path_ctr *c = path_all; c; c = c->next)
-        for (int i = 0; i < UVAS_PATH_COUNT; i++) {
-            st->ops[i] += atomic_load_explicit(&c->ops[i], memory_order_relaxed);
-            st->bytes[i] += atomic_load_explicit(&c->bytes[i], memory_order_relaxed);
-        }
-    pthread_mutex_unlock(&path_mu);
+    uvas_path_sum(st->ops, st->bytes);
     st->am_served = atomic_load(&uvas_job.am_served);
     st->gate_waits = uvas_gate_waits();
     return UVAS_OK;

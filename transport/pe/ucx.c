@@ -6,6 +6,8 @@
  * application computes. Waiting threads progress the worker themselves and
  * yield the CPU (jobs here run several PEs per core).
  */
+#include "transport/pe/ucx.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
@@ -16,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "transport/pe/boot.h"
 #include "transport/pe/job.h"
+#include "transport/pe/liveness.h"
 #include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
@@ -170,7 +174,7 @@ int uvas_ucx_start(void)
         (rc = uvas_boot_put("uvas.ucx.gates", &graddr, sizeof graddr)) ||
         (rc = uvas_boot_put("uvas.ucx.pins", &praddr, sizeof praddr)))
         return rc;
-    return uvas_am_init();
+    return UVAS_OK;
 }
 
 static int unpack_rkey(int rank, const char *key, ucp_ep_h ep, ucp_rkey_h *out)

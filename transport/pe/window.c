@@ -9,6 +9,8 @@
  * PMIx. Nothing is named in /dev/shm; a descriptor exists only in the
  * processes it was passed to.
  */
+#include "transport/pe/window.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

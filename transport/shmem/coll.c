@@ -21,7 +21,6 @@
 
 /* This PE's element count for shmem_collect, where peers read it. */
 static uint64_t *count_slot;
-static bool shared_world;
 
 int uvas_shmem_coll_init(void)
 {
@@ -37,11 +36,7 @@ int uvas_shmem_coll_init(void)
     st = uvas_pe_barrier_all();
     if (st != UVAS_OK)
         return st;
-    int me = uvas_pe_me(), n = uvas_pe_count();
-    shared_world = true;
-    for (int pe = 0; pe < n; pe++)
-        if (pe != me && !uvas_pe_ptr(count_slot, pe))
-            shared_world = false;
+    uvas_shmem_team_init(count_slot);
     return UVAS_OK;
 }
 
@@ -52,11 +47,6 @@ void uvas_shmem_coll_fini(void)
         uvas_try_free(count_slot);
     count_slot = NULL;
     uvas_shmem_agree_fini();
-}
-
-bool uvas_shmem_shared_is_world(void)
-{
-    return shared_world || uvas_pe_count() == 1;
 }
 
 /* ---- pieces --------------------------------------------------------------- */

@@ -28,8 +28,10 @@ int uvas_shmem_heap_env_check(void);
 /* Before uvas_pe_finalize: release the scratch. */
 void uvas_shmem_coll_fini(void);
 
-/* Does every PE reach this PE's memory with loads and stores (so that
- * SHMEM_TEAM_SHARED is the world)? Known after uvas_shmem_coll_init. */
+/* Teams (team.c). Does every PE reach this PE's memory with loads and
+ * stores (so that SHMEM_TEAM_SHARED is the world)? Known once team_init
+ * has tried a symmetric probe object on every peer (uvas_shmem_coll_init). */
+void uvas_shmem_team_init(const void *probe);
 bool uvas_shmem_shared_is_world(void);
 
 /* 0 if team names all PEs of the job (the only teams collectives run on);

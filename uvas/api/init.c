@@ -17,6 +17,7 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
+#include "migrate/tick.h"
 #include "migrate/tier_device.h"
 #include "uvas/alloc.h"
 #include "uvas/api/init.h"

@@ -1,0 +1,18 @@
+/* Active messages to a block's owner (am.c). */
+#ifndef UVAS_PE_AM_H
+#define UVAS_PE_AM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "transport/pe/pe.h"
+
+int uvas_am_init(void);
+int uvas_am_put(int pe, void *dest, const void *src, size_t n);
+int uvas_am_get(int pe, void *dest, const void *src, size_t n);
+int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                uint64_t compare, uint64_t *fetched);
+int uvas_am_residence(int pe, const void *addr, int *res);
+int uvas_am_quiet(void);
+
+#endif
