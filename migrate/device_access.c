@@ -16,13 +16,12 @@
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
+#include "uvas/atomics.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
 #include "uvas/uffd.h"
-
-#define RLX memory_order_relaxed
 
 /* A device buffer the accesses read into and write from. */
 static struct {
@@ -90,23 +89,6 @@ static int touch(VkBuffer buf, VkDeviceSize off, size_t n, int write, unsigned c
     return rc;
 }
 
-static bool take(struct uvas_block *b, uint32_t *seen)
-{
-    for (;;) {
-        uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
-        if (s & UVAS_BLK_BUSY) {
-            sched_yield();
-            continue;
-        }
-        *seen = s;
-        if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                  memory_order_acq_rel, memory_order_acquire)) {
-            uvas_gate_close(b);
-            return true;
-        }
-    }
-}
-
 static void give_back(size_t bi, uint32_t seen, int res)
 {
     if (res == uvas_blk_res(seen))
@@ -124,7 +106,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
     atomic_fetch_add_explicit(&uvas_g.ctr.device_touches, 1, RLX);
     for (int round = 0; round < 8; round++) {
         uint32_t seen;
-        take(b, &seen);
+        uvas_blk_take(b, true, &seen);
         int res = uvas_blk_res(seen);
         if (res == UVAS_RES_UNPOPULATED) { /* the device's first touch */
             int to = uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE);
@@ -175,7 +157,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
             atomic_fetch_or_explicit(&b->advice, UVAS_BA_READ_MOSTLY, RLX);
         int rc = uvas_migrate_blocks(bi, 1, UVAS_RES_DEVICE, UVAS_MIG_WAIT);
         if (rc == UVAS_ERR_NOMEM) { /* no room: served from the host this time */
-            if (take(b, &seen), uvas_blk_res(seen) == UVAS_RES_HOST) {
+            if (uvas_blk_take(b, true, &seen), uvas_blk_res(seen) == UVAS_RES_HOST) {
                 VkBuffer hb;
                 VkDeviceSize ho;
                 struct uvas_hostbuf tmp;

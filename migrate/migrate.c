@@ -16,6 +16,7 @@
 #include "migrate/hostcache.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
+#include "uvas/atomics.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -32,8 +33,6 @@
 #define DEPTH 3
 #define BATCH 256     /* jobs on the stack */
 #define MAX_JOBS 8192 /* jobs taken at once (16 GiB of 2 MiB blocks) */
-#define RLX memory_order_relaxed
-#define ACQ memory_order_acquire
 
 struct job {
     size_t bi;
@@ -53,25 +52,6 @@ static uint64_t now_ns(void)
 }
 
 /* Take a block for a transition; false if it is in one and we may not wait. */
-static bool take(struct uvas_block *b, bool wait, uint32_t *seen)
-{
-    for (;;) {
-        uint32_t s = atomic_load_explicit(&b->state, ACQ);
-        if (!(s & UVAS_BLK_BUSY)) {
-            *seen = s;
-            if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                      memory_order_acq_rel, ACQ)) {
-                uvas_gate_close(b);
-                return true;
-            }
-            continue;
-        }
-        if (!wait)
-            return false;
-        sched_yield();
-    }
-}
-
 static void wake_block(size_t bi);
 
 /* Give a block back unchanged (no new version: nothing moved), and wake
@@ -484,7 +464,7 @@ static bool evict_block(size_t bi)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     struct job x = {.bi = bi};
-    if (!take(b, false, &x.seen))
+    if (!uvas_blk_take(b, false, &x.seen))
         return false;
     if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
         untake(b, x.seen);
@@ -510,7 +490,7 @@ int uvas_migrate_collapse(size_t first, size_t n)
     for (size_t i = first; i < first + n; i++) {
         struct uvas_block *b = &uvas_g.bt[i];
         struct job x = {.bi = i};
-        if (!take(b, true, &x.seen))
+        if (!uvas_blk_take(b, true, &x.seen))
             continue;
         if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX))
             collapse(&x);
@@ -524,7 +504,7 @@ void uvas_migrate_write_fault(size_t bi)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     struct job x = {.bi = bi};
-    if (!take(b, false, &x.seen))
+    if (!uvas_blk_take(b, false, &x.seen))
         return; /* in a transition: its end wakes the writer */
     if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX)) {
         collapse(&x);
@@ -545,7 +525,7 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
                           uvas_cpuview_available()) != UVAS_ACTION_REMOTE)
         return false;
     struct job x = {.bi = bi};
-    if (!take(b, false, &x.seen))
+    if (!uvas_blk_take(b, false, &x.seen))
         return true; /* in a transition: its end wakes the thread */
     if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
         untake(b, x.seen);
@@ -614,7 +594,7 @@ int uvas_migrate_cpu_unmap(size_t first, size_t n)
     for (size_t i = first; i < first + n; i++) {
         struct uvas_block *b = &uvas_g.bt[i];
         struct job x = {.bi = i};
-        if (!atomic_load_explicit(&b->cpu_mapped, RLX) || !take(b, true, &x.seen))
+        if (!atomic_load_explicit(&b->cpu_mapped, RLX) || !uvas_blk_take(b, true, &x.seen))
             continue;
         int r = uvas_cpuview_unmap(i);
         if (r && !rc)
@@ -660,7 +640,7 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
         for (; c < first + n && m < cap && rc == UVAS_OK; c++) {
             struct uvas_block *b = &uvas_g.bt[c];
             struct job x = {.bi = c, .defer_wake = c == defer_bi};
-            if (!take(b, flags & UVAS_MIG_WAIT, &x.seen))
+            if (!uvas_blk_take(b, flags & UVAS_MIG_WAIT, &x.seen))
                 continue;
             x.from = uvas_blk_res(x.seen);
             /* Host-heap memory stays on the host (uvas/alloc.c: peers may

@@ -8,10 +8,9 @@
 #include <string.h>
 
 #include "migrate/state.h"
+#include "uvas/atomics.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
-
-#define RLX memory_order_relaxed
 
 static const struct uvas_policy_ops *const builtins[] = {
     &uvas_policy_first_touch, &uvas_policy_host,      &uvas_policy_device,

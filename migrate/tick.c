@@ -15,11 +15,10 @@
 
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "uvas/atomics.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 #include "uvas/uffd.h"
-
-#define RLX memory_order_relaxed
 
 #define MAX_REQUESTS 4096
 

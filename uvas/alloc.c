@@ -15,13 +15,10 @@
 #include <string.h>
 
 #include "uvas/alloc.h"
+#include "uvas/atomics.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
-
-#define RLX memory_order_relaxed
-#define REL memory_order_release
-#define ACQ memory_order_acquire
 
 static struct uvas_alloc_hooks lent;
 
@@ -65,19 +62,8 @@ static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind
  * being served takes microseconds). Returns its residence. */
 static int take_for_release(struct uvas_block *b, uint32_t *seen)
 {
-    for (;;) {
-        uint32_t s = atomic_load_explicit(&b->state, ACQ);
-        if (s & UVAS_BLK_BUSY) {
-            sched_yield();
-            continue;
-        }
-        *seen = s;
-        if (atomic_compare_exchange_weak_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                  memory_order_acq_rel, ACQ)) {
-            uvas_gate_close(b);
-            return uvas_blk_res(s);
-        }
-    }
+    uvas_blk_take(b, true, seen);
+    return uvas_blk_res(*seen);
 }
 
 /* What a block learned under its last owner goes with it (held BUSY):

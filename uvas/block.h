@@ -11,6 +11,7 @@
 #ifndef UVAS_BLOCK_H
 #define UVAS_BLOCK_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,19 +86,48 @@ static inline bool uvas_blk_may_hold_data(uint32_t state)
     return uvas_blk_res(state) != 0 /* UVAS_RES_UNPOPULATED */ || (state & UVAS_BLK_BUSY);
 }
 
+/* The one way into a transition: state s (not BUSY) becomes s | BUSY and
+ * the block's gate closes, so peers' direct accesses stop before anything
+ * moves. False if the state changed since s was read. */
+static inline bool uvas_blk_mark_busy(struct uvas_block *b, uint32_t s)
+{
+    uint32_t expect = s;
+    if (!atomic_compare_exchange_strong_explicit(&b->state, &expect, s | UVAS_BLK_BUSY,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return false;
+    uvas_gate_close(b);
+    return true;
+}
+
 /* Try to take the block for a transition out of residence `from`. On
  * success *seen holds the pre-transition state. */
 static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *seen)
 {
     uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
-    if ((s & UVAS_BLK_BUSY) || uvas_blk_res(s) != from)
+    if ((s & UVAS_BLK_BUSY) || uvas_blk_res(s) != from || !uvas_blk_mark_busy(b, s))
         return false;
     *seen = s;
-    if (!atomic_compare_exchange_strong_explicit(&b->state, seen, s | UVAS_BLK_BUSY,
-                                                 memory_order_acq_rel, memory_order_acquire))
-        return false;
-    uvas_gate_close(b);
     return true;
+}
+
+/* Take the block for a transition, whatever its residence: with wait,
+ * yielding while another transition holds it (they take microseconds to
+ * milliseconds); without, false when one does. *seen: the state before. */
+static inline bool uvas_blk_take(struct uvas_block *b, bool wait, uint32_t *seen)
+{
+    for (;;) {
+        uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+        if (!(s & UVAS_BLK_BUSY)) {
+            if (uvas_blk_mark_busy(b, s)) {
+                *seen = s;
+                return true;
+            }
+            continue;
+        }
+        if (!wait)
+            return false;
+        sched_yield();
+    }
 }
 
 /* End a transition: new residence, next version, BUSY cleared. */

@@ -28,11 +28,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "uvas/atomics.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
-
-#define RLX memory_order_relaxed
 
 static struct {
     int lfd, stopfd;

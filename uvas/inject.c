@@ -8,9 +8,8 @@
 #include <string.h>
 
 #include "uvas.h"
+#include "uvas/atomics.h"
 #include "uvas/status.h"
-
-#define RLX memory_order_relaxed
 
 enum mode { M_OFF = 0, M_ONCE, M_FROM, M_EVERY, M_RATE };
 

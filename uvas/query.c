@@ -5,12 +5,10 @@
  */
 #include <string.h>
 
+#include "uvas/atomics.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
-
-#define RLX memory_order_relaxed
-#define ACQ memory_order_acquire
 
 const char *uvas_residence_name(int r)
 {

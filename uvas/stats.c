@@ -4,11 +4,10 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "uvas/atomics.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
-
-#define RLX memory_order_relaxed
 
 static void raise_high(_Atomic size_t *high, size_t v)
 {
