@@ -1,0 +1,556 @@
+/*
+ * The bodies of the test programs' shared helpers (check.h, remote.h,
+ * process/common.h), compiled once and linked into every test program.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "process/common.h"
+#include "remote.h"
+
+/* ---- check.h ---- */
+
+/* Leave the process now, flushing what was printed. */
+_Noreturn void tu_exit(int code)
+{
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);
+}
+
+_Noreturn void tu_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s:%d: FAIL: %s: ", file, line, cond);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    const char *le = uvas_last_error();
+    if (le && *le)
+        fprintf(stderr, " [uvas_last_error: %s]", le);
+    fputc('\n', stderr);
+    tu_exit(TU_EXIT_FAIL);
+}
+
+/* Remove every UVAS_* variable so a test starts from the defaults. */
+void tu_clear_env(void)
+{
+    extern char **environ;
+    for (;;) {
+        char name[256];
+        int found = 0;
+        for (char **e = environ; e && *e; e++) {
+            if (strncmp(*e, "UVAS_", 5) == 0) {
+  const char *eq = strchr(*e, '=');
+  size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+  if (n >= sizeof name)
+      n = sizeof name - 1;
+  memcpy(name, *e, n);
+  name[n] = '\0';
+  found = 1;
+  break;
+            }
+        }
+        if (!found)
+            break;
+        unsetenv(name);
+    }
+}
+
+void tu_setenv(const char *name, const char *value)
+{
+    if (setenv(name, value, 1) != 0) {
+        fprintf(stderr, "setenv(%s) failed: %s\n", name, strerror(errno));
+        tu_exit(TU_EXIT_FAIL);
+    }
+}
+
+/* Seconds on the monotonic clock, for loops bounded by time. */
+double tu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Bound the whole program: SIGALRM's default action kills it (a failure). */
+void tu_deadline(unsigned seconds)
+{
+    signal(SIGALRM, SIG_DFL);
+    alarm(seconds);
+}
+
+struct uvas_range_desc tu_range(void)
+{
+    struct uvas_range_desc d;
+    memset(&d, 0, sizeof d);
+    int st = uvas_range(&d);
+    CHECK(st == 0, "uvas_range returned %d (%s)", st, uvas_strerror(st));
+    return d;
+}
+
+/*
+ * For tests that need first-touch interception: after uvas_init, skip
+ * unless the range runs in userfaultfd mode.
+ */
+struct uvas_range_desc tu_require_uffd(void)
+{
+    struct uvas_range_desc d = tu_range();
+    if (d.fault_mode != UVAS_FAULT_UFFD)
+        SKIP("userfaultfd is unavailable (fault_mode %d): %s", d.fault_mode,
+             d.fault_note ? d.fault_note : "(no fault_note)");
+    return d;
+}
+
+/* uvas_init with the environment; fail the test on error. */
+void tu_init_env(void)
+{
+    int st = uvas_init(NULL);
+    CHECK(st == 0, "uvas_init(NULL) returned %d (%s)", st,
+          uvas_strerror(st));
+}
+
+int tu_in_range(const struct uvas_range_desc *d, const void *p,
+                size_t len)
+{
+    uintptr_t b = (uintptr_t)d->base, a = (uintptr_t)p;
+    return a >= b && len <= d->size && a - b <= d->size - len;
+}
+
+/* Read one byte through a volatile access (a real load, populates). */
+unsigned char tu_read_byte(const void *p)
+{
+    return *(const volatile unsigned char *)p;
+}
+
+void tu_write_byte(void *p, unsigned char v)
+{
+    *(volatile unsigned char *)p = v;
+}
+
+int tu_residence(const void *p)
+{
+    struct uvas_ptr_info info;
+    memset(&info, 0, sizeof info);
+    int st = uvas_query(p, &info);
+    CHECK(st == 0, "uvas_query(%p) returned %d (%s)", p, st,
+          uvas_strerror(st));
+    return info.residence;
+}
+
+struct uvas_stats tu_stats(void)
+{
+    struct uvas_stats s;
+    memset(&s, 0, sizeof s);
+    int st = uvas_stats_get(&s);
+    CHECK(st == 0, "uvas_stats_get returned %d (%s)", st, uvas_strerror(st));
+    return s;
+}
+
+/* Index of the first byte of [p, p+n) that is not `v`, or -1. */
+long tu_find_not(const void *p, size_t n, unsigned char v)
+{
+    const unsigned char *c = (const unsigned char *)p;
+    for (size_t i = 0; i < n; i++)
+        if (c[i] != v)
+            return (long)i;
+    return -1;
+}
+
+/*
+ * Run fn(arg) in a forked child (which must not inherit an initialised
+ * range: call this before uvas_init in the parent). Returns the child's
+ * exit status, or 128+signal if it was killed. The child is bounded by
+ * `seconds` through alarm().
+ */
+int tu_run_child(int (*fn)(void *), void *arg, unsigned seconds)
+{
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fprintf(stderr, "fork: %s\n", strerror(errno));
+        tu_exit(TU_EXIT_FAIL);
+    }
+    if (pid == 0) {
+        tu_deadline(seconds);
+        tu_exit(fn(arg));
+    }
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0) {
+        if (errno != EINTR) {
+            fprintf(stderr, "waitpid: %s\n", strerror(errno));
+            tu_exit(TU_EXIT_FAIL);
+        }
+    }
+    if (WIFEXITED(ws))
+        return WEXITSTATUS(ws);
+    if (WIFSIGNALED(ws))
+        return 128 + WTERMSIG(ws);
+    return 255;
+}
+
+/* Write/read exactly n bytes on a descriptor (retrying short transfers). */
+int tu_write_all(int fd, const void *buf, size_t n)
+{
+    const char *c = (const char *)buf;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int tu_read_all(int fd, void *buf, size_t n)
+{
+    char *c = (char *)buf;
+    while (n > 0) {
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        c += r;
+        n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* Deterministic PRNG (xorshift64*), the same in every process. */
+uint64_t tu_rand(uint64_t *s)
+{
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 2685821657736338717ull;
+}
+
+/* Device-tier tests: a clean environment with a range of `size` in blocks
+ * of `block`, uvas initialised, and a skip unless userfaultfd and the
+ * device tier are there. */
+struct uvas_range_desc tu_init_device(const char *size, const char *block)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", size);
+    tu_setenv("UVAS_BLOCK_SIZE", block);
+    tu_init_env();
+    struct uvas_range_desc d = tu_require_uffd();
+    if (!d.device_present)
+        SKIP("no device tier: %s", d.device_note);
+    return d;
+}
+
+/* The block holding p is at residence res, with (mapped 1) or without a
+ * CPU view of its device memory. */
+void tu_expect_view(const void *p, int res, int mapped, const char *what)
+{
+    struct uvas_ptr_info info;
+    CHECK_OK(uvas_query(p, &info));
+    CHECK(info.residence == res && info.cpu_mapped == mapped, "%s: %s, cpu_mapped %d; expected "
+          "%s, %d", what, uvas_residence_name(info.residence), info.cpu_mapped,
+          uvas_residence_name(res), mapped);
+}
+
+/* n pseudo-random bytes, never zero: zeros would hide a lost block. */
+void tu_fill_random(uint64_t *rng, unsigned char *dst, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char v = (unsigned char)(tu_rand(rng) >> 56);
+        dst[i] = v ? v : 0xa5;
+    }
+}
+
+/* Every block covering [p, p+len) has residence res. */
+void tu_expect_blocks(const void *p, size_t len, int res, const char *what)
+{
+    struct uvas_range_info ri;
+    CHECK_OK(uvas_query_range(p, len, &ri));
+    size_t bs = ri.block_size;
+    size_t n = (uintptr_t)((const char *)p + len - 1) / bs - (uintptr_t)p / bs + 1;
+    CHECK(ri.blocks[res] == n,
+          "%s: %zu of the %zu blocks covering %p+%zu are %s (unpopulated %zu, host %zu, "
+          "device %zu)", what, ri.blocks[res], n, p, len, uvas_residence_name(res),
+          ri.blocks[UVAS_RES_UNPOPULATED], ri.blocks[UVAS_RES_HOST],
+          ri.blocks[UVAS_RES_DEVICE]);
+}
+
+/* Every block covering [p, p+len) reaches residence res within 10 s. For
+ * blocks that a migration this thread did not wait for may still be
+ * publishing (CPU-fault readahead maps a stage's pages, then publishes
+ * them: a reader can be done with them first, and under load the
+ * publication comes milliseconds later). */
+void tu_settle_blocks(const void *p, size_t len, int res, const char *what)
+{
+    double end = tu_now_s() + 10;
+    struct uvas_range_info ri;
+    size_t bs = tu_range().block_size;
+    size_t n = (uintptr_t)((const char *)p + len - 1) / bs - (uintptr_t)p / bs + 1;
+    while (uvas_query_range(p, len, &ri) == UVAS_OK && ri.blocks[res] != n && tu_now_s() < end)
+        usleep(1000);
+    tu_expect_blocks(p, len, res, what);
+}
+
+/* The uvas-stat endpoint (an abstract socket "uvas-stat/<uid>/<pid>/...",
+ * uvas/endpoint.c) that process pid of user uid listens on, as an address
+ * to connect to; false when it has none. */
+bool tu_stat_endpoint(pid_t pid, uid_t uid, struct sockaddr_un *a, socklen_t *len)
+{
+    FILE *f = fopen("/proc/net/unix", "r");
+    if (!f)
+        return false;
+    char line[512], want[64], path[256];
+    int wl = snprintf(want, sizeof want, "@uvas-stat/%u/%d/", (unsigned)uid, (int)pid);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        unsigned long flags;
+        if (sscanf(line, "%*s %*s %*s %lx %*s %*s %*s %255s", &flags, path) == 2 &&
+            (flags & 0x10000) && !strncmp(path, want, (size_t)wl) &&
+            strlen(path) < sizeof a->sun_path) {
+            memset(a, 0, sizeof *a);
+            a->sun_family = AF_UNIX;
+            memcpy(a->sun_path + 1, path + 1, strlen(path) - 1);
+            *len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+            found = true;
+        }
+    }
+    fclose(f);
+    return found;
+}
+
+/* ---- remote.h ---- */
+
+static void remote_serve(int in, int out)
+{
+    struct remote_req q;
+    while (tu_read_all(in, &q, sizeof q) == 0) {
+        unsigned char *buf = malloc(q.len ? q.len : 1);
+        if (!buf)
+            tu_exit(TU_EXIT_FAIL);
+        struct iovec local = {buf, q.len};
+        struct iovec rem = {(void *)(uintptr_t)q.addr, q.len};
+        struct remote_rep r = {0, 0};
+        if (q.op == REMOTE_READ) {
+            memset(buf, 0xee, q.len);
+            r.ret = process_vm_readv(q.pid, &local, 1, &rem, 1, 0);
+        } else {
+            memset(buf, q.fill, q.len);
+            r.ret = process_vm_writev(q.pid, &local, 1, &rem, 1, 0);
+        }
+        r.err = r.ret < 0 ? errno : 0;
+        if (tu_write_all(out, &r, sizeof r) != 0)
+            tu_exit(TU_EXIT_FAIL);
+        if (q.op == REMOTE_READ && tu_write_all(out, buf, q.len) != 0)
+            tu_exit(TU_EXIT_FAIL);
+        free(buf);
+    }
+    tu_exit(0);
+}
+
+struct remote remote_start(unsigned seconds)
+{
+    int a[2], b[2];
+    CHECK(pipe(a) == 0 && pipe(b) == 0, "pipe: %s", strerror(errno));
+    /* Let any process (the helper) access this one, whatever Yama says. */
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    CHECK(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        tu_deadline(seconds);
+        close(a[1]);
+        close(b[0]);
+        remote_serve(a[0], b[1]);
+    }
+    close(a[0]);
+    close(b[1]);
+    struct remote r = {pid, a[1], b[0]};
+    return r;
+}
+
+/* Ask the helper to read len bytes at addr of this process into out. */
+struct remote_rep remote_read(struct remote *r, const void *addr,
+                              size_t len, void *out)
+{
+    struct remote_req q = {REMOTE_READ, getpid(), (uint64_t)(uintptr_t)addr,
+             len, 0};
+    struct remote_rep rep;
+    CHECK(tu_write_all(r->req_fd, &q, sizeof q) == 0, "request to helper");
+    CHECK(tu_read_all(r->rep_fd, &rep, sizeof rep) == 0, "reply from helper");
+    CHECK(tu_read_all(r->rep_fd, out, len) == 0, "data from helper");
+    return rep;
+}
+
+/* Ask the helper to write len bytes of `fill` at addr of this process. */
+struct remote_rep remote_write(struct remote *r, void *addr,
+                               size_t len, unsigned char fill)
+{
+    struct remote_req q = {REMOTE_WRITE, getpid(), (uint64_t)(uintptr_t)addr,
+             len, fill};
+    struct remote_rep rep;
+    CHECK(tu_write_all(r->req_fd, &q, sizeof q) == 0, "request to helper");
+    CHECK(tu_read_all(r->rep_fd, &rep, sizeof rep) == 0, "reply from helper");
+    return rep;
+}
+
+void remote_stop(struct remote *r)
+{
+    close(r->req_fd);
+    close(r->rep_fd);
+    int ws = 0;
+    waitpid(r->pid, &ws, 0);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+          "the helper process failed (status 0x%x)", ws);
+}
+
+/* ---- process/common.h ---- */
+
+/* uvas initialised with UVAS_SIZE and UVAS_BLOCK_SIZE; skip without
+ * userfaultfd. The device tier is used where there is one. */
+struct uvas_range_desc pe_init(const char *size, const char *block)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", size);
+    tu_setenv("UVAS_BLOCK_SIZE", block);
+    tu_init_env();
+    return tu_require_uffd();
+}
+
+static _Thread_local sigjmp_buf pe_jb;
+static _Thread_local volatile int pe_armed;
+static _Thread_local volatile int pe_sig;
+static void pe_on_fault(int sig)
+{
+    if (!pe_armed) { /* not expected: die with the signal */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    pe_sig = sig;
+    siglongjmp(pe_jb, 1);
+}
+
+void pe_catch_faults(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = pe_on_fault;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_NODEFER;
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+/* Read (write = 0) or write one byte at p; the signal it raised, or 0. */
+int pe_try_access(volatile unsigned char *p, int write, unsigned char *val)
+{
+    pe_sig = 0;
+    if (sigsetjmp(pe_jb, 1) == 0) {
+        pe_armed = 1;
+        if (write)
+            *p = *val;
+        else
+            *val = *p;
+    }
+    pe_armed = 0;
+    return pe_sig;
+}
+
+static unsigned pe_watch_seconds;
+static void *pe_watchdog(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, NULL); /* the tests' signals are not for us */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t)pe_watch_seconds;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+    fprintf(stderr, "FAIL: the test hung for %u s (watchdog)\n", pe_watch_seconds);
+    tu_exit(TU_EXIT_FAIL);
+    return NULL;
+}
+
+/* Fail the test if it is not over in `seconds` (a thread, not SIGALRM,
+ * which tests of signals use). */
+void pe_deadline(unsigned seconds)
+{
+    pe_watch_seconds = seconds;
+    pthread_t th;
+    pthread_create(&th, NULL, pe_watchdog, NULL);
+    pthread_detach(th);
+}
+
+/* Is all of [p, p+len) mapped read-write from the host tier's memfd? Not
+ * merely mapped: the fault service first reserves a hole with a PROT_NONE
+ * placeholder, then maps the memfd over it, so "mapped" alone can be seen
+ * while an access would still get SIGSEGV. */
+int pe_mapped_from_memfd(void *p, size_t len)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f)
+        return 0;
+    uintptr_t want = (uintptr_t)p, end = want + len;
+    char line[512];
+    while (want < end && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        int off = 0;
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %n", &lo, &hi, perms, &off) < 3)
+            continue;
+        if (hi <= want || lo > want)
+            continue;
+        if (perms[0] != 'r' || perms[1] != 'w' || !strstr(line + off, "uvas-host-tier"))
+            break;
+        want = hi;
+    }
+    fclose(f);
+    return want >= end;
+}
+
+int pe_wait_mapped(void *p, size_t len, unsigned ms)
+{
+    for (unsigned i = 0; i < ms * 10; i++) {
+        if (pe_mapped_from_memfd(p, len))
+            return 1;
+        struct timespec ts = {.tv_nsec = 100000};
+        nanosleep(&ts, NULL);
+    }
+    return pe_mapped_from_memfd(p, len);
+}
+
+void pe_pattern(unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (unsigned char)((i * 131u + seed * 7u + (i >> 12)) | 1u);
+}
+
+long pe_check_pattern(const unsigned char *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != (unsigned char)((i * 131u + seed * 7u + (i >> 12)) | 1u))
+            return (long)i;
+    return -1;
+}
