@@ -8,7 +8,7 @@
 #include "uvas/inject.h"
 #include "uvas/status.h"
 
-int uvas_copier_init(struct uvas_copier *c, struct uvas_device *dev)
+int uvas_copier_init(struct uvas_copier *c, struct uvas_vulkan *dev)
 {
     memset(c, 0, sizeof *c);
     c->dev = dev;

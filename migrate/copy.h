@@ -3,7 +3,7 @@
  * command buffer, submitted once to the device's transfer queue, and
  * waited for on a timeline semaphore (the thread sleeps in the driver; no
  * core spins). Host memory takes part through imported buffers
- * (migrate/hostbuf.h), so nothing is staged.
+ * (migrate/import.h), so nothing is staged.
  */
 #ifndef UVAS_COPY_H
 #define UVAS_COPY_H
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#include "uvas/device.h"
+#include "uvas/vulkan.h"
 
 struct uvas_copy_op {
     VkBuffer src;          /* VK_NULL_HANDLE: fill dst with `fill` */
@@ -25,14 +25,14 @@ struct uvas_copy_op {
 };
 
 struct uvas_copier {
-    struct uvas_device *dev;
+    struct uvas_vulkan *dev;
     pthread_mutex_t mu;    /* pool and queue are externally synchronised */
     VkCommandPool pool;
     VkSemaphore timeline;
     uint64_t last;         /* last value signalled */
 };
 
-int uvas_copier_init(struct uvas_copier *c, struct uvas_device *dev);
+int uvas_copier_init(struct uvas_copier *c, struct uvas_vulkan *dev);
 void uvas_copier_fini(struct uvas_copier *c);
 /* A submission in flight. */
 struct uvas_copy_ticket {

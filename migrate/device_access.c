@@ -12,7 +12,7 @@
 
 #include "fault/service.h"
 #include "migrate/copy.h"
-#include "migrate/hostcache.h"
+#include "migrate/import_cache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
@@ -34,7 +34,7 @@ static int scratch_get(void)
 {
     if (scratch.buf)
         return UVAS_OK;
-    struct uvas_device *d = &uvas_g.devtier.dev;
+    struct uvas_vulkan *d = &uvas_g.devtier.dev;
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = uvas_g.block_size,
                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -143,11 +143,11 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
         if (act == UVAS_ACTION_REMOTE) {
             VkBuffer hb;
             VkDeviceSize ho;
-            struct uvas_hostbuf tmp;
-            int rc = uvas_hostcache_get(bi, &hb, &ho, &tmp);
+            struct uvas_import tmp;
+            int rc = uvas_import_cache_get(bi, &hb, &ho, &tmp);
             if (rc == UVAS_OK)
                 rc = touch(hb, ho + off, n, write, value);
-            uvas_hostcache_put(&tmp);
+            uvas_import_cache_put(&tmp);
             give_back(bi, seen, res);
             atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
             return rc;
@@ -160,11 +160,11 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
             if (uvas_blk_take(b, true, &seen), uvas_blk_res(seen) == UVAS_RES_HOST) {
                 VkBuffer hb;
                 VkDeviceSize ho;
-                struct uvas_hostbuf tmp;
-                rc = uvas_hostcache_get(bi, &hb, &ho, &tmp);
+                struct uvas_import tmp;
+                rc = uvas_import_cache_get(bi, &hb, &ho, &tmp);
                 if (rc == UVAS_OK)
                     rc = touch(hb, ho + off, n, write, value);
-                uvas_hostcache_put(&tmp);
+                uvas_import_cache_put(&tmp);
                 give_back(bi, seen, UVAS_RES_HOST);
                 atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
                 return rc;

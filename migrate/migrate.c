@@ -12,8 +12,8 @@
 #include "fault/service.h"
 #include "migrate/copy.h"
 #include "migrate/cpuview.h"
-#include "migrate/hostbuf.h"
-#include "migrate/hostcache.h"
+#include "migrate/import.h"
+#include "migrate/import_cache.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
 #include "uvas/atomics.h"
@@ -41,7 +41,7 @@ struct job {
     uint32_t slot;
     bool dup;                /* to the device keeping a read-only host copy */
     bool defer_wake;         /* on failure the faulting caller wakes it */
-    struct uvas_hostbuf tmp; /* an uncached import to release */
+    struct uvas_import tmp; /* an uncached import to release */
 };
 
 static uint64_t now_ns(void)
@@ -194,7 +194,7 @@ static void revalidate_imports(struct job *j, size_t a, size_t b, bool *punched)
         size_t k = i + 1;
         while (k < b && j[k].bi == j[k - 1].bi + 1)
             k++;
-        uvas_hostcache_revalidate(j[i].bi, k - i, punched + (i - a));
+        uvas_import_cache_revalidate(j[i].bi, k - i, punched + (i - a));
         i = k;
     }
 }
@@ -216,7 +216,7 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
         }
         VkBuffer hb;
         VkDeviceSize ho;
-        rc = uvas_hostcache_get(j[i].bi, &hb, &ho, &j[i].tmp);
+        rc = uvas_import_cache_get(j[i].bi, &hb, &ho, &j[i].tmp);
         if (rc == UVAS_OK)
             slot_op(j[i].slot, &ops[i - a], to_device, hb, ho);
     }
@@ -228,7 +228,7 @@ static void stage_put(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = now_ns();
     for (size_t i = a; i < b; i++)
-        uvas_hostcache_put(&j[i].tmp);
+        uvas_import_cache_put(&j[i].tmp);
     lap(&uvas_g.ctr.migrate_ns_import, &t0);
 }
 

@@ -311,7 +311,7 @@ void tu_settle_blocks(const void *p, size_t len, int res, const char *what)
 }
 
 /* The uvas-stat endpoint (an abstract socket "uvas-stat/<uid>/<pid>/...",
- * uvas/endpoint.c) that process pid of user uid listens on, as an address
+ * uvas/stat_server.c) that process pid of user uid listens on, as an address
  * to connect to; false when it has none. */
 bool tu_stat_endpoint(pid_t pid, uid_t uid, struct sockaddr_un *a, socklen_t *len)
 {

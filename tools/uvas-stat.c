@@ -1,6 +1,6 @@
 /*
  * uvas-stat: look at a running uvas process without stopping it. Talks to
- * the endpoint each process serves (uvas/endpoint.c), an abstract Unix
+ * the endpoint each process serves (uvas/stat_server.c), an abstract Unix
  * socket found in /proc/net/unix; only the same user gets an answer, and
  * an answer counts only from the process the name claims.
  *
@@ -21,7 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "uvas/endpoint.h"
+#include "uvas/stat_server.h"
 
 #define MAX_EPS 256
 
@@ -39,7 +39,7 @@ static int find(long pid, struct ep *out, int max)
     if (!f)
         return -errno;
     char line[512], prefix[64];
-    int pl = snprintf(prefix, sizeof prefix, "@" UVAS_ENDPOINT_PREFIX "%u/", (unsigned)getuid());
+    int pl = snprintf(prefix, sizeof prefix, "@" UVAS_STAT_SERVER_PREFIX "%u/", (unsigned)getuid());
     int n = 0;
     while (n < max && fgets(line, sizeof line, f)) {
         unsigned long flags;

@@ -32,11 +32,11 @@ int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
-    int rc = uvas_device_open(want, &t->dev, note, notelen);
-    if (rc || !uvas_device_present(&t->dev))
+    int rc = uvas_vulkan_open(want, &t->dev, note, notelen);
+    if (rc || !uvas_vulkan_present(&t->dev))
         return rc;
     /* Leave a tenth of the budget to the application's own allocations. */
-    size_t budget = (size_t)uvas_device_budget(&t->dev) / 10 * 9;
+    size_t budget = (size_t)uvas_vulkan_budget(&t->dev) / 10 * 9;
     t->cap_bytes = cap_bytes && cap_bytes < budget ? cap_bytes : budget;
     t->slab_bytes = SLAB_BYTES > block_size ? SLAB_BYTES : block_size;
     if (t->cap_bytes < t->slab_bytes) /* a small bound: one slab of exactly that */
@@ -83,7 +83,7 @@ void uvas_devtier_close(struct uvas_devtier *t)
     free(t->free_ded);
     free(t->slabs);
     free(t->free_slots);
-    uvas_device_close(&t->dev);
+    uvas_vulkan_close(&t->dev);
     pthread_mutex_destroy(&t->mu);
     memset(t, 0, sizeof *t);
 }
@@ -97,7 +97,7 @@ void uvas_devtier_close(struct uvas_devtier *t)
  */
 static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
 {
-    struct uvas_device *dv = &t->dev;
+    struct uvas_vulkan *dv = &t->dev;
     size_t base = SIZE_MAX;
     if (!(dv->mem.memoryTypes[dv->dev_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
         return base;
@@ -136,7 +136,7 @@ static int grow(struct uvas_devtier *t)
 {
     if (t->nslabs == t->max_slabs || (t->refusals && mono_ns() < t->retry_ns))
         return UVAS_ERR_NOMEM;
-    struct uvas_device *dv = &t->dev;
+    struct uvas_vulkan *dv = &t->dev;
     struct uvas_dslab s = {.fd = -1};
     VkExternalMemoryBufferCreateInfo ebi = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
@@ -247,7 +247,7 @@ static size_t in_use(const struct uvas_devtier *t)
 
 static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
 {
-    struct uvas_device *dv = &t->dev;
+    struct uvas_vulkan *dv = &t->dev;
     if (t->nded == t->cap_ded) {
         uint32_t cap = t->cap_ded ? 2 * t->cap_ded : 64;
         struct uvas_dedicated *d = realloc(t->ded, cap * sizeof *d);

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
-#include "uvas/device.h"
+#include "uvas/vulkan.h"
 
 struct uvas_dslab {
     VkDeviceMemory mem;
@@ -30,7 +30,7 @@ struct uvas_dedicated {
 };
 
 struct uvas_devtier {
-    struct uvas_device dev;
+    struct uvas_vulkan dev;
     pthread_mutex_t mu;       /* slots, slabs and the LRU */
     size_t cap_bytes;         /* the most device memory the tier takes */
     size_t slab_bytes;
@@ -58,7 +58,7 @@ void uvas_devtier_close(struct uvas_devtier *t);
 
 static inline bool uvas_devtier_present(const struct uvas_devtier *t)
 {
-    return uvas_device_present(&t->dev);
+    return uvas_vulkan_present(&t->dev);
 }
 
 /* A free slot (slot numbers start at 1, 0 means none); UVAS_ERR_NOMEM when

@@ -3,8 +3,8 @@
 
 #include <hwloc.h>
 
-static int with_topology(int (*fn)(hwloc_topology_t, const struct uvas_device *, void *, size_t),
-                         const struct uvas_device *d, void *base, size_t size)
+static int with_topology(int (*fn)(hwloc_topology_t, const struct uvas_vulkan *, void *, size_t),
+                         const struct uvas_vulkan *d, void *base, size_t size)
 {
     if (d->numa_node < 0 && !d->cpuset[0])
         return 0;
@@ -18,7 +18,7 @@ static int with_topology(int (*fn)(hwloc_topology_t, const struct uvas_device *,
     return rc;
 }
 
-static int membind(hwloc_topology_t topo, const struct uvas_device *d, void *base, size_t size)
+static int membind(hwloc_topology_t topo, const struct uvas_vulkan *d, void *base, size_t size)
 {
     if (d->numa_node < 0 || hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE) < 2)
         return 0;
@@ -32,7 +32,7 @@ static int membind(hwloc_topology_t topo, const struct uvas_device *d, void *bas
     return rc;
 }
 
-static int cpubind(hwloc_topology_t topo, const struct uvas_device *d, void *base, size_t size)
+static int cpubind(hwloc_topology_t topo, const struct uvas_vulkan *d, void *base, size_t size)
 {
     (void)base, (void)size;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -44,12 +44,12 @@ static int cpubind(hwloc_topology_t topo, const struct uvas_device *d, void *bas
     return rc;
 }
 
-int uvas_locality_bind_memory(const struct uvas_device *d, void *base, size_t size)
+int uvas_locality_bind_memory(const struct uvas_vulkan *d, void *base, size_t size)
 {
     return with_topology(membind, d, base, size);
 }
 
-int uvas_locality_bind_thread(const struct uvas_device *d)
+int uvas_locality_bind_thread(const struct uvas_vulkan *d)
 {
     return with_topology(cpubind, d, NULL, 0);
 }

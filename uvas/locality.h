@@ -9,11 +9,11 @@
 
 #include <stddef.h>
 
-#include "uvas/device.h"
+#include "uvas/vulkan.h"
 
 /* Prefer the device's node for [base, base+size). 1 if applied. */
-int uvas_locality_bind_memory(const struct uvas_device *d, void *base, size_t size);
+int uvas_locality_bind_memory(const struct uvas_vulkan *d, void *base, size_t size);
 /* Run the calling thread on the device's local cores. 1 if applied. */
-int uvas_locality_bind_thread(const struct uvas_device *d);
+int uvas_locality_bind_thread(const struct uvas_vulkan *d);
 
 #endif

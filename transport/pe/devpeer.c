@@ -36,7 +36,7 @@ static bool have_device(void)
     return uvas_devtier_present(&uvas_g.devtier);
 }
 
-static int find_host_type(const struct uvas_device *d, uint32_t bits, uint32_t *out)
+static int find_host_type(const struct uvas_vulkan *d, uint32_t bits, uint32_t *out)
 {
     VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                  VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
@@ -53,7 +53,7 @@ int uvas_devpeer_init(void)
 {
     if (!have_device())
         return UVAS_OK;
-    struct uvas_device *d = &uvas_g.devtier.dev;
+    struct uvas_vulkan *d = &uvas_g.devtier.dev;
     stage.size = uvas_g.block_size;
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = stage.size,
@@ -120,7 +120,7 @@ void uvas_devpeer_own_slot(uint32_t slot, struct uvas_devref *out)
 
 static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s)
 {
-    struct uvas_device *d = &uvas_g.devtier.dev;
+    struct uvas_vulkan *d = &uvas_g.devtier.dev;
     int fd;
     int rc = uvas_window_slab_fd(p, i, &fd);
     if (rc)

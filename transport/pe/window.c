@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "transport/pe/job.h"
-#include "uvas/endpoint.h"
+#include "uvas/stat_server.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/rundir.h"

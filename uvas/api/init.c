@@ -13,7 +13,7 @@
 #include "fault/service.h"
 #include "migrate/cpuview.h"
 #include "migrate/fault_handler.h"
-#include "migrate/hostcache.h"
+#include "migrate/import_cache.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
@@ -21,7 +21,7 @@
 #include "migrate/tier_device.h"
 #include "uvas/alloc.h"
 #include "uvas/api/init.h"
-#include "uvas/endpoint.h"
+#include "uvas/stat_server.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
@@ -48,12 +48,12 @@ static bool same_config(const struct uvas_config *a, const struct uvas_config *b
 
 static void teardown(void)
 {
-    uvas_endpoint_stop();
+    uvas_stat_server_stop();
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
     uvas_fault_service_stop();
     uvas_device_access_fini();
-    uvas_hostcache_fini();
+    uvas_import_cache_fini();
     uvas_copier_fini(&uvas_mg.copier);
     uvas_devtier_close(&uvas_g.devtier);
     uvas_cpuview_fini();
@@ -134,7 +134,7 @@ static int start_device_tier(const struct uvas_config *c)
         snprintf(note + used, len - used, ", host tier on NUMA node %d",
                  uvas_g.devtier.dev.numa_node);
     }
-    if ((rc = uvas_hostcache_init(uvas_g.nblocks)) ||
+    if ((rc = uvas_import_cache_init(uvas_g.nblocks)) ||
         (rc = uvas_copier_init(&uvas_mg.copier, &uvas_g.devtier.dev)) ||
         (rc = uvas_migrate_async_start()))
         return rc;
@@ -175,7 +175,7 @@ static void wire_floors(void)
     });
     uvas_tier_host_lend(&(struct uvas_host_tier_hooks){
         .zero = uvas_fault_zero_block,          /* the service threads' parallel fill */
-        .before_release = uvas_hostcache_drop,  /* imports pin the pages */
+        .before_release = uvas_import_cache_drop,  /* imports pin the pages */
     });
     uvas_tier_device_register(&uvas_tier_device);
 }
@@ -199,7 +199,7 @@ static int setup(const struct uvas_config *c)
         (rc = uvas_gate_table_create(uvas_g.nblocks, &uvas_g.gate_fd, &uvas_g.gates)) ||
         (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
         (map_alias(), rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
-        (rc = uvas_policy_ticker_start(&uvas_mg.policy)) || (rc = uvas_endpoint_start()))
+        (rc = uvas_policy_ticker_start(&uvas_mg.policy)) || (rc = uvas_stat_server_start()))
         return rc;
     return UVAS_OK;
 }
@@ -297,7 +297,7 @@ int uvas_range(struct uvas_range_desc *d)
         .device_name = uvas_devtier_present(&uvas_g.devtier) ? uvas_g.devtier.dev.name : "",
         .device_driver = uvas_devtier_present(&uvas_g.devtier) ? uvas_g.devtier.dev.driver : "",
         .device_kind = uvas_devtier_present(&uvas_g.devtier)
-                           ? uvas_device_kind(&uvas_g.devtier.dev) : "none",
+                           ? uvas_vulkan_kind(&uvas_g.devtier.dev) : "none",
         .device_capacity = uvas_devtier_capacity_blocks(&uvas_g.devtier) * uvas_g.block_size,
         .device_note = uvas_g.device_note,
         .device_numa_node = uvas_devtier_present(&uvas_g.devtier)

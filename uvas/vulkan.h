@@ -4,8 +4,8 @@
  * transfer queue, its memory types, the extensions the tier relies on, and
  * where it sits in the machine (hwloc).
  */
-#ifndef UVAS_DEVICE_H
-#define UVAS_DEVICE_H
+#ifndef UVAS_VULKAN_H
+#define UVAS_VULKAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,7 +59,7 @@ typedef VkResult(VKAPI_PTR *UvasPfnMapMemory2)(VkDevice, const UvasVkMemoryMapIn
 typedef VkResult(VKAPI_PTR *UvasPfnUnmapMemory2)(VkDevice, const UvasVkMemoryUnmapInfo *);
 #endif
 
-struct uvas_device {
+struct uvas_vulkan {
     VkInstance inst;
     VkPhysicalDevice phys;
     VkDevice dev;
@@ -103,19 +103,19 @@ struct uvas_device {
  * usable device is not an error: *out is left closed (dev == NULL) and
  * `note` says why. Any other failure is a status with a message.
  */
-int uvas_device_open(int want, struct uvas_device *out, char *note, size_t notelen);
-void uvas_device_close(struct uvas_device *d);
+int uvas_vulkan_open(int want, struct uvas_vulkan *out, char *note, size_t notelen);
+void uvas_vulkan_close(struct uvas_vulkan *d);
 
-static inline bool uvas_device_present(const struct uvas_device *d)
+static inline bool uvas_vulkan_present(const struct uvas_vulkan *d)
 {
     return d->dev != VK_NULL_HANDLE;
 }
 
 /* "hardware" or "software" (lavapipe and other CPU implementations). */
-const char *uvas_device_kind(const struct uvas_device *d);
+const char *uvas_vulkan_kind(const struct uvas_vulkan *d);
 
 /* Bytes of device memory the tier may use now (memory budget if the
  * driver reports one, else the heap size). */
-VkDeviceSize uvas_device_budget(const struct uvas_device *d);
+VkDeviceSize uvas_vulkan_budget(const struct uvas_vulkan *d);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * The local endpoint uvas-stat reads a live process through: an abstract
- * Unix socket named UVAS_ENDPOINT_PREFIX "<uid>/<pid>/<64 random bits>"
+ * Unix socket named UVAS_STAT_SERVER_PREFIX "<uid>/<pid>/<64 random bits>"
  * (endpoint.h). Abstract, so that it goes with the process however the
  * process ends (a file would outlive a crash); random, so that no other
  * user can bind the name first; uvas-stat checks the server's credentials
@@ -13,7 +13,7 @@
  * built from the same lock-free reads as uvas_query, so the process is
  * never stopped. UVAS_STAT=0 turns it off.
  */
-#include "uvas/endpoint.h"
+#include "uvas/stat_server.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -179,7 +179,7 @@ static int bind_name(int fd)
             return -1;
         struct sockaddr_un a = {.sun_family = AF_UNIX};
         /* sun_path[0] stays 0: the abstract namespace. */
-        int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, UVAS_ENDPOINT_PREFIX "%u/%d/%016llx",
+        int n = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, UVAS_STAT_SERVER_PREFIX "%u/%d/%016llx",
                          (unsigned)getuid(), (int)getpid(), (unsigned long long)r);
         socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
         if (bind(fd, (struct sockaddr *)&a, len) == 0)
@@ -190,7 +190,7 @@ static int bind_name(int fd)
     return -1;
 }
 
-int uvas_endpoint_start(void)
+int uvas_stat_server_start(void)
 {
     const char *env = getenv("UVAS_STAT");
     if (env && !strcmp(env, "0"))
@@ -205,11 +205,11 @@ int uvas_endpoint_start(void)
     return UVAS_OK;
 off: /* uvas-stat is a convenience: the library runs without it */
     uvas_warn("uvas-stat endpoint off: %s", strerror(errno));
-    uvas_endpoint_stop();
+    uvas_stat_server_stop();
     return UVAS_OK;
 }
 
-void uvas_endpoint_stop(void)
+void uvas_stat_server_stop(void)
 {
     if (ep.running) {
         uint64_t one = 1;

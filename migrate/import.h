@@ -1,17 +1,17 @@
 /*
  * Host pages as a Vulkan buffer, without a copy: the memfd's pages, seen
  * through the controller's alias mapping, imported with
- * VK_EXT_external_memory_host (migrate/hostcache.h keeps them).
+ * VK_EXT_external_memory_host (migrate/import_cache.h keeps them).
  */
-#ifndef UVAS_HOSTBUF_H
-#define UVAS_HOSTBUF_H
+#ifndef UVAS_IMPORT_H
+#define UVAS_IMPORT_H
 
 #include <stddef.h>
 #include <vulkan/vulkan.h>
 
-#include "uvas/device.h"
+#include "uvas/vulkan.h"
 
-struct uvas_hostbuf {
+struct uvas_import {
     VkDeviceMemory mem;
     VkBuffer buf;
     void *view;      /* a mapping made for this import, else NULL */
@@ -19,7 +19,7 @@ struct uvas_hostbuf {
 };
 
 /* ptr and len aligned to the device's import alignment. Status. */
-int uvas_hostbuf_import(struct uvas_device *d, void *ptr, size_t len, struct uvas_hostbuf *out);
-void uvas_hostbuf_release(struct uvas_device *d, struct uvas_hostbuf *h);
+int uvas_import_host(struct uvas_vulkan *d, void *ptr, size_t len, struct uvas_import *out);
+void uvas_import_release(struct uvas_vulkan *d, struct uvas_import *h);
 
 #endif

@@ -1,13 +1,13 @@
 /* Import of host pages as a transfer buffer. */
-#include "migrate/hostbuf.h"
+#include "migrate/import.h"
 
 #include "uvas.h"
 #include "uvas/inject.h"
 #include "uvas/status.h"
 
-int uvas_hostbuf_import(struct uvas_device *d, void *ptr, size_t len, struct uvas_hostbuf *h)
+int uvas_import_host(struct uvas_vulkan *d, void *ptr, size_t len, struct uvas_import *h)
 {
-    *h = (struct uvas_hostbuf){0};
+    *h = (struct uvas_import){0};
     const VkExternalMemoryHandleTypeFlagBits ht =
         VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
     VkMemoryHostPointerPropertiesEXT props = {
@@ -56,11 +56,11 @@ int uvas_hostbuf_import(struct uvas_device *d, void *ptr, size_t len, struct uva
     return UVAS_OK;
 }
 
-void uvas_hostbuf_release(struct uvas_device *d, struct uvas_hostbuf *h)
+void uvas_import_release(struct uvas_vulkan *d, struct uvas_import *h)
 {
     if (h->buf)
         vkDestroyBuffer(d->dev, h->buf, NULL);
     if (h->mem)
         vkFreeMemory(d->dev, h->mem, NULL);
-    *h = (struct uvas_hostbuf){0};
+    *h = (struct uvas_import){0};
 }

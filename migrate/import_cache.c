@@ -1,5 +1,5 @@
-/* Per-block cache of imported host pages (see hostcache.h). */
-#include "migrate/hostcache.h"
+/* Per-block cache of imported host pages (see import_cache.h). */
+#include "migrate/import_cache.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,11 +12,11 @@
 /* At most this many blocks stay imported (pinned): 64 GiB at 2 MiB. */
 #define CACHE_CAP 32768
 
-static struct uvas_hostbuf *cache; /* one per block, NORESERVE */
+static struct uvas_import *cache; /* one per block, NORESERVE */
 static size_t cache_blocks;
 static _Atomic size_t cached;
 
-int uvas_hostcache_init(size_t nblocks)
+int uvas_import_cache_init(size_t nblocks)
 {
     void *p = mmap(NULL, nblocks * sizeof *cache, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -29,25 +29,25 @@ int uvas_hostcache_init(size_t nblocks)
     return UVAS_OK;
 }
 
-void uvas_hostcache_fini(void)
+void uvas_import_cache_fini(void)
 {
     if (!cache)
         return;
-    uvas_hostcache_drop(0, cache_blocks);
+    uvas_import_cache_drop(0, cache_blocks);
     munmap(cache, cache_blocks * sizeof *cache);
     cache = NULL;
 }
 
-static int import_view(void *view, size_t len, struct uvas_hostbuf *out)
+static int import_view(void *view, size_t len, struct uvas_import *out)
 {
-    return uvas_hostbuf_import(&uvas_g.devtier.dev, view, len, out);
+    return uvas_import_host(&uvas_g.devtier.dev, view, len, out);
 }
 
-int uvas_hostcache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_hostbuf *tmp)
+int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_import *tmp)
 {
-    *tmp = (struct uvas_hostbuf){0};
+    *tmp = (struct uvas_import){0};
     *off = 0;
-    struct uvas_hostbuf *c = &cache[bi];
+    struct uvas_import *c = &cache[bi];
     if (c->buf) {
         *buf = c->buf;
         return UVAS_OK;
@@ -79,25 +79,25 @@ int uvas_hostcache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_
     return rc;
 }
 
-void uvas_hostcache_put(struct uvas_hostbuf *tmp)
+void uvas_import_cache_put(struct uvas_import *tmp)
 {
     if (!tmp->buf)
         return;
     void *v = tmp->view;
     size_t len = tmp->view_len;
-    uvas_hostbuf_release(&uvas_g.devtier.dev, tmp);
+    uvas_import_release(&uvas_g.devtier.dev, tmp);
     if (v)
         munmap(v, len);
 }
 
-void uvas_hostcache_drop(size_t bi, size_t n)
+void uvas_import_cache_drop(size_t bi, size_t n)
 {
     if (!cache)
         return;
     for (size_t i = bi; i < bi + n && i < cache_blocks; i++) {
         atomic_store_explicit(&uvas_g.bt[i].refilled, 0, memory_order_relaxed);
         if (cache[i].buf) {
-            uvas_hostbuf_release(&uvas_g.devtier.dev, &cache[i]);
+            uvas_import_release(&uvas_g.devtier.dev, &cache[i]);
             atomic_fetch_sub_explicit(&cached, 1, memory_order_relaxed);
         }
     }
@@ -143,7 +143,7 @@ static void find_holes(size_t first, size_t n, bool *punched)
     }
 }
 
-void uvas_hostcache_revalidate(size_t first, size_t n, bool *punched)
+void uvas_import_cache_revalidate(size_t first, size_t n, bool *punched)
 {
     for (size_t i = 0; i < n; i++)
         punched[i] = false;
@@ -154,6 +154,6 @@ void uvas_hostcache_revalidate(size_t first, size_t n, bool *punched)
         struct uvas_block *b = &uvas_g.bt[first + i];
         bool refilled = atomic_exchange_explicit(&b->refilled, 0, memory_order_relaxed);
         if (punched[i] || refilled)
-            uvas_hostcache_drop(first + i, 1);
+            uvas_import_cache_drop(first + i, 1);
     }
 }

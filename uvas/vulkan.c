@@ -1,5 +1,5 @@
 /* Vulkan device discovery and selection for the device tier. */
-#include "uvas/device.h"
+#include "uvas/vulkan.h"
 
 #include <hwloc.h>
 #include <stdio.h>
@@ -28,7 +28,7 @@ static int type_score(VkPhysicalDeviceType t)
     }
 }
 
-const char *uvas_device_kind(const struct uvas_device *d)
+const char *uvas_vulkan_kind(const struct uvas_vulkan *d)
 {
     return d->type == VK_PHYSICAL_DEVICE_TYPE_CPU ? "software" : "hardware";
 }
@@ -69,7 +69,7 @@ static const char *unusable(VkPhysicalDevice p, struct exts *x)
     return why;
 }
 
-static void pick_queue(struct uvas_device *d)
+static void pick_queue(struct uvas_vulkan *d)
 {
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
@@ -97,7 +97,7 @@ static void pick_queue(struct uvas_device *d)
 /* Device-local memory that can be exported with the chosen handle type;
  * not host-visible when there is a choice, so the BAR stays for explicit
  * CPU mappings. */
-static bool pick_memory(struct uvas_device *d)
+static bool pick_memory(struct uvas_vulkan *d)
 {
     vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem);
     VkPhysicalDeviceExternalBufferInfo bi = {
@@ -135,7 +135,7 @@ static bool pick_memory(struct uvas_device *d)
     return true;
 }
 
-static void locate(struct uvas_device *d, bool pci_ext)
+static void locate(struct uvas_vulkan *d, bool pci_ext)
 {
     d->numa_node = -1;
     if (!pci_ext)
@@ -165,7 +165,7 @@ static void locate(struct uvas_device *d, bool pci_ext)
 
 /* Placed maps need the feature, unmap-with-reserve (so the range never
  * has a hole another mmap could take), and host-visible device memory. */
-static void probe_placed(struct uvas_device *d, UvasVkMapPlacedFeatures *f)
+static void probe_placed(struct uvas_vulkan *d, UvasVkMapPlacedFeatures *f)
 {
     *f = (UvasVkMapPlacedFeatures){.sType = UVAS_VK_STYPE_MAP_PLACED_FEATURES};
     VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
@@ -187,7 +187,7 @@ static void probe_placed(struct uvas_device *d, UvasVkMapPlacedFeatures *f)
                     d->placed_align <= 4096;
 }
 
-static int create_device(struct uvas_device *d, const struct exts *x)
+static int create_device(struct uvas_vulkan *d, const struct exts *x)
 {
     const char *exts[6];
     uint32_t ne = 0;
@@ -246,7 +246,7 @@ static int create_device(struct uvas_device *d, const struct exts *x)
     return UVAS_OK;
 }
 
-int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen)
+int uvas_vulkan_open(int want, struct uvas_vulkan *d, char *note, size_t notelen)
 {
     memset(d, 0, sizeof *d);
     d->numa_node = -1;
@@ -327,7 +327,7 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
     else
         rc = create_device(d, &x[best]);
     if (rc) {
-        uvas_device_close(d);
+        uvas_vulkan_close(d);
         if (want == UVAS_DEV_WANT_AUTO) {
             snprintf(note, notelen, "%s", uvas_last_error());
             return UVAS_OK;
@@ -335,14 +335,14 @@ int uvas_device_open(int want, struct uvas_device *d, char *note, size_t notelen
         return rc;
     }
     locate(d, x[best].pci);
-    snprintf(note, notelen, "%s (%s, %s), export %s, %s queue", d->name, uvas_device_kind(d),
+    snprintf(note, notelen, "%s (%s, %s), export %s, %s queue", d->name, uvas_vulkan_kind(d),
              d->driver, d->export_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
                             ? "dma-buf" : "opaque fd",
              d->transfer_only ? "transfer-only" : "shared");
     return UVAS_OK;
 }
 
-void uvas_device_close(struct uvas_device *d)
+void uvas_vulkan_close(struct uvas_vulkan *d)
 {
     if (d->dev)
         vkDestroyDevice(d->dev, NULL);
@@ -352,7 +352,7 @@ void uvas_device_close(struct uvas_device *d)
     d->inst = VK_NULL_HANDLE;
 }
 
-VkDeviceSize uvas_device_budget(const struct uvas_device *d)
+VkDeviceSize uvas_vulkan_budget(const struct uvas_vulkan *d)
 {
     if (!d->ext_budget)
         return d->heap_size;

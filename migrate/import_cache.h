@@ -7,26 +7,26 @@
  * device). It is dropped before the pages are freed. Past the cache's cap
  * imports are made for one migration and released after it.
  */
-#ifndef UVAS_HOSTCACHE_H
-#define UVAS_HOSTCACHE_H
+#ifndef UVAS_IMPORT_CACHE_H
+#define UVAS_IMPORT_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <vulkan/vulkan.h>
 
-#include "migrate/hostbuf.h"
+#include "migrate/import.h"
 
-int uvas_hostcache_init(size_t nblocks);
-void uvas_hostcache_fini(void);
+int uvas_import_cache_init(size_t nblocks);
+void uvas_import_cache_fini(void);
 
 /* A buffer and offset holding block bi's host pages (the caller holds the
  * block BUSY). If `tmp` comes back with a buffer, release it with
- * uvas_hostcache_put once the copy is done. */
-int uvas_hostcache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_hostbuf *tmp);
-void uvas_hostcache_put(struct uvas_hostbuf *tmp);
+ * uvas_import_cache_put once the copy is done. */
+int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_import *tmp);
+void uvas_import_cache_put(struct uvas_import *tmp);
 
 /* Forget the imports of blocks [bi, bi+n) before their pages go. */
-void uvas_hostcache_drop(size_t bi, size_t n);
+void uvas_import_cache_drop(size_t bi, size_t n);
 
 /*
  * Drop the imports of blocks [first, first+n) that no longer hold the
@@ -41,6 +41,6 @@ void uvas_hostcache_drop(size_t bi, size_t n);
  * (a peer's window) before the next migration:
  * docs/fault-path.md#process-events.
  */
-void uvas_hostcache_revalidate(size_t first, size_t n, bool *punched);
+void uvas_import_cache_revalidate(size_t first, size_t n, bool *punched);
 
 #endif
