@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "uvas/internal.h"
+#include "uvas/status.h"
 #include "uvas/uffd.h"
 
 
@@ -27,7 +28,8 @@ int uvas_fill_init(struct uvas_fill *f, unsigned helpers)
     f->helpers = helpers;
     f->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (f->evfd < 0)
-        return -errno;
+        return uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service's fill: %s",
+                         strerror(errno));
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->done_cv, NULL);
     return 0;
@@ -66,9 +68,12 @@ static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
     case UVAS_FILL_CONTINUE:
         return uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len, NULL);
     case UVAS_FILL_UNMAP:
-        return madvise((void *)addr, len, MADV_DONTNEED) ? -errno : 0;
+        if (madvise((void *)addr, len, MADV_DONTNEED) == 0)
+            return UVAS_OK;
+        return uvas_fail(UVAS_ERR_SYS, "madvise(MADV_DONTNEED) of [%#lx, +%zu): %s",
+                         (unsigned long)addr, len, strerror(errno));
     }
-    return -EINVAL;
+    return uvas_fail(UVAS_ERR_INVAL, "fill: unknown operation %d", (int)op);
 }
 
 static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
@@ -114,6 +119,11 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
         pthread_cond_wait(&f->done_cv, &f->mu);
     int err = j.err;
     pthread_mutex_unlock(&f->mu);
+    if (err) /* a helper's message stayed on its thread: say it here */
+        uvas_fail(err, "%s of [%#lx, +%zu) failed: %s",
+                  op == UVAS_FILL_ZERO ? "zero fill" : op == UVAS_FILL_CONTINUE ? "mapping"
+                                                                                : "unmapping",
+                  (unsigned long)addr, len, uvas_strerror(err));
     return err;
 }
 

@@ -37,7 +37,7 @@ enum uvas_fill_op {
 
 /* Run op over [addr, addr+len) in chunks of `chunk` bytes (a power of
  * two), hot chunk first, with the idle service threads' help. No wake.
- * 0 or -errno. Chunks that share a page table contend for its lock:
+ * A status. Chunks that share a page table contend for its lock:
  * zeroing pays off split finer (its cost is outside the lock), mapping
  * existing pages does not (it is all page-table work). */
 int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,

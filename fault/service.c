@@ -281,9 +281,11 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
     s->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     s->qfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     s->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    int e = s->stopfd < 0 || s->qfd < 0 || s->kickfd < 0 ? -errno
-                                                         : uvas_fill_init(&s->fill, n - 1);
-    if (e) {
+    int rc = s->stopfd < 0 || s->qfd < 0 || s->kickfd < 0
+                 ? uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
+                             strerror(errno))
+                 : uvas_fill_init(&s->fill, n - 1);
+    if (rc) {
         if (s->stopfd >= 0)
             close(s->stopfd);
         if (s->qfd >= 0)
@@ -292,15 +294,13 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
             close(s->kickfd);
         pthread_mutex_destroy(&s->qmu);
         free(s);
-        return uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
-                         strerror(-e));
+        return rc;
     }
     /* Service threads take no signals: the application's handlers must
      * run on its own threads, and a signal must not interrupt a fault. */
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = UVAS_OK;
     for (unsigned i = 0; i < n; i++) {
         s->w[i].s = s;
         s->w[i].cpu = cpus[i % ncpu];

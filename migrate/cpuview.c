@@ -246,14 +246,14 @@ int uvas_cpuview_unmap(size_t bi)
                          strerror(errno));
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);
     if (e || move_fixed(t, uvas_g.block_size, a) == MAP_FAILED) {
-        int err = e ? -e : errno;
+        char why[400];
+        snprintf(why, sizeof why, "%s", e ? uvas_last_error() : strerror(errno));
         char from[200], to[200];
         layout(t, uvas_g.block_size, from, sizeof from);
         layout(a, uvas_g.block_size, to, sizeof to);
         munmap(t, uvas_g.block_size);
         return uvas_fail(UVAS_ERR_SYS, "cannot put block %zu of the host tier back: %s%s "
-                         "(from %s; to %s)", bi, e ? "registering it: " : "", strerror(err),
-                         from, to);
+                         "(from %s; to %s)", bi, e ? "registering it: " : "", why, from, to);
     }
     madvise(a, uvas_g.block_size, MADV_DONTFORK);
     /* The driver's unmap lands in our reservation. (No slot: it was

@@ -186,15 +186,15 @@ static int map_back(uintptr_t a, size_t len)
     off_t off = (off_t)(a - (uintptr_t)uvas_g.base);
     if (mmap((void *)a, len, PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, uvas_g.memfd,
              off) == MAP_FAILED)
-        return -errno;
+        return uvas_fail(UVAS_ERR_SYS, "mmap of the host tier: %s", strerror(errno));
     madvise((void *)a, len, MADV_DONTFORK); /* as the range (uvas/range.c) */
-    int e = uvas_uffd_reregister(&uvas_g.uffd, (void *)a, len);
-    if (e)
-        return e;
+    int rc = uvas_uffd_reregister(&uvas_g.uffd, (void *)a, len);
+    if (rc)
+        return rc;
     if (mprotect((void *)a, len, PROT_READ | PROT_WRITE) < 0)
-        return -errno;
+        return uvas_fail(UVAS_ERR_SYS, "mprotect: %s", strerror(errno));
     uvas_uffd_wake(&uvas_g.uffd, (void *)a, len);
-    return 0;
+    return UVAS_OK;
 }
 
 /* Map the holes in [a, a+len) again; parts mapped meanwhile (uvas's own
@@ -216,11 +216,10 @@ static void refill(uintptr_t a, size_t len, size_t *done)
         refill(a + half, len - half, done);
         return;
     }
-    int e = map_back(a, len);
-    if (e) {
+    if (map_back(a, len) != UVAS_OK) {
         uvas_warn("cannot map [%#lx, %#lx) of the range again after the user's munmap: %s; "
                   "accesses there get SIGSEGV", (unsigned long)a, (unsigned long)(a + len),
-                  strerror(-e));
+                  uvas_last_error());
         return;
     }
     *done += len;

@@ -24,8 +24,8 @@ struct uvas_tier_ops {
 extern const struct uvas_tier_ops uvas_tier_host;
 
 /* What the floors above lend the host tier, set before the range serves
- * faults: a zero fill spread over the fault service's threads (0 or
- * -errno), and the drop of the import cache's pins on pages about to be
+ * faults: a zero fill spread over the fault service's threads (a
+ * status), and the drop of the import cache's pins on pages about to be
  * punched. Unset: a fill by the calling thread alone, nothing to drop. */
 struct uvas_host_tier_hooks {
     int (*zero)(uintptr_t addr, size_t len, uintptr_t hot);

@@ -20,11 +20,11 @@ static int host_populate(size_t bi, uintptr_t hot)
     /* The whole block is mapped at once, so its other pages never fault:
      * one fault per block instead of one per page. */
     char *a = uvas_block_addr(bi);
-    int e = lent.zero ? lent.zero((uintptr_t)a, uvas_g.block_size, hot)
-                      : uvas_uffd_zero(&uvas_g.uffd, a, uvas_g.block_size);
-    if (e)
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot populate block %zu of the host tier: %s",
-                         bi, strerror(-e));
+    int rc = lent.zero ? lent.zero((uintptr_t)a, uvas_g.block_size, hot)
+                       : uvas_uffd_zero(&uvas_g.uffd, a, uvas_g.block_size);
+    if (rc)
+        return uvas_fail(rc, "cannot populate block %zu of the host tier: %s", bi,
+                         uvas_last_error());
     return UVAS_OK;
 }
 

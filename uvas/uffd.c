@@ -150,19 +150,31 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
     return UVAS_OK;
 }
 
+/* errno stays in this file: a failed call leaves as a status, with a
+ * message naming the operation and the range. */
+static int status_of(int e, const char *what, const void *addr, size_t len)
+{
+    if (!e)
+        return UVAS_OK;
+    return uvas_fail(e == -ENOMEM ? UVAS_ERR_NOMEM : UVAS_ERR_SYS,
+                     "userfaultfd %s of [%p, +%zu): %s", what, addr, len, strerror(-e));
+}
+
 int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len)
 {
     struct uffdio_register reg = {
         .range = {.start = (uintptr_t)addr, .len = len},
         .mode = u->reg_mode,
     };
-    return injected(ENOMEM) || ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+    int e = injected(ENOMEM) || ioctl(u->fd, UFFDIO_REGISTER, &reg) < 0 ? -errno : 0;
+    return status_of(e, "registration", addr, len);
 }
 
 int uvas_uffd_unregister(const struct uvas_uffd *u, void *addr, size_t len)
 {
     struct uffdio_range r = {.start = (uintptr_t)addr, .len = len};
-    return injected(ENOMEM) || ioctl(u->fd, UFFDIO_UNREGISTER, &r) < 0 ? -errno : 0;
+    int e = injected(ENOMEM) || ioctl(u->fd, UFFDIO_UNREGISTER, &r) < 0 ? -errno : 0;
+    return status_of(e, "unregistration", addr, len);
 }
 
 void uvas_uffd_close(struct uvas_uffd *u)
@@ -237,17 +249,16 @@ static int zero_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
 
 int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
 {
-    if (!u->has_zeropage)
-        return zero_by_copy(u, (uintptr_t)addr, len);
-    return zero_range(u, (uintptr_t)addr, len);
+    int e = u->has_zeropage ? zero_range(u, (uintptr_t)addr, len)
+                            : zero_by_copy(u, (uintptr_t)addr, len);
+    return status_of(e, "zero fill", addr, len);
 }
 
 int uvas_uffd_wake(const struct uvas_uffd *u, void *addr, size_t len)
 {
     struct uffdio_range r = {.start = (uintptr_t)addr, .len = len};
-    if (ioctl(u->fd, UFFDIO_WAKE, &r) < 0) /* not injected: parked threads would hang */
-        return -errno;
-    return 0;
+    /* not injected: parked threads would hang */
+    return status_of(ioctl(u->fd, UFFDIO_WAKE, &r) < 0 ? -errno : 0, "wake", addr, len);
 }
 
 static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len, bool *holes)
@@ -292,7 +303,7 @@ int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len, bool *
     int e = continue_range(u, (uintptr_t)addr, len, &h);
     if (holes)
         *holes = h;
-    return e;
+    return status_of(e, "mapping (continue)", addr, len);
 }
 
 int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on)
@@ -304,8 +315,8 @@ int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on
     };
     while (injected(ENOMEM) || ioctl(u->fd, UFFDIO_WRITEPROTECT, &w) < 0) {
         if (errno != EAGAIN)
-            return -errno;
+            return status_of(-errno, on ? "write protection" : "unprotection", addr, len);
         on_eagain();
     }
-    return 0;
+    return UVAS_OK;
 }

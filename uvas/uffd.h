@@ -44,8 +44,11 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len);
 void uvas_uffd_close(struct uvas_uffd *u);
 /* Register a part of the range mapped anew (same modes as the range). */
 int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len);
-/* Drop the registration of [addr, addr+len). 0 or -errno. */
+/* Drop the registration of [addr, addr+len). */
 int uvas_uffd_unregister(const struct uvas_uffd *u, void *addr, size_t len);
+
+/* Each call below returns a status (UVAS_OK, or UVAS_ERR_NOMEM / _SYS with
+ * the thread's message): errno stays inside uffd.c. */
 
 /* fn runs when a resolving ioctl meets EAGAIN (an event waits to be
  * read), before the ioctl is retried. */
@@ -66,7 +69,7 @@ int uvas_uffd_protect(const struct uvas_uffd *u, void *addr, size_t len, bool on
 /* Map the pages the memfd holds for [addr, addr+len) (minor faults),
  * skipping pages already mapped and mapping zero pages where the memfd
  * has none; no wake. *holes (if not NULL) is set when such zero pages were
- * mapped: the memfd had lost pages (a punch). 0 or -errno. */
+ * mapped: the memfd had lost pages (a punch). */
 int uvas_uffd_continue(const struct uvas_uffd *u, void *addr, size_t len, bool *holes);
 
 
