@@ -24,6 +24,7 @@
 #include "fault/cpuset.h"
 #include "fault/fill.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 #include "uvas/uffd.h"
 
@@ -396,8 +397,9 @@ static void destroy(struct uvas_fault_service *s)
     atomic_store(&svc, NULL);
     /* Faults queued and not served: their threads would stay parked. */
     for (size_t i = 0; i < s->qlen; i++)
-        uvas_uffd_wake(&uvas_g.uffd, (void *)(uintptr_t)(s->q[i].arg.pagefault.address &
-                                                         ~(uint64_t)4095), 4096);
+        uvas_uffd_wake(&uvas_g.uffd,
+                       (void *)uvas_page_down((uintptr_t)s->q[i].arg.pagefault.address),
+                       UVAS_PAGE);
     free(s->q);
     pthread_mutex_destroy(&s->qmu);
     close(s->stopfd);

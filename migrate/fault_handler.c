@@ -33,6 +33,7 @@
 #include "migrate/policy.h"
 #include "migrate/state.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
 #include "uvas/uffd.h"
@@ -114,7 +115,7 @@ static void on_fault(uintptr_t addr, uint64_t flags, uint32_t tid)
                   "sending SIGSEGV to thread %u", (unsigned long)addr, tid);
         if (tid)
             syscall(SYS_tgkill, getpid(), (pid_t)tid, SIGSEGV);
-        uvas_uffd_wake(&uvas_g.uffd, (void *)(addr & ~(uintptr_t)4095), 4096);
+        uvas_uffd_wake(&uvas_g.uffd, (void *)uvas_page_down(addr), UVAS_PAGE);
         return;
     }
     size_t bi = uvas_block_index((void *)addr);
@@ -165,7 +166,7 @@ static bool in_range(uintptr_t a)
 static bool clip(uintptr_t *a, size_t *len)
 {
     uintptr_t b = (uintptr_t)uvas_g.base, e = b + uvas_g.size;
-    uintptr_t s = *a & ~(uintptr_t)4095, t = (*a + *len + 4095) & ~(uintptr_t)4095;
+    uintptr_t s = uvas_page_down(*a), t = uvas_page_up(*a + *len);
     if (s < b)
         s = b;
     if (t > e)
@@ -209,9 +210,9 @@ static void refill(uintptr_t a, size_t len, size_t *done)
     if (r == MAP_FAILED || r != (void *)a) {
         if (r != MAP_FAILED)
             munmap(r, len); /* a kernel that took NOREPLACE as a hint */
-        if (len <= 4096)
+        if (len <= UVAS_PAGE)
             return;
-        size_t half = (len / 2) & ~(size_t)4095;
+        size_t half = uvas_page_down(len / 2);
         refill(a, half, done);
         refill(a + half, len - half, done);
         return;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 /* At most this many blocks stay imported (pinned): 64 GiB at 2 MiB. */
@@ -118,8 +119,8 @@ static bool imports_pin(void)
  * cache, which has a hole where the punch was. */
 static void find_holes(size_t first, size_t n, bool *punched)
 {
-    const size_t page = 4096, bpp = uvas_g.block_size / page;
-    unsigned char vec[4096];
+    const size_t page = UVAS_PAGE, bpp = uvas_g.block_size / page;
+    unsigned char vec[4096]; /* mincore results, one per page */
     const size_t per_call = sizeof vec / bpp ? sizeof vec / bpp : 1;
     for (size_t i = 0; i < n;) {
         if (!cache[first + i].buf) {

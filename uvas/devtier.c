@@ -12,6 +12,7 @@
 
 #include "uvas/inject.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 #define SLAB_BYTES ((size_t)64 << 20)
@@ -109,10 +110,10 @@ static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
     if (f == MAP_FAILED)
         return base;
     uint64_t *m = NULL;
-    if (vkMapMemory(dv->dev, s->mem, 0, 4096, 0, (void **)&m) == VK_SUCCESS) {
+    if (vkMapMemory(dv->dev, s->mem, 0, UVAS_PAGE, 0, (void **)&m) == VK_SUCCESS) {
         uint64_t mark[4] = {0x7576617370726f62ull, (uintptr_t)t, (uintptr_t)f, (uint64_t)flen};
         memcpy(m, mark, sizeof mark);
-        for (size_t off = 0; off + t->slab_bytes <= flen; off += 4096)
+        for (size_t off = 0; off + t->slab_bytes <= flen; off += UVAS_PAGE)
             if (!memcmp(f + off, mark, sizeof mark)) {
                 base = off;
                 break;

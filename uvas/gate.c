@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 void (*uvas_gate_stuck_hook)(size_t block, unsigned table, double seconds);
@@ -33,7 +34,7 @@ static struct {
 
 static size_t pages(size_t bytes)
 {
-    return (bytes + 4095) & ~(size_t)4095;
+    return uvas_page_up(bytes);
 }
 
 size_t uvas_gate_table_bytes(void)

@@ -16,10 +16,15 @@
 #include "uvas.h"
 #include "uvas/config.h"
 #include "uvas/inject.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
 {
+    long page = sysconf(_SC_PAGESIZE);
+    if (page != (long)UVAS_PAGE)
+        return uvas_fail(UVAS_ERR_SYS, "this system's base page is %ld bytes; uvas is built "
+                         "for %zu-byte pages (uvas/os.h)", page, UVAS_PAGE);
     int fd = memfd_create("uvas-host-tier", MFD_CLOEXEC);
     if (fd < 0)
         return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier failed: %s",

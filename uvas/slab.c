@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 int uvas_slabs_init(struct uvas_slabs *s, size_t block_size, size_t nblocks)
@@ -94,11 +95,10 @@ void uvas_slab_forget(struct uvas_slabs *s, size_t bi)
 {
     /* An empty slab's bits and sizes are already zero (every slot was put
      * back); give back the whole pages its sizes occupy. */
-    long pg = sysconf(_SC_PAGESIZE);
     char *b = (char *)uvas_slab_sizes(s, bi);
     char *e = b + (size_t)s->slots_max * sizeof(uint32_t);
-    char *pb = (char *)(((uintptr_t)b + pg - 1) & ~(uintptr_t)(pg - 1));
-    char *pe = (char *)((uintptr_t)e & ~(uintptr_t)(pg - 1));
+    char *pb = (char *)uvas_page_up((uintptr_t)b);
+    char *pe = (char *)uvas_page_down((uintptr_t)e);
     if (pe > pb)
         madvise(pb, (size_t)(pe - pb), MADV_DONTNEED);
 }

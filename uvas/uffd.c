@@ -12,6 +12,7 @@
 
 #include "uvas.h"
 #include "uvas/inject.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 /* Called when a resolving ioctl meets EAGAIN: the kernel refuses them
@@ -186,7 +187,7 @@ void uvas_uffd_close(struct uvas_uffd *u)
 
 static int zero_by_copy(const struct uvas_uffd *u, uintptr_t a, size_t len)
 {
-    static const char zeros[4096] __attribute__((aligned(4096)));
+    static const char zeros[UVAS_PAGE] __attribute__((aligned(UVAS_PAGE)));
     for (size_t off = 0; off < len;) {
         struct uffdio_copy c = {.dst = a + off, .src = (uintptr_t)zeros, .len = sizeof zeros,
                                 .mode = UFFDIO_COPY_MODE_DONTWAKE};
@@ -216,9 +217,9 @@ static int zero_by_copy(const struct uvas_uffd *u, uintptr_t a, size_t len)
 static int split_enoent(const struct uvas_uffd *u, uintptr_t a, size_t len,
                         int (*op)(const struct uvas_uffd *, uintptr_t, size_t))
 {
-    if (len <= 4096)
+    if (len <= UVAS_PAGE)
         return 0;
-    size_t half = (len / 2) & ~(size_t)4095;
+    size_t half = uvas_page_down(len / 2);
     int e = op(u, a, half);
     int e2 = op(u, a + half, len - half);
     return e ? e : e2;
@@ -236,7 +237,7 @@ static int zero_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
         if (z.zeropage > 0)
             a += (uintptr_t)z.zeropage;
         if (e == EEXIST)
-            a += 4096; /* a page is already there (another agent filled it) */
+            a += UVAS_PAGE; /* a page is already there (another agent filled it) */
         else if (e == EAGAIN)
             on_eagain();
         else if (e == ENOENT)
@@ -273,20 +274,20 @@ static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len, bo
         if (c.mapped > 0)
             a += (uintptr_t)c.mapped;
         if (e == EEXIST) {
-            a += 4096; /* already mapped */
+            a += UVAS_PAGE; /* already mapped */
         } else if (e == EFAULT) {
             /* The memfd has no page here: a zero page, as a first touch. */
-            int z = zero_range(u, a, 4096);
+            int z = zero_range(u, a, UVAS_PAGE);
             if (z)
                 return z;
             *holes = true;
-            a += 4096;
+            a += UVAS_PAGE;
         } else if (e == EAGAIN) {
             on_eagain();
         } else if (e == ENOENT) {
-            if (end - a <= 4096)
+            if (end - a <= UVAS_PAGE)
                 return 0; /* a hole in the mapping: nobody can reach it */
-            size_t half = ((end - a) / 2) & ~(size_t)4095;
+            size_t half = uvas_page_down((end - a) / 2);
             int e1 = continue_range(u, a, half, holes);
             int e2 = continue_range(u, a + half, end - a - half, holes);
             return e1 ? e1 : e2;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "uvas.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 static bool has_ext(const VkExtensionProperties *e, uint32_t n, const char *name)
@@ -184,7 +185,7 @@ static void probe_placed(struct uvas_vulkan *d, UvasVkMapPlacedFeatures *f)
         if ((d->mem.memoryTypes[i].propertyFlags & want) == want)
             d->map_type = i;
     d->placed_map = f->memoryMapPlaced && f->memoryUnmapReserve && d->map_type != UINT32_MAX &&
-                    d->placed_align <= 4096;
+                    d->placed_align <= UVAS_PAGE;
 }
 
 static int create_device(struct uvas_vulkan *d, const struct exts *x)

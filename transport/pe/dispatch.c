@@ -38,6 +38,7 @@
 #include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 enum side_kind { SIDE_SLOW = 0, SIDE_HOST, SIDE_DEV, SIDE_ZERO };
@@ -137,7 +138,7 @@ static void acquire_peer(struct uvas_peer *p, const void *addr, struct side *s)
 /* Move n bytes from a fast side to a fast side; the path taken. */
 static int transfer(struct side *d, struct side *s, size_t n, int *path)
 {
-    static const char zeros[4096];
+    static const char zeros[UVAS_PAGE];
     if (d->kind == SIDE_HOST) {
         switch (s->kind) {
         case SIDE_HOST: memcpy(d->ptr, s->ptr, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
