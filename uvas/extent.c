@@ -1,19 +1,18 @@
 /* First-fit free-extent list over block indices. */
 #include "uvas/extent.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 int uvas_extents_init(struct uvas_extents *e, size_t nblocks)
 {
     e->cap = nblocks / 2 + 2;
-    void *p = mmap(NULL, e->cap * sizeof *e->v, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the extent list: %s", strerror(errno));
+    void *p;
+    int rc = uvas_os_table(e->cap * sizeof *e->v, "the free-extent list", &p);
+    if (rc)
+        return rc;
     e->v = p;
     e->v[0] = (struct uvas_extent){0, nblocks};
     e->n = 1;
@@ -23,8 +22,7 @@ int uvas_extents_init(struct uvas_extents *e, size_t nblocks)
 
 void uvas_extents_fini(struct uvas_extents *e)
 {
-    if (e->v)
-        munmap(e->v, e->cap * sizeof *e->v);
+    uvas_os_table_free(e->v, e->cap * sizeof *e->v);
     memset(e, 0, sizeof *e);
 }
 

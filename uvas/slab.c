@@ -1,10 +1,7 @@
 /* Size classes and slot bookkeeping of slabs. */
 #include "uvas/slab.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "uvas/os.h"
 #include "uvas/status.h"
@@ -31,11 +28,10 @@ int uvas_slabs_init(struct uvas_slabs *s, size_t block_size, size_t nblocks)
     size_t bits = nblocks * s->words_per_block * sizeof(uint64_t);
     size_t sizes = nblocks * s->slots_max * sizeof(uint32_t);
     s->meta_bytes = bits + sizes;
-    void *p = mmap(NULL, s->meta_bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot reserve %zu bytes of slab metadata: %s "
-                         "(a smaller UVAS_SIZE needs less)", s->meta_bytes, strerror(errno));
+    void *p;
+    int rc = uvas_os_table(s->meta_bytes, "the slab metadata", &p);
+    if (rc)
+        return rc;
     s->bitmap = p;
     s->sizes = (void *)((char *)p + bits);
     return UVAS_OK;
@@ -43,8 +39,7 @@ int uvas_slabs_init(struct uvas_slabs *s, size_t block_size, size_t nblocks)
 
 void uvas_slabs_fini(struct uvas_slabs *s)
 {
-    if (s->bitmap)
-        munmap((void *)s->bitmap, s->meta_bytes);
+    uvas_os_table_free((void *)s->bitmap, s->meta_bytes);
     memset(s, 0, sizeof *s);
 }
 
@@ -100,5 +95,5 @@ void uvas_slab_forget(struct uvas_slabs *s, size_t bi)
     char *pb = (char *)uvas_page_up((uintptr_t)b);
     char *pe = (char *)uvas_page_down((uintptr_t)e);
     if (pe > pb)
-        madvise(pb, (size_t)(pe - pb), MADV_DONTNEED);
+        uvas_os_discard(pb, (size_t)(pe - pb));
 }
