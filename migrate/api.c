@@ -26,7 +26,7 @@ static struct {
     struct request *head, *tail;
     bool busy, stop, running;
     int first_error;
-    char error_msg[256];
+    char error_msg[UVAS_MSG_MAX];
     pthread_t th;
 } q = {.mu = PTHREAD_MUTEX_INITIALIZER,
        .work = PTHREAD_COND_INITIALIZER,

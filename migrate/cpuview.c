@@ -246,7 +246,7 @@ int uvas_cpuview_unmap(size_t bi)
                          strerror(errno));
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);
     if (e || move_fixed(t, uvas_g.block_size, a) == MAP_FAILED) {
-        char why[400];
+        char why[UVAS_MSG_MAX];
         snprintf(why, sizeof why, "%s", e ? uvas_last_error() : strerror(errno));
         char from[200], to[200];
         layout(t, uvas_g.block_size, from, sizeof from);

@@ -7,7 +7,7 @@
 
 #include "uvas/internal.h"
 
-static _Thread_local char last_error[1024];
+static _Thread_local char last_error[UVAS_MSG_MAX];
 
 const char *uvas_strerror(int status)
 {

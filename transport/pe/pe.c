@@ -31,7 +31,7 @@ struct init_rec {
     uint64_t base, size, block;
     char host[64];
     char sock[108];
-    char msg[256];
+    char msg[UVAS_MSG_MAX];
     struct uvas_dev_desc dev;
 };
 
@@ -90,7 +90,7 @@ static int transport_env(void)
 
 static int agree(const struct init_rec *mine)
 {
-    char first_err[400] = "";
+    char first_err[UVAS_MSG_MAX + 64] = ""; /* "PE n could not start: " + its message */
     int bad = -1;
     for (int r = 0; r < uvas_job.n; r++) {
         struct init_rec rec;
@@ -205,7 +205,7 @@ int uvas_pe_init(int requested, int *provided)
     rc = agree(&mine);
     atomic_store(&uvas_job.peers_known, rc == UVAS_OK && own == UVAS_OK);
     if (rc || own) {
-        char keep[512];
+        char keep[UVAS_MSG_MAX];
         snprintf(keep, sizeof keep, "%s", own ? mine.msg : uvas_last_error());
         teardown();
         if (atomic_load(&uvas_g.ready))
@@ -235,7 +235,7 @@ int uvas_pe_init(int requested, int *provided)
         goto fail;
     return UVAS_OK;
 fail:;
-    char keep[512];
+    char keep[UVAS_MSG_MAX];
     snprintf(keep, sizeof keep, "%s", uvas_last_error());
     uvas_job.up = false;
     teardown();

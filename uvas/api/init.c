@@ -234,7 +234,7 @@ int uvas_init(const struct uvas_options *opts)
     }
     rc = setup(&c);
     if (rc) {
-        char keep[512];
+        char keep[UVAS_MSG_MAX];
         snprintf(keep, sizeof keep, "%s", uvas_last_error());
         teardown();
         uvas_fail(rc, "%s", keep);
