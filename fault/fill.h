@@ -1,11 +1,12 @@
 /*
- * Parallel fill of a large block. Populating 2 MiB costs ~0.8 ms of page
- * allocation and zeroing on the 2-vCPU VM, most of it per-page kernel work
- * that one core does at the speed of kernel demand paging. Splitting the
- * block into chunks that idle fault-service threads on other cores help to
- * fill makes a first touch cheaper per page than the kernel's own demand
- * paging. Mapping migrated blocks back (UFFDIO_CONTINUE) is split the same
- * way, a block (a page table) per chunk. The thread that took the fault starts with the chunk that holds
+ * Parallel fill of a large block. Populating a 2 MiB block is mostly
+ * per-page kernel work (allocating and zeroing) that one core does at the
+ * speed of kernel demand paging (docs/fault-path.md has the numbers).
+ * Splitting the block into chunks that idle fault-service threads on
+ * other cores help to fill makes a first touch cheaper per page than the
+ * kernel's own demand paging. Mapping migrated blocks back
+ * (UFFDIO_CONTINUE) is split the same way, a block (a page table) per
+ * chunk. The thread that took the fault starts with the chunk that holds
  * the faulting address, and fills every chunk no helper claimed: no helper
  * is ever waited for unless it has started a chunk.
  */

@@ -1,7 +1,7 @@
 /*
  * Host pages as copy-engine buffers, cached per block. Importing host
  * memory into a driver pins it, and pinning is the dearest step of a
- * migration (70% of its time on the H100 when done per migration), so a
+ * migration when done per migration (docs/migration.md), so a
  * block's import is made once, on its first migration, and kept while its
  * pages stay in the memfd (host-resident, or a shadow while on the
  * device). It is dropped before the pages are freed. Past the cache's cap
