@@ -378,10 +378,11 @@ unsigned uvas_fault_service_threads(void)
 
 void uvas_fault_service_stop(void)
 {
-    struct uvas_fault_service *s = running;
+    /* Cleared only once its threads are joined: they read it (their
+     * fills) until they end. */
+    if (running)
+        destroy(running);
     running = NULL;
-    if (s)
-        destroy(s);
 }
 
 static void destroy(struct uvas_fault_service *s)
