@@ -303,19 +303,22 @@ static int walk(piece_fn fn, int pe, char *d, const char *s, size_t n, const cha
 /* ---- put --------------------------------------------------------------------- */
 
 /* One piece to a target that needs the slow path: plain source, no pins. */
-static int put_slow(int pe, char *dest, const void *plain, size_t n)
+/* The ways that need no window: this PE's own range (the owner's code),
+ * UCX RMA on a registered host block of a remote peer, or an active
+ * message that the owner applies. plain: local memory that does not move. */
+static int slow(int pe, bool put, char *remote, void *plain, size_t n)
 {
     if (pe == uvas_job.me) {
         uvas_job_count(UVAS_PATH_LOCAL, n);
-        return uvas_owner_write(dest, plain, n);
+        return put ? uvas_owner_write(remote, plain, n) : uvas_owner_read(plain, remote, n);
     }
     struct uvas_peer *p = &uvas_job.peers[pe];
     if (!p->local && n >= uvas_job.ucx_rma_min) {
-        int rc = ucx_rma(p, dest, (void *)plain, n, true);
+        int rc = ucx_rma(p, remote, plain, n, put);
         if (rc != 0)
             return rc < 0 ? rc : UVAS_OK;
     }
-    return uvas_am_put(pe, dest, plain, n);
+    return put ? uvas_am_put(pe, remote, plain, n) : uvas_am_get(pe, plain, remote, n);
 }
 
 static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounce,
@@ -358,7 +361,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
             return rc;
         plain = *bounce;
     }
-    return put_slow(pe, dest, plain, n);
+    return slow(pe, true, dest, (void *)plain, n);
 }
 
 /* Small transfers copy our side through the range on a stack buffer: a
@@ -429,21 +432,6 @@ int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
 
 /* ---- get --------------------------------------------------------------------- */
 
-static int get_slow(int pe, void *plain, const char *src, size_t n)
-{
-    if (pe == uvas_job.me) {
-        uvas_job_count(UVAS_PATH_LOCAL, n);
-        return uvas_owner_read(plain, src, n);
-    }
-    struct uvas_peer *p = &uvas_job.peers[pe];
-    if (!p->local && n >= uvas_job.ucx_rma_min) {
-        int rc = ucx_rma(p, (void *)src, plain, n, false);
-        if (rc != 0)
-            return rc < 0 ? rc : UVAS_OK;
-    }
-    return uvas_am_get(pe, plain, src, n);
-}
-
 static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounce,
                      size_t *bsize)
 {
@@ -472,7 +460,7 @@ static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounc
         drop(&s);
         return UVAS_ERR_NOMEM;
     }
-    int rc = s.kind != SIDE_SLOW ? materialize(&s, *bounce, n) : get_slow(pe, *bounce, src, n);
+    int rc = s.kind != SIDE_SLOW ? materialize(&s, *bounce, n) : slow(pe, false, (char *)src, *bounce, n);
     if (rc == UVAS_OK && s.kind != SIDE_SLOW)
         uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : UVAS_PATH_CPU_CPU, n);
     if (rc == UVAS_OK)
