@@ -17,12 +17,10 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <stddef.h>
-#include <sys/eventfd.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -31,13 +29,10 @@
 #include "uvas/atomics.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/sock_server.h"
 #include "uvas/status.h"
 
-static struct {
-    int lfd, stopfd;
-    pthread_t th;
-    bool running;
-} ep = {.lfd = -1, .stopfd = -1};
+static struct uvas_sock_server server = {.lfd = -1, .stopfd = -1};
 
 /* One line per allocation: base, size, hints, residence counts, map. */
 static void write_map(FILE *out, bool blocks_only)
@@ -150,26 +145,6 @@ static void answer(int fd)
     free(buf);
 }
 
-static void *serve(void *arg)
-{
-    (void)arg;
-    struct pollfd pfd[2] = {{.fd = ep.lfd, .events = POLLIN}, {.fd = ep.stopfd, .events = POLLIN}};
-    for (;;) {
-        if (poll(pfd, 2, -1) < 0 && errno != EINTR)
-            break;
-        if (pfd[1].revents)
-            break;
-        if (!(pfd[0].revents & POLLIN))
-            continue;
-        int fd = accept4(ep.lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (fd < 0)
-            continue;
-        answer(fd);
-        close(fd);
-    }
-    return NULL;
-}
-
 /* Bind fd to a fresh abstract name of this process. 0, or -1 with errno. */
 static int bind_name(int fd)
 {
@@ -195,31 +170,20 @@ int uvas_stat_server_start(void)
     const char *env = getenv("UVAS_STAT");
     if (env && !strcmp(env, "0"))
         return UVAS_OK;
-    ep.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (ep.lfd < 0 || bind_name(ep.lfd) < 0 || listen(ep.lfd, 8) < 0)
-        goto off;
-    ep.stopfd = eventfd(0, EFD_CLOEXEC);
-    if (ep.stopfd < 0 || pthread_create(&ep.th, NULL, serve, NULL))
-        goto off;
-    ep.running = true;
-    return UVAS_OK;
-off: /* uvas-stat is a convenience: the library runs without it */
-    uvas_warn("uvas-stat endpoint off: %s", strerror(errno));
-    uvas_stat_server_stop();
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (lfd < 0 || bind_name(lfd) < 0 || listen(lfd, 8) < 0) {
+        /* uvas-stat is a convenience: the library runs without it */
+        uvas_warn("uvas-stat endpoint off: %s", strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return UVAS_OK;
+    }
+    if (uvas_sock_server_start(&server, lfd, answer, "uvas-stat server") != UVAS_OK)
+        uvas_warn("uvas-stat endpoint off: %s", uvas_last_error());
     return UVAS_OK;
 }
 
 void uvas_stat_server_stop(void)
 {
-    if (ep.running) {
-        uint64_t one = 1;
-        if (write(ep.stopfd, &one, sizeof one) == sizeof one)
-            pthread_join(ep.th, NULL);
-        ep.running = false;
-    }
-    if (ep.lfd >= 0)
-        close(ep.lfd);
-    if (ep.stopfd >= 0)
-        close(ep.stopfd);
-    ep.lfd = ep.stopfd = -1;
+    uvas_sock_server_stop(&server);
 }

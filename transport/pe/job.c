@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-struct uvas_job uvas_job = {.listen_fd = -1, .stop_fd = -1,
+struct uvas_job uvas_job = {.server = {.lfd = -1, .stopfd = -1}, .stop_fd = -1,
                             .barrier_mu = PTHREAD_MUTEX_INITIALIZER};
 
 _Thread_local struct uvas_path_ctr *uvas_path_mine __attribute__((tls_model("initial-exec")));

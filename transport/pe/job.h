@@ -15,6 +15,7 @@
 #include <vulkan/vulkan.h>
 
 #include "transport/pe/pe.h"
+#include "uvas/sock_server.h"
 
 /* A peer's device slab imported into this PE's Vulkan device. */
 struct uvas_peer_slab {
@@ -79,9 +80,7 @@ struct uvas_job {
     int stop_fd;              /* eventfd that stops the progress thread */
     bool progress_running;
     /* the fd server */
-    int listen_fd;
-    pthread_t server;
-    bool server_running;
+    struct uvas_sock_server server;
     char sock_path[108];
     /* operations */
     _Atomic uint64_t am_pending;   /* AM puts and AMOs not acknowledged */

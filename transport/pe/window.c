@@ -28,6 +28,7 @@
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/rundir.h"
+#include "uvas/sock_server.h"
 #include "uvas/status.h"
 
 #define WIN_MAGIC 0x75766177u /* "uvaw" */
@@ -124,21 +125,6 @@ static void serve_one(int s)
     send_fds(s, &rep, fds, nfds);
 }
 
-static void *server_main(void *arg)
-{
-    (void)arg;
-    for (;;) {
-        int s = accept4(uvas_job.listen_fd, NULL, NULL, SOCK_CLOEXEC);
-        if (s < 0) {
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            return NULL; /* shut down */
-        }
-        serve_one(s);
-        close(s);
-    }
-}
-
 /* Sockets of PEs that were killed stay behind as files; one that nobody
  * listens on any more (ECONNREFUSED) is removed when a PE starts. */
 static void sweep_stale(const char *dir)
@@ -193,26 +179,12 @@ int uvas_window_serve(void)
         return uvas_fail(UVAS_ERR_SYS, "cannot listen on %s: %s", uvas_job.sock_path,
                          strerror(e));
     }
-    uvas_job.listen_fd = s;
-    if (pthread_create(&uvas_job.server, NULL, server_main, NULL)) {
-        close(s);
-        uvas_job.listen_fd = -1;
-        return uvas_fail(UVAS_ERR_SYS, "cannot start the window server thread");
-    }
-    uvas_job.server_running = true;
-    return UVAS_OK;
+    return uvas_sock_server_start(&uvas_job.server, s, serve_one, "window server");
 }
 
 void uvas_window_stop(void)
 {
-    if (uvas_job.server_running) {
-        shutdown(uvas_job.listen_fd, SHUT_RDWR);
-        pthread_join(uvas_job.server, NULL);
-        uvas_job.server_running = false;
-    }
-    if (uvas_job.listen_fd >= 0)
-        close(uvas_job.listen_fd);
-    uvas_job.listen_fd = -1;
+    uvas_sock_server_stop(&uvas_job.server);
     if (uvas_job.sock_path[0])
         unlink(uvas_job.sock_path);
     uvas_job.sock_path[0] = 0;
