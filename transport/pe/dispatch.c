@@ -34,168 +34,13 @@
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
 #include "transport/pe/owner.h"
+#include "transport/pe/side.h"
 #include "transport/pe/ucx.h"
 #include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/os.h"
 #include "uvas/status.h"
-
-enum side_kind { SIDE_SLOW = 0, SIDE_HOST, SIDE_DEV, SIDE_ZERO };
-
-struct side {
-    enum side_kind kind;
-    char *ptr;                /* SIDE_HOST */
-    struct uvas_devref dev;   /* SIDE_DEV: the block's memory */
-    size_t off;               /* SIDE_DEV: offset in the block */
-    _Atomic uint32_t *pin;    /* held on this block, or NULL */
-};
-
-static inline size_t block_off(const void *a)
-{
-    return ((uintptr_t)a - (uintptr_t)uvas_g.base) & (uvas_g.block_size - 1);
-}
-
-static void drop(struct side *s)
-{
-    if (s->pin)
-        uvas_gate_unpin(s->pin);
-    s->pin = NULL;
-}
-
-/* A side in our own range (or plain local memory). */
-static void acquire_own(const void *addr, bool write, struct side *s)
-{
-    *s = (struct side){0};
-    if (!uvas_in_range(addr)) {
-        s->kind = SIDE_HOST;
-        s->ptr = (char *)addr;
-        return;
-    }
-    if (!uvas_g.alias || !uvas_job.own_pins)
-        return; /* SIDE_SLOW */
-    size_t bi = uvas_block_index(addr);
-    uint64_t w = uvas_gate_pin(&uvas_job.own_pins[bi], &uvas_g.gates[bi]);
-    s->pin = &uvas_job.own_pins[bi];
-    if (uvas_gate_is_open(w)) {
-        switch (uvas_gate_res(w)) {
-        case UVAS_RES_HOST:
-            s->kind = SIDE_HOST;
-            s->ptr = uvas_g.alias + ((const char *)addr - uvas_g.base);
-            return;
-        case UVAS_RES_UNPOPULATED:
-            if (!write) {
-                s->kind = SIDE_ZERO; /* reads as zero; stays untouched */
-                return;
-            }
-            break;
-        case UVAS_RES_DEVICE:
-            if (w & UVAS_GATE_DIRECT) {
-                s->kind = SIDE_DEV;
-                uvas_devpeer_own_slot(uvas_gate_slot(w), &s->dev);
-                s->off = block_off(addr);
-                return;
-            }
-            break;
-        }
-    }
-    drop(s);
-    s->kind = SIDE_SLOW;
-}
-
-/* Are message puts to p still unacknowledged (ordering, above)? */
-static inline bool am_behind(struct uvas_peer *p)
-{
-    return atomic_load_explicit(&p->am_puts, memory_order_acquire) != 0;
-}
-
-/* The target side at a peer whose windows we hold. */
-static void acquire_peer(struct uvas_peer *p, const void *addr, struct side *s)
-{
-    *s = (struct side){0};
-    if (am_behind(p))
-        return; /* SIDE_SLOW */
-    size_t bi = uvas_block_index(addr);
-    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
-    s->pin = &p->pins[bi];
-    if (uvas_gate_is_open(w)) {
-        if (uvas_gate_res(w) == UVAS_RES_HOST) {
-            s->kind = SIDE_HOST;
-            s->ptr = p->win + ((const char *)addr - uvas_g.base);
-            return;
-        }
-        if (uvas_gate_res(w) == UVAS_RES_DEVICE && (w & UVAS_GATE_DIRECT) &&
-            uvas_devpeer_slot(p, uvas_gate_slot(w), &s->dev) == UVAS_OK) {
-            s->kind = SIDE_DEV;
-            s->off = block_off(addr);
-            return;
-        }
-    }
-    drop(s);
-    s->kind = SIDE_SLOW;
-}
-
-/* Move n bytes from a fast side to a fast side; the path taken. */
-static int transfer(struct side *d, struct side *s, size_t n, int *path)
-{
-    static const char zeros[UVAS_PAGE];
-    if (d->kind == SIDE_HOST) {
-        switch (s->kind) {
-        case SIDE_HOST: memcpy(d->ptr, s->ptr, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
-        case SIDE_ZERO: memset(d->ptr, 0, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
-        case SIDE_DEV: *path = UVAS_PATH_GPU_CPU; return uvas_devpeer_read(d->ptr, &s->dev, s->off, n);
-        default: break;
-        }
-    } else if (d->kind == SIDE_DEV) {
-        switch (s->kind) {
-        case SIDE_HOST:
-            if (d->dev.map && n <= uvas_job.devmap_max) {
-                memcpy(d->dev.map + d->off, s->ptr, n);
-                *path = UVAS_PATH_DEV_MAP;
-                return UVAS_OK;
-            }
-            *path = UVAS_PATH_CPU_GPU;
-            return uvas_devpeer_write(&d->dev, d->off, s->ptr, n);
-        case SIDE_ZERO:
-            *path = UVAS_PATH_CPU_GPU;
-            for (size_t k = 0; k < n; k += sizeof zeros) {
-                int rc = uvas_devpeer_write(&d->dev, d->off + k, zeros,
-                                            n - k < sizeof zeros ? n - k : sizeof zeros);
-                if (rc)
-                    return rc;
-            }
-            return UVAS_OK;
-        case SIDE_DEV:
-            *path = UVAS_PATH_GPU_GPU;
-            return uvas_devpeer_copy(&d->dev, d->off, &s->dev, s->off, n);
-        default: break;
-        }
-    }
-    return UVAS_ERR_INVAL;
-}
-
-/* Copy a fast side into plain memory and drop its pin. */
-static int materialize(struct side *s, void *buf, size_t n)
-{
-    int rc = UVAS_OK;
-    switch (s->kind) {
-    case SIDE_HOST: memcpy(buf, s->ptr, n); break;
-    case SIDE_ZERO: memset(buf, 0, n); break;
-    case SIDE_DEV: rc = uvas_devpeer_read(buf, &s->dev, s->off, n); break;
-    default: rc = UVAS_ERR_INVAL;
-    }
-    drop(s);
-    return rc;
-}
-
-/* Bytes from a to the end of its block, capped. */
-static size_t room(const void *a, size_t n)
-{
-    if (!uvas_in_range(a))
-        return n;
-    size_t r = uvas_g.block_size - block_off(a);
-    return n < r ? n : r;
-}
 
 /* ---- UCX: gated RMA on the peer's host alias --------------------------------- */
 
@@ -235,7 +80,7 @@ static int ucx_gate_word(struct uvas_peer *p, const void *addr, uint64_t *w)
  * 0 (the caller takes the active message path). */
 static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, bool put)
 {
-    if (!p->alias_raddr || am_behind(p))
+    if (!p->alias_raddr || uvas_side_am_behind(p))
         return 0;
     uint64_t w = 0;
     int rc = ucx_pin(p, remote, 1);
@@ -287,8 +132,8 @@ static int walk(piece_fn fn, int pe, char *d, const char *s, size_t n, const cha
     size_t bsize = 0;
     int rc = UVAS_OK;
     while (n && rc == UVAS_OK) {
-        size_t k = room(d, n);
-        k = room(s, k);
+        size_t k = uvas_side_room(d, n);
+        k = uvas_side_room(s, k);
         rc = fn(pe, d, s, k, &bounce, &bsize);
         d += k;
         s += k;
@@ -324,39 +169,39 @@ static int slow(int pe, bool put, char *remote, void *plain, size_t n)
 static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounce,
                      size_t *bsize)
 {
-    struct side s, d;
-    acquire_own(src, false, &s);
-    if (s.kind == SIDE_SLOW) { /* through the range, no pins held */
+    struct uvas_side s, d;
+    uvas_side_own(src, false, &s);
+    if (s.kind == UVAS_SIDE_SLOW) { /* through the range, no pins held */
         if (!bounce_fit(bounce, bsize, n))
             return UVAS_ERR_NOMEM;
         int rc = uvas_owner_read(*bounce, src, n);
         if (rc)
             return rc;
-        s = (struct side){.kind = SIDE_HOST, .ptr = *bounce};
+        s = (struct uvas_side){.kind = UVAS_SIDE_HOST, .ptr = *bounce};
     }
     struct uvas_peer *p = &uvas_job.peers[pe];
     if (pe == uvas_job.me)
-        acquire_own(dest, true, &d);
+        uvas_side_own(dest, true, &d);
     else if (p->local)
-        acquire_peer(p, dest, &d);
+        uvas_side_peer(p, dest, &d);
     else
-        d.kind = SIDE_SLOW, d.pin = NULL;
-    if (d.kind != SIDE_SLOW) {
+        d.kind = UVAS_SIDE_SLOW, d.pin = NULL;
+    if (d.kind != UVAS_SIDE_SLOW) {
         int path;
-        int rc = transfer(&d, &s, n, &path);
-        drop(&d);
-        drop(&s);
+        int rc = uvas_side_transfer(&d, &s, n, &path);
+        uvas_side_drop(&d);
+        uvas_side_drop(&s);
         if (rc == UVAS_OK)
             uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : path, n);
         return rc;
     }
     const void *plain = s.ptr;
-    if (s.pin || s.kind != SIDE_HOST) {
+    if (s.pin || s.kind != UVAS_SIDE_HOST) {
         if (!bounce_fit(bounce, bsize, n)) {
-            drop(&s);
+            uvas_side_drop(&s);
             return UVAS_ERR_NOMEM;
         }
-        int rc = materialize(&s, *bounce, n);
+        int rc = uvas_side_materialize(&s, *bounce, n);
         if (rc)
             return rc;
         plain = *bounce;
@@ -372,7 +217,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
 static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n)
 {
     unsigned char buf[SMALL];
-    if (am_behind(p))
+    if (uvas_side_am_behind(p))
         return false;
     memcpy(buf, src, n);
     size_t bi = uvas_block_index(dest);
@@ -390,7 +235,7 @@ static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n
 static bool small_get(struct uvas_peer *p, void *dest, const char *src, size_t n)
 {
     unsigned char buf[SMALL];
-    if (am_behind(p))
+    if (uvas_side_am_behind(p))
         return false;
     size_t bi = uvas_block_index(src);
     uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
@@ -407,7 +252,7 @@ static bool small_get(struct uvas_peer *p, void *dest, const char *src, size_t n
 
 static inline bool one_block(const void *a, size_t n)
 {
-    return block_off(a) + n <= uvas_g.block_size;
+    return uvas_side_block_off(a) + n <= uvas_g.block_size;
 }
 
 /* May our side be touched with the CPU without moving it? Outside the
@@ -435,21 +280,21 @@ int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
 static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounce,
                      size_t *bsize)
 {
-    struct side s, d;
+    struct uvas_side s, d;
     struct uvas_peer *p = &uvas_job.peers[pe];
     if (pe == uvas_job.me)
-        acquire_own(src, false, &s);
+        uvas_side_own(src, false, &s);
     else if (p->local)
-        acquire_peer(p, src, &s);
+        uvas_side_peer(p, src, &s);
     else
-        s.kind = SIDE_SLOW, s.pin = NULL;
-    if (s.kind != SIDE_SLOW) {
-        acquire_own(dest, true, &d);
-        if (d.kind != SIDE_SLOW) {
+        s.kind = UVAS_SIDE_SLOW, s.pin = NULL;
+    if (s.kind != UVAS_SIDE_SLOW) {
+        uvas_side_own(dest, true, &d);
+        if (d.kind != UVAS_SIDE_SLOW) {
             int path;
-            int rc = transfer(&d, &s, n, &path);
-            drop(&d);
-            drop(&s);
+            int rc = uvas_side_transfer(&d, &s, n, &path);
+            uvas_side_drop(&d);
+            uvas_side_drop(&s);
             if (rc == UVAS_OK)
                 uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : path, n);
             return rc;
@@ -457,11 +302,11 @@ static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounc
     }
     /* Fetch into plain memory with no pins, then place it. */
     if (!bounce_fit(bounce, bsize, n)) {
-        drop(&s);
+        uvas_side_drop(&s);
         return UVAS_ERR_NOMEM;
     }
-    int rc = s.kind != SIDE_SLOW ? materialize(&s, *bounce, n) : slow(pe, false, (char *)src, *bounce, n);
-    if (rc == UVAS_OK && s.kind != SIDE_SLOW)
+    int rc = s.kind != UVAS_SIDE_SLOW ? uvas_side_materialize(&s, *bounce, n) : slow(pe, false, (char *)src, *bounce, n);
+    if (rc == UVAS_OK && s.kind != UVAS_SIDE_SLOW)
         uvas_job_count(pe == uvas_job.me ? UVAS_PATH_LOCAL : UVAS_PATH_CPU_CPU, n);
     if (rc == UVAS_OK)
         rc = uvas_in_range(dest) ? uvas_owner_write(dest, *bounce, n)
@@ -492,7 +337,7 @@ int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operan
         return uvas_owner_amo(op, target, width, operand, compare, fetched);
     }
     struct uvas_peer *p = &uvas_job.peers[pe];
-    if (p->local && !am_behind(p)) {
+    if (p->local && !uvas_side_am_behind(p)) {
         size_t bi = uvas_block_index(target);
         uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {

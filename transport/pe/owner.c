@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
+#include "transport/pe/side.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -42,41 +42,18 @@ uint64_t uvas_amo_apply(enum uvas_amo_op op, void *t, size_t width, uint64_t v, 
 #undef AMO_CASES
 }
 
-/* Pin our own gate of the block holding addr (*pin: the pin to drop);
- * the word as it was. */
-static uint64_t pin_own(const char *addr, _Atomic uint32_t **pin)
-{
-    size_t bi = uvas_block_index(addr);
-    *pin = &uvas_job.own_pins[bi];
-    return uvas_gate_pin(*pin, &uvas_g.gates[bi]);
-}
-
-static char *alias_of(const char *addr)
-{
-    return uvas_g.alias + (addr - uvas_g.base);
-}
-
-/* One piece within a block. */
+/* One piece within a block: where the block is held open, by the sides
+ * dispatch uses (side.h); otherwise through the range, where the fault
+ * path and the policy place or move the block. */
 static int write_piece(char *addr, const void *src, size_t n)
 {
-    if (uvas_g.alias && uvas_job.own_pins) {
-        _Atomic uint32_t *g;
-        uint64_t w = pin_own(addr, &g);
-        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
-            memcpy(alias_of(addr), src, n);
-            uvas_gate_unpin(g);
-            return UVAS_OK;
-        }
-        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_DEVICE &&
-            (w & UVAS_GATE_DIRECT)) {
-            struct uvas_devref d;
-            uvas_devpeer_own_slot(uvas_gate_slot(w), &d);
-            size_t off = (size_t)(addr - uvas_g.base) & (uvas_g.block_size - 1);
-            int rc = uvas_devpeer_write(&d, off, src, n);
-            uvas_gate_unpin(g);
-            return rc;
-        }
-        uvas_gate_unpin(g);
+    struct uvas_side d, s = {.kind = UVAS_SIDE_HOST, .ptr = (char *)src};
+    uvas_side_own(addr, true, &d);
+    if (d.kind != UVAS_SIDE_SLOW) {
+        int path;
+        int rc = uvas_side_transfer(&d, &s, n, &path);
+        uvas_side_drop(&d);
+        return rc;
     }
     memcpy(addr, src, n); /* faults: the policy places or moves the block */
     return UVAS_OK;
@@ -84,29 +61,13 @@ static int write_piece(char *addr, const void *src, size_t n)
 
 static int read_piece(void *dst, const char *addr, size_t n)
 {
-    if (uvas_g.alias && uvas_job.own_pins) {
-        _Atomic uint32_t *g;
-        uint64_t w = pin_own(addr, &g);
-        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
-            memcpy(dst, alias_of(addr), n);
-            uvas_gate_unpin(g);
-            return UVAS_OK;
-        }
-        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_UNPOPULATED) {
-            memset(dst, 0, n); /* never touched reads as zero; leave it untouched */
-            uvas_gate_unpin(g);
-            return UVAS_OK;
-        }
-        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_DEVICE &&
-            (w & UVAS_GATE_DIRECT)) {
-            struct uvas_devref d;
-            uvas_devpeer_own_slot(uvas_gate_slot(w), &d);
-            size_t off = (size_t)(addr - uvas_g.base) & (uvas_g.block_size - 1);
-            int rc = uvas_devpeer_read(dst, &d, off, n);
-            uvas_gate_unpin(g);
-            return rc;
-        }
-        uvas_gate_unpin(g);
+    struct uvas_side s, d = {.kind = UVAS_SIDE_HOST, .ptr = dst};
+    uvas_side_own(addr, false, &s);
+    if (s.kind != UVAS_SIDE_SLOW) {
+        int path;
+        int rc = uvas_side_transfer(&d, &s, n, &path);
+        uvas_side_drop(&s);
+        return rc;
     }
     memcpy(dst, addr, n);
     return UVAS_OK;
@@ -168,20 +129,16 @@ int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t ope
      * direct atomics are. Elsewhere through the range: a device-resident
      * block comes back to (or is mapped for) the CPU, which is where
      * atomics of every path meet. */
+    struct uvas_side t;
+    uvas_side_own(target, true, &t);
     uint64_t old;
-    if (uvas_g.alias && uvas_job.own_pins) {
-        _Atomic uint32_t *g;
-        uint64_t w = pin_own(target, &g);
-        if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
-            old = uvas_amo_apply(op, alias_of(target), width, operand, compare);
-            uvas_gate_unpin(g);
-            if (fetched)
-                *fetched = old;
-            return UVAS_OK;
-        }
-        uvas_gate_unpin(g);
+    if (t.kind == UVAS_SIDE_HOST) {
+        old = uvas_amo_apply(op, t.ptr, width, operand, compare);
+        uvas_side_drop(&t);
+    } else {
+        uvas_side_drop(&t); /* no pin may be held where the range can fault */
+        old = uvas_amo_apply(op, target, width, operand, compare);
     }
-    old = uvas_amo_apply(op, target, width, operand, compare);
     if (fetched)
         *fetched = old;
     return UVAS_OK;
