@@ -13,7 +13,6 @@
 
 #include "transport/pe/job.h"
 #include "transport/pe/side.h"
-#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
