@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "migrate/migrate.h"
+#include "migrate/worker.h"
 #include "uvas/locality.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
@@ -21,25 +22,22 @@ struct request {
 };
 
 static struct {
-    pthread_mutex_t mu;
-    pthread_cond_t work, idle;
+    struct uvas_worker w; /* w.cv: work queued, or stop */
+    pthread_cond_t idle;
     struct request *head, *tail;
-    bool busy, stop, running;
+    bool busy;
     int first_error;
     char error_msg[UVAS_MSG_MAX];
-    pthread_t th;
-} q = {.mu = PTHREAD_MUTEX_INITIALIZER,
-       .work = PTHREAD_COND_INITIALIZER,
-       .idle = PTHREAD_COND_INITIALIZER};
+} q = {.w = UVAS_WORKER_INIT, .idle = PTHREAD_COND_INITIALIZER};
 
 static void *worker(void *arg)
 {
     (void)arg;
     uvas_locality_bind_thread(&uvas_g.devtier.dev);
-    pthread_mutex_lock(&q.mu);
+    pthread_mutex_lock(&q.w.mu);
     for (;;) {
-        while (!q.head && !q.stop)
-            pthread_cond_wait(&q.work, &q.mu);
+        while (!q.head && !q.w.stop)
+            pthread_cond_wait(&q.w.cv, &q.w.mu);
         if (!q.head)
             break;
         struct request *r = q.head;
@@ -47,9 +45,9 @@ static void *worker(void *arg)
         if (!q.head)
             q.tail = NULL;
         q.busy = true;
-        pthread_mutex_unlock(&q.mu);
+        pthread_mutex_unlock(&q.w.mu);
         int rc = uvas_migrate_blocks(r->first, r->n, r->to, UVAS_MIG_WAIT);
-        pthread_mutex_lock(&q.mu);
+        pthread_mutex_lock(&q.w.mu);
         if (rc && !q.first_error) {
             q.first_error = rc;
             snprintf(q.error_msg, sizeof q.error_msg, "%s", uvas_last_error());
@@ -59,31 +57,19 @@ static void *worker(void *arg)
         if (!q.head)
             pthread_cond_broadcast(&q.idle);
     }
-    pthread_mutex_unlock(&q.mu);
+    pthread_mutex_unlock(&q.w.mu);
     return NULL;
 }
 
 int uvas_migrate_async_start(void)
 {
-    q.stop = false;
     q.first_error = 0;
-    int e = pthread_create(&q.th, NULL, worker, NULL);
-    if (e)
-        return uvas_fail(UVAS_ERR_SYS, "cannot start the migration thread: %s", strerror(e));
-    q.running = true;
-    return UVAS_OK;
+    return uvas_worker_start(&q.w, worker, NULL, "migration");
 }
 
 void uvas_migrate_async_stop(void)
 {
-    if (!q.running)
-        return;
-    pthread_mutex_lock(&q.mu);
-    q.stop = true;
-    pthread_cond_broadcast(&q.work);
-    pthread_mutex_unlock(&q.mu);
-    pthread_join(q.th, NULL);
-    q.running = false;
+    uvas_worker_stop(&q.w);
 }
 
 int uvas_migrate_enqueue(size_t first, size_t n, int to)
@@ -92,27 +78,27 @@ int uvas_migrate_enqueue(size_t first, size_t n, int to)
     if (!r)
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_migrate: cannot queue the request");
     *r = (struct request){NULL, first, n, to};
-    pthread_mutex_lock(&q.mu);
+    pthread_mutex_lock(&q.w.mu);
     if (q.tail)
         q.tail->next = r;
     else
         q.head = r;
     q.tail = r;
-    pthread_cond_signal(&q.work);
-    pthread_mutex_unlock(&q.mu);
+    pthread_cond_signal(&q.w.cv);
+    pthread_mutex_unlock(&q.w.mu);
     return UVAS_OK;
 }
 
 static int wait_all(void)
 {
-    pthread_mutex_lock(&q.mu);
+    pthread_mutex_lock(&q.w.mu);
     while (q.head || q.busy)
-        pthread_cond_wait(&q.idle, &q.mu);
+        pthread_cond_wait(&q.idle, &q.w.mu);
     int rc = q.first_error;
     if (rc)
         uvas_fail(rc, "an asynchronous migration failed: %s", q.error_msg);
     q.first_error = 0;
-    pthread_mutex_unlock(&q.mu);
+    pthread_mutex_unlock(&q.w.mu);
     return rc;
 }
 
@@ -178,7 +164,7 @@ static int migrate_wait_entered(void)
     uvas_clear_error();
     if (!atomic_load(&uvas_g.ready))
         return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_migrate_wait: call uvas_init first");
-    if (!q.running)
+    if (!q.w.running)
         return UVAS_OK;
     return wait_all();
 }

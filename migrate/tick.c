@@ -15,6 +15,7 @@
 
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
+#include "migrate/worker.h"
 #include "uvas/atomics.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -28,13 +29,10 @@ struct tick_req {
 };
 
 static struct {
-    pthread_t th;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    bool running, stop;
+    struct uvas_worker w; /* w.cv: the tick's timed wait, woken to stop */
     struct tick_req req[MAX_REQUESTS];
     size_t nreq;
-} ticker = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
+} ticker = {.w = UVAS_WORKER_INIT};
 
 static int request(struct uvas_policy_tick *t, size_t index, int res)
 {
@@ -122,23 +120,23 @@ static void *ticker_main(void *arg)
     struct uvas_policy *p = arg;
     struct uvas_block_view *views = NULL;
     size_t cap = 0;
-    pthread_mutex_lock(&ticker.mu);
-    while (!ticker.stop) {
+    pthread_mutex_lock(&ticker.w.mu);
+    while (!ticker.w.stop) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         unsigned ms = p->ops->tick_interval ? p->ops->tick_interval(p->state) : p->ops->tick_ms;
         uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000ull;
         ts.tv_sec += (time_t)(ns / 1000000000ull);
         ts.tv_nsec = (long)(ns % 1000000000ull);
-        while (!ticker.stop && pthread_cond_timedwait(&ticker.cv, &ticker.mu, &ts) == 0)
+        while (!ticker.w.stop && pthread_cond_timedwait(&ticker.w.cv, &ticker.w.mu, &ts) == 0)
             ;
-        if (ticker.stop)
+        if (ticker.w.stop)
             break;
-        pthread_mutex_unlock(&ticker.mu);
+        pthread_mutex_unlock(&ticker.w.mu);
         one_tick(p, &views, &cap);
-        pthread_mutex_lock(&ticker.mu);
+        pthread_mutex_lock(&ticker.w.mu);
     }
-    pthread_mutex_unlock(&ticker.mu);
+    pthread_mutex_unlock(&ticker.w.mu);
     free(views);
     return NULL;
 }
@@ -148,22 +146,10 @@ int uvas_policy_ticker_start(struct uvas_policy *p)
     unsigned ms = p->ops->tick_interval ? p->ops->tick_interval(p->state) : p->ops->tick_ms;
     if (!p->ops->tick || !ms || !uvas_devtier_present(&uvas_g.devtier))
         return UVAS_OK;
-    ticker.stop = false;
-    int e = pthread_create(&ticker.th, NULL, ticker_main, p);
-    if (e)
-        return uvas_fail(UVAS_ERR_SYS, "cannot start the policy thread: %s", strerror(e));
-    ticker.running = true;
-    return UVAS_OK;
+    return uvas_worker_start(&ticker.w, ticker_main, p, "policy tick");
 }
 
 void uvas_policy_ticker_stop(void)
 {
-    if (!ticker.running)
-        return;
-    pthread_mutex_lock(&ticker.mu);
-    ticker.stop = true;
-    pthread_cond_broadcast(&ticker.cv);
-    pthread_mutex_unlock(&ticker.mu);
-    pthread_join(ticker.th, NULL);
-    ticker.running = false;
+    uvas_worker_stop(&ticker.w);
 }
