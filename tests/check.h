@@ -161,6 +161,10 @@ int tu_read_all(int fd, void *buf, size_t n);
 /* Deterministic PRNG (xorshift64*), the same in every process. */
 uint64_t tu_rand(uint64_t *s);
 
+/* A fresh environment with UVAS_SIZE and UVAS_BLOCK_SIZE, uvas_init, and
+ * a skip without userfaultfd: the setup most tests share. */
+struct uvas_range_desc tu_init_range(const char *size, const char *block);
+
 /* Device-tier tests: a clean environment with a range of `size` in blocks
  * of `block`, uvas initialised, and a skip unless userfaultfd and the
  * device tier are there. */

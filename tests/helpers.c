@@ -248,13 +248,18 @@ uint64_t tu_rand(uint64_t *s)
 /* Device-tier tests: a clean environment with a range of `size` in blocks
  * of `block`, uvas initialised, and a skip unless userfaultfd and the
  * device tier are there. */
-struct uvas_range_desc tu_init_device(const char *size, const char *block)
+struct uvas_range_desc tu_init_range(const char *size, const char *block)
 {
     tu_clear_env();
     tu_setenv("UVAS_SIZE", size);
     tu_setenv("UVAS_BLOCK_SIZE", block);
     tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
+    return tu_require_uffd();
+}
+
+struct uvas_range_desc tu_init_device(const char *size, const char *block)
+{
+    struct uvas_range_desc d = tu_init_range(size, block);
     if (!d.device_present)
         SKIP("no device tier: %s", d.device_note);
     return d;
@@ -424,17 +429,6 @@ void remote_stop(struct remote *r)
 }
 
 /* ---- process/common.h ---- */
-
-/* uvas initialised with UVAS_SIZE and UVAS_BLOCK_SIZE; skip without
- * userfaultfd. The device tier is used where there is one. */
-struct uvas_range_desc pe_init(const char *size, const char *block)
-{
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", size);
-    tu_setenv("UVAS_BLOCK_SIZE", block);
-    tu_init_env();
-    return tu_require_uffd();
-}
 
 static _Thread_local sigjmp_buf pe_jb;
 static _Thread_local volatile int pe_armed;

@@ -29,11 +29,7 @@ static uint64_t host_populated(void)
 int main(void)
 {
     tu_deadline(50);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
+    struct uvas_range_desc d = tu_init_range("256M", "64K");
     bs = d.block_size;
 
     /* Bad advice: checked with or without a device. */

@@ -24,11 +24,7 @@ static size_t tier_blocks(int res)
 int main(void)
 {
     tu_deadline(60);
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "64G");
-    tu_setenv("UVAS_BLOCK_SIZE", "2M");
-    tu_init_env();
-    struct uvas_range_desc d = tu_require_uffd();
+    struct uvas_range_desc d = tu_init_range("64G", "2M");
     size_t bs = d.block_size;
 
     /* Lengths past the allocation. */

@@ -45,11 +45,7 @@ int main(int argc, char **argv)
     tu_deadline(40);
     if (argc < 2)
         SKIP("usage: test-stat PATH-TO-uvas-stat");
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    tu_init_env();
-    tu_require_uffd();
+    tu_init_range("256M", "64K");
     unsigned char *a = uvas_malloc(8 * 65536);
     CHECK(a != NULL, "uvas_malloc");
     a[0] = 1;             /* block 0 */

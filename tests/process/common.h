@@ -1,7 +1,7 @@
 /*
- * Helpers shared by the process-event tests: a range with small blocks,
- * a SIGSEGV catcher for accesses the user's own action makes illegal,
- * and a watchdog that fails a hung test.
+ * Helpers shared by the process-event tests (bodies in tests/helpers.c):
+ * a SIGSEGV catcher for accesses the user's own action makes illegal, and
+ * a watchdog that fails a hung test. Their range: tu_init_range (check.h).
  */
 #ifndef UVAS_TEST_PROCESS_COMMON_H
 #define UVAS_TEST_PROCESS_COMMON_H
@@ -12,10 +12,6 @@
 #include <time.h>
 
 #include "check.h"
-
-/* uvas initialised with UVAS_SIZE and UVAS_BLOCK_SIZE; skip without
- * userfaultfd. The device tier is used where there is one. */
-struct uvas_range_desc pe_init(const char *size, const char *block);
 
 /* ---- a SIGSEGV/SIGBUS catcher (per thread) ---- */
 

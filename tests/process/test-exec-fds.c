@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     closedir(d);
     args[na] = NULL;
 
-    struct uvas_range_desc r = pe_init("1G", "2M");
+    struct uvas_range_desc r = tu_init_range("1G", "2M");
     char *p = uvas_malloc((size_t)8 << 20);
     CHECK(p != NULL, "uvas_malloc");
     memset(p, 7, (size_t)8 << 20);

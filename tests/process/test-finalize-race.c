@@ -82,7 +82,7 @@ int main(void)
     pe_catch_faults();
     unsigned long total[5] = {0};
     for (int cycle = 0; cycle < 20; cycle++) {
-        struct uvas_range_desc d = pe_init("1G", "2M");
+        struct uvas_range_desc d = tu_init_range("1G", "2M");
         device = d.device_present;
         area = uvas_malloc(LEN);
         CHECK(area != NULL, "uvas_malloc");

@@ -103,7 +103,7 @@ static void *migrator(void *arg)
 int main(void)
 {
     pe_deadline(80);
-    struct uvas_range_desc d = pe_init("2G", "64K");
+    struct uvas_range_desc d = tu_init_range("2G", "64K");
     bs = d.block_size;
     dev = d.device_present;
     hblocks = uvas_aligned_alloc(bs, HANDLER_BLOCKS * bs, 0);

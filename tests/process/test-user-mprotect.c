@@ -17,7 +17,7 @@ static size_t bs;
 int main(void)
 {
     pe_deadline(60);
-    struct uvas_range_desc d = pe_init("1G", "64K");
+    struct uvas_range_desc d = tu_init_range("1G", "64K");
     bs = d.block_size;
     int dev = d.device_present;
     pe_catch_faults();
