@@ -97,6 +97,18 @@ int main(int argc, char **argv)
             close(ready[0]);
             if (setgid(65534) || setuid(65534))
                 _exit(3);
+            /* uvas-stat run by this other user names the rule, not "no
+             * endpoint" (exit 6: it did not). */
+            char cmd[600], said[512] = "";
+            snprintf(cmd, sizeof cmd, "%.500s %s 2>&1", argv[1], pid);
+            FILE *ps = popen(cmd, "r");
+            if (!ps)
+                _exit(6);
+            size_t got = fread(said, 1, sizeof said - 1, ps);
+            said[got] = 0;
+            int pst = pclose(ps);
+            if (!WIFEXITED(pst) || WEXITSTATUS(pst) != 1 || !strstr(said, "belongs to uid 0"))
+                _exit(6);
             signal(SIGPIPE, SIG_IGN); /* the endpoint may close before the request */
             int fd = socket(AF_UNIX, SOCK_STREAM, 0);
             if (connect(fd, (struct sockaddr *)&sa, sl) < 0)
@@ -138,7 +150,8 @@ int main(int argc, char **argv)
         kill(c, SIGKILL);
         waitpid(c, &st, 0);
         CHECK(alive, "the other user's child ended early (status %#x: 1 = answered, 3 = no "
-              "setuid, 4 = no connection, 5 = no bind)", st);
+              "setuid, 4 = no connection, 5 = no bind, 6 = uvas-stat did not name the owner)",
+              st);
         CHECK(stat_rc == 0 && strstr(out, "faults") && !strstr(out, "IMPOSTOR"),
               "uvas-stat %s with an impostor endpoint beside the real one (status %d): %s", pid,
               stat_rc, out);
