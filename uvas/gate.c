@@ -1,13 +1,10 @@
 /* The gate tables and the owner's half of the protocol (uvas/gate.h). */
 #include "uvas/gate.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,47 +44,18 @@ size_t uvas_gate_pins_bytes(void)
     return pages(uvas_g.nblocks * sizeof(uint32_t));
 }
 
-/* A memfd of bytes, mapped shared and writable here. Status. */
-static int shared_table(const char *name, size_t bytes, unsigned flags, int *fd, void **out)
-{
-    int f = memfd_create(name, MFD_CLOEXEC | flags);
-    if (f < 0)
-        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the %s failed: %s", name,
-                         strerror(errno));
-    if (ftruncate(f, (off_t)bytes) < 0) {
-        int e = errno;
-        close(f);
-        return uvas_fail(UVAS_ERR_SYS, "cannot size the %s to %zu bytes: %s", name, bytes,
-                         strerror(e));
-    }
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, f, 0);
-    if (p == MAP_FAILED) {
-        int e = errno;
-        close(f);
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the %s: %s", name, strerror(e));
-    }
-    madvise(p, bytes, MADV_DONTFORK);
-    *fd = f;
-    *out = p;
-    return UVAS_OK;
-}
-
 int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out)
 {
     size_t bytes = pages(nblocks * sizeof(uint64_t));
     void *p;
-    int rc = shared_table("uvas-residence", bytes, MFD_ALLOW_SEALING, fd, &p);
+    int rc = uvas_os_shared_table("uvas-residence", bytes, true, fd, &p);
     if (rc)
         return rc;
     /* Our mapping stays writable; every later one (a peer's) cannot be. */
-    if (fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |
-                                    F_SEAL_SEAL) < 0) {
-        int e = errno;
-        munmap(p, bytes);
-        close(*fd);
+    if ((rc = uvas_os_seal_for_others(*fd, "residence table"))) {
+        uvas_os_shared_table_free(p, bytes, *fd);
         *fd = -1;
-        return uvas_fail(UVAS_ERR_SYS, "cannot seal the residence table read-only for peers "
-                         "(F_SEAL_FUTURE_WRITE needs Linux 5.1): %s", strerror(e));
+        return rc;
     }
     *out = p;
     return UVAS_OK;
@@ -95,10 +63,7 @@ int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out)
 
 void uvas_gate_table_destroy(_Atomic uint64_t *g, size_t nblocks, int fd)
 {
-    if (g)
-        munmap((void *)g, pages(nblocks * sizeof(uint64_t)));
-    if (fd >= 0)
-        close(fd);
+    uvas_os_shared_table_free((void *)g, pages(nblocks * sizeof(uint64_t)), fd);
 }
 
 int uvas_gate_pins_setup(unsigned ntables)
@@ -132,8 +97,8 @@ void uvas_gate_pins_teardown(void)
     atomic_store(&pins.nlive, 0);
     for (unsigned k = 0; k < nl; k++) {
         unsigned i = pins.live[k];
-        munmap((void *)atomic_load(&pins.tab[i]), uvas_gate_pins_bytes());
-        close(pins.fd[i]);
+        uvas_os_shared_table_free((void *)atomic_load(&pins.tab[i]), uvas_gate_pins_bytes(),
+                                  pins.fd[i]);
     }
     free((void *)pins.tab), free(pins.fd), free(pins.live);
     pins.tab = NULL, pins.fd = NULL, pins.live = NULL;
@@ -150,7 +115,7 @@ int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **out, int *fd)
     } else if (!atomic_load(&pins.tab[t])) {
         void *p;
         int f;
-        rc = shared_table("uvas-pins", uvas_gate_pins_bytes(), 0, &f, &p);
+        rc = uvas_os_shared_table("uvas-pins", uvas_gate_pins_bytes(), false, &f, &p);
         if (rc == UVAS_OK) {
             pins.fd[t] = f;
             atomic_store(&pins.tab[t], (_Atomic uint32_t *)p);

@@ -8,6 +8,7 @@
 #ifndef UVAS_OS_H
 #define UVAS_OS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,19 @@ int uvas_os_table(size_t bytes, const char *what, void **out);
 void uvas_os_table_free(void *p, size_t bytes);
 /* Give the pages of [p, p+bytes) back; they read zero after. */
 void uvas_os_discard(void *p, size_t bytes);
+
+/* A memfd of bytes named name, mapped shared and writable here (and not
+ * inherited by a child): tables peers map too. Status. */
+int uvas_os_shared_table(const char *name, size_t bytes, bool sealable, int *fd, void **out);
+/* Every later mapping of fd (a peer's) read-only, for good. Status. */
+int uvas_os_seal_for_others(int fd, const char *name);
+void uvas_os_shared_table_free(void *p, size_t bytes, int fd);
+/* All of fd mapped shared and writable, not inherited by a child; NULL if
+ * it cannot be (the caller does without). */
+void *uvas_os_map_file(int fd, size_t bytes);
+void uvas_os_unmap(void *p, size_t bytes);
+/* Free the host tier's pages [off, off+len): every mapping of them reads
+ * zero (and faults again) after. Status. */
+int uvas_os_punch(int fd, size_t off, size_t len);
 
 #endif

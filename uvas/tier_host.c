@@ -1,11 +1,9 @@
 /* The host tier: pages of the range's memfd. */
 #include "uvas/tier.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <string.h>
 
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 static struct uvas_host_tier_hooks lent;
@@ -35,10 +33,10 @@ static int host_release(size_t bi, size_t n)
      * go first, or the punched pages would live on in the driver. */
     if (lent.before_release)
         lent.before_release(bi, n);
-    if (fallocate(uvas_g.memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                  (off_t)(bi << uvas_g.shift), (off_t)(n << uvas_g.shift)) < 0)
-        return uvas_fail(UVAS_ERR_SYS, "cannot release blocks %zu..%zu of the host tier: %s",
-                         bi, bi + n, strerror(errno));
+    int rc = uvas_os_punch(uvas_g.memfd, bi << uvas_g.shift, n << uvas_g.shift);
+    if (rc)
+        return uvas_fail(rc, "cannot release blocks %zu..%zu: %s", bi, bi + n,
+                         uvas_last_error());
     return UVAS_OK;
 }
 

@@ -7,7 +7,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "fault/service.h"
@@ -25,6 +24,7 @@
 #include "uvas/gate.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/locality.h"
 #include "uvas/range.h"
 #include "uvas/rundir.h"
@@ -58,7 +58,7 @@ static void teardown(void)
     uvas_devtier_close(&uvas_g.devtier);
     uvas_cpuview_fini();
     if (uvas_g.alias)
-        munmap(uvas_g.alias, uvas_g.size);
+        uvas_os_unmap(uvas_g.alias, uvas_g.size);
     uvas_g.alias = NULL;
 
     uvas_uffd_close(&uvas_g.uffd);
@@ -148,12 +148,7 @@ static void map_alias(void)
 {
     if (uvas_g.size > ((size_t)16 << 40))
         return;
-    void *a = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                   uvas_g.memfd, 0);
-    if (a != MAP_FAILED) {
-        madvise(a, uvas_g.size, MADV_DONTFORK);
-        uvas_g.alias = a;
-    }
+    uvas_g.alias = uvas_os_map_file(uvas_g.memfd, uvas_g.size);
 }
 
 static int place_eager(size_t bi)
