@@ -179,13 +179,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
             return rc;
         s = (struct uvas_side){.kind = UVAS_SIDE_HOST, .ptr = *bounce};
     }
-    struct uvas_peer *p = &uvas_job.peers[pe];
-    if (pe == uvas_job.me)
-        uvas_side_own(dest, true, &d);
-    else if (p->local)
-        uvas_side_peer(p, dest, &d);
-    else
-        d.kind = UVAS_SIDE_SLOW, d.pin = NULL;
+    uvas_side_at(pe, dest, true, &d);
     if (d.kind != UVAS_SIDE_SLOW) {
         int path;
         int rc = uvas_side_transfer(&d, &s, n, &path);
@@ -281,13 +275,7 @@ static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounc
                      size_t *bsize)
 {
     struct uvas_side s, d;
-    struct uvas_peer *p = &uvas_job.peers[pe];
-    if (pe == uvas_job.me)
-        uvas_side_own(src, false, &s);
-    else if (p->local)
-        uvas_side_peer(p, src, &s);
-    else
-        s.kind = UVAS_SIDE_SLOW, s.pin = NULL;
+    uvas_side_at(pe, src, false, &s);
     if (s.kind != UVAS_SIDE_SLOW) {
         uvas_side_own(dest, true, &d);
         if (d.kind != UVAS_SIDE_SLOW) {

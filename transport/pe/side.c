@@ -72,6 +72,16 @@ void uvas_side_peer(struct uvas_peer *p, const void *addr, struct uvas_side *s)
     s->kind = UVAS_SIDE_SLOW;
 }
 
+void uvas_side_at(int pe, const void *addr, bool write, struct uvas_side *s)
+{
+    if (pe == uvas_job.me)
+        uvas_side_own(addr, write, s);
+    else if (uvas_job.peers[pe].local)
+        uvas_side_peer(&uvas_job.peers[pe], addr, s);
+    else
+        *s = (struct uvas_side){.kind = UVAS_SIDE_SLOW};
+}
+
 /* Move n bytes from a fast side to a fast side; the path taken. */
 int uvas_side_transfer(struct uvas_side *d, struct uvas_side *s, size_t n, int *path)
 {

@@ -49,6 +49,9 @@ static inline bool uvas_side_am_behind(struct uvas_peer *p)
 void uvas_side_own(const void *addr, bool write, struct uvas_side *s);
 /* The target side at a peer whose windows we hold. */
 void uvas_side_peer(struct uvas_peer *p, const void *addr, struct uvas_side *s);
+/* The side of addr at PE pe: our own, a local peer's window, or (another
+ * node) UVAS_SIDE_SLOW with no pin. */
+void uvas_side_at(int pe, const void *addr, bool write, struct uvas_side *s);
 /* Move n bytes from a fast side to a fast side; *path: the path taken. */
 int uvas_side_transfer(struct uvas_side *d, struct uvas_side *s, size_t n, int *path);
 /* Copy a fast side into plain memory and drop its pin. */
