@@ -4,10 +4,10 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 #include "uvas/uffd.h"
 
@@ -68,10 +68,7 @@ static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
     case UVAS_FILL_CONTINUE:
         return uvas_uffd_continue(&uvas_g.uffd, (void *)addr, len, NULL);
     case UVAS_FILL_UNMAP:
-        if (madvise((void *)addr, len, MADV_DONTNEED) == 0)
-            return UVAS_OK;
-        return uvas_fail(UVAS_ERR_SYS, "madvise(MADV_DONTNEED) of [%#lx, +%zu): %s",
-                         (unsigned long)addr, len, strerror(errno));
+        return uvas_os_zap((void *)addr, len);
     }
     return uvas_fail(UVAS_ERR_INVAL, "fill: unknown operation %d", (int)op);
 }

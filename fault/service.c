@@ -84,8 +84,10 @@ static void handle_event(const struct uffd_msg *m)
 
 static void serve(const struct uffd_msg *m)
 {
-    handler.fault((uintptr_t)m->arg.pagefault.address, m->arg.pagefault.flags,
-                  m->arg.pagefault.feat.ptid);
+    uint64_t k = m->arg.pagefault.flags;
+    unsigned flags = (k & UFFD_PAGEFAULT_FLAG_WRITE ? UVAS_FAULT_WRITE : 0) |
+                     (k & UFFD_PAGEFAULT_FLAG_WP ? UVAS_FAULT_PROTECT : 0);
+    handler.fault((uintptr_t)m->arg.pagefault.address, flags, m->arg.pagefault.feat.ptid);
 }
 _Thread_local bool uvas_on_fault_thread;
 static struct uvas_fault_service *_Atomic svc; /* the running service */

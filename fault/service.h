@@ -7,10 +7,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a fault was (the handler's flags): the kernel's bits stay here. */
+enum {
+    UVAS_FAULT_WRITE = 1 << 0,   /* a write (else a read) */
+    UVAS_FAULT_PROTECT = 1 << 1, /* a write to a write-protected page */
+};
+
 /* What the service hands each message to; it decides nothing itself. */
 struct uvas_fault_handler {
-    /* A page fault at addr (UFFD_PAGEFAULT_FLAG_* flags) of thread tid. */
-    void (*fault)(uintptr_t addr, uint64_t flags, uint32_t tid);
+    /* A page fault at addr (UVAS_FAULT_* flags) of thread tid. */
+    void (*fault)(uintptr_t addr, unsigned flags, uint32_t tid);
     /* The process unmapped [start, end) (munmap). */
     void (*unmapped)(uintptr_t start, uintptr_t end);
     /* The process moved [from, from+len) to `to` (mremap). */

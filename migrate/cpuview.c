@@ -1,59 +1,17 @@
 /* CPU views of device-resident blocks (see cpuview.h). */
 #include "migrate/cpuview.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "migrate/copy.h"
 #include "migrate/state.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 #include "uvas/uffd.h"
-
-/* mremap(MREMAP_FIXED) as the system call. UCX's memory hooks (libucm,
- * loaded with the transport) patch libc's mremap with a four-argument
- * override that drops the new address, so the libc call would move the
- * mapping somewhere else. */
-static void *move_fixed(void *from, size_t len, void *to)
-{
-    long r = syscall(SYS_mremap, from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to);
-    return r == -1 ? MAP_FAILED : (void *)r; /* errno set by syscall() */
-}
-
-/* What maps [a, a+len) now, from /proc/self/maps, for error messages:
- * a failed move is a kernel's or driver's view of our layout. */
-static const char *layout(const void *a, size_t len, char *buf, size_t n)
-{
-    FILE *f = fopen("/proc/self/maps", "re");
-    size_t o = 0;
-    buf[0] = 0;
-    if (!f)
-        return buf;
-    char line[256];
-    uintptr_t lo = (uintptr_t)a, hi = lo + len;
-    while (fgets(line, sizeof line, f) && o + 2 < n) {
-        unsigned long s, e;
-        char perms[8] = "", name[160] = "";
-        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %159s", &s, &e, perms, name) < 3 ||
-            e <= lo || s >= hi)
-            continue;
-        int k = snprintf(buf + o, n - o, "%s%lx-%lx %s %s", o ? "; " : "", s, e, perms,
-                         name[0] ? name : "[anon]");
-        if (k < 0)
-            break;
-        o += (size_t)k < n - o ? (size_t)k : n - o - 1;
-    }
-    fclose(f);
-    if (!o)
-        snprintf(buf, n, "nothing mapped");
-    return buf;
-}
 
 /*
  * Where the driver places a block's view before it is moved over the block
@@ -72,8 +30,8 @@ static char *park_base;
 
 static void park_reserve(char *park)
 {
-    mmap(park, uvas_g.block_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
-         MAP_FIXED, -1, 0);
+    void *p;
+    uvas_os_reserve(uvas_g.block_size, UVAS_OS_FIXED, park, &p);
 }
 
 static char *park_of(size_t bi)
@@ -81,14 +39,11 @@ static char *park_of(size_t bi)
     pthread_mutex_lock(&park_mu);
     if (!park_base) {
         char *want = uvas_g.base + uvas_g.size;
-        char *p = mmap(want, uvas_g.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
-                       MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-        if (p == MAP_FAILED || p != want) {
-            if (p != MAP_FAILED)
-                munmap(p, uvas_g.size);
+        void *p = NULL;
+        if (uvas_os_reserve(uvas_g.size, UVAS_OS_NOREPLACE, want, &p)) {
             uvas_fail(UVAS_ERR_NOMEM, "cannot reserve the CPU views' parking area at %p (%zu "
                       "bytes after the range): %s", (void *)want, uvas_g.size,
-                      p == MAP_FAILED ? strerror(errno) : "placed elsewhere");
+                      uvas_last_error());
             p = NULL;
         }
         park_base = p;
@@ -101,8 +56,7 @@ static char *park_of(size_t bi)
 void uvas_cpuview_fini(void)
 {
     pthread_mutex_lock(&park_mu);
-    if (park_base)
-        munmap(park_base, uvas_g.size);
+    uvas_os_unmap(park_base, uvas_g.size);
     park_base = NULL;
     pthread_mutex_unlock(&park_mu);
 }
@@ -165,11 +119,12 @@ int uvas_cpuview_map(size_t bi)
         int fd;
         VkDeviceSize off;
         uvas_devtier_slot_where(t, b->dev_slot, NULL, &off, &fd);
-        if (fd < 0 || uvas_inject_fail_errno(UVAS_INJ_MAP, ENOMEM) ||
-            mmap(a, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                           fd, (off_t)(t->fd_base + off)) == MAP_FAILED)
+        void *got;
+        if (fd < 0 || uvas_inject_fail(UVAS_INJ_MAP) ||
+            uvas_os_map(fd, t->fd_base + off, uvas_g.block_size, UVAS_OS_RW | UVAS_OS_FIXED, a,
+                        &got))
             return uvas_fail(UVAS_ERR_SYS, "cannot map device block %zu for the CPU: %s", bi,
-                             fd < 0 ? "its slab has no fd" : strerror(errno));
+                             fd < 0 ? "its slab has no fd" : uvas_last_error());
     } else if (placed()) {
         /* Placed where the driver will later unmap it (a reservation of
          * ours), then moved over the block: so the way back can replace it
@@ -201,17 +156,17 @@ int uvas_cpuview_map(size_t bi)
             return uvas_fail(UVAS_ERR_SYS, "placed map of device block %zu failed (VkResult "
                              "%d%s)", bi, r, r == VK_SUCCESS ? ", at another address" : "");
         }
-        if (move_fixed(park, uvas_g.block_size, a) == MAP_FAILED) {
-            int e = errno;
-            char from[200], to[200];
-            layout(park, uvas_g.block_size, from, sizeof from);
-            layout(a, uvas_g.block_size, to, sizeof to);
+        if (uvas_os_move(park, uvas_g.block_size, a)) {
+            char why[UVAS_MSG_MAX], from[200], to[200];
+            snprintf(why, sizeof why, "%s", uvas_last_error());
+            uvas_os_layout(park, uvas_g.block_size, from, sizeof from);
+            uvas_os_layout(a, uvas_g.block_size, to, sizeof to);
             UvasVkMemoryUnmapInfo ui = {.sType = UVAS_VK_STYPE_MEMORY_UNMAP_INFO,
                                         .memory = mi.memory};
             t->dev.unmap_memory2(t->dev.dev, &ui);
             park_reserve(park);
             return uvas_fail(UVAS_ERR_SYS, "cannot move the device mapping of block %zu: %s "
-                             "(from %s; to %s)", bi, strerror(e), from, to);
+                             "(from %s; to %s)", bi, why, from, to);
         }
         park_reserve(park); /* the hole the move left: the driver will unmap there */
         b->view_park = park;
@@ -219,7 +174,7 @@ int uvas_cpuview_map(size_t bi)
         return uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' offers no CPU mapping of device memory",
                          t->dev.name);
     }
-    madvise(a, uvas_g.block_size, MADV_DONTFORK);
+    uvas_os_nofork(a, uvas_g.block_size);
     atomic_store_explicit(&b->cpu_mapped, 1, memory_order_relaxed);
     return UVAS_OK;
 }
@@ -237,25 +192,25 @@ int uvas_cpuview_unmap(size_t bi)
      * a moment in which a CPU access maps a stale page and writes into
      * it, and the copy back then overwrites that write.
      */
-    char *t = uvas_inject_fail_errno(UVAS_INJ_MAP, ENOMEM)
-                  ? MAP_FAILED
-                  : mmap(NULL, uvas_g.block_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-                         uvas_g.memfd, (off_t)(bi << uvas_g.shift));
-    if (t == MAP_FAILED)
+    void *t;
+    if (uvas_inject_fail(UVAS_INJ_MAP))
+        return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: injected "
+                         "failure", bi);
+    if (uvas_os_map(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size, UVAS_OS_RW, NULL, &t))
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
-                         strerror(errno));
+                         uvas_last_error());
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);
-    if (e || move_fixed(t, uvas_g.block_size, a) == MAP_FAILED) {
+    if (e || uvas_os_move(t, uvas_g.block_size, a)) {
         char why[UVAS_MSG_MAX];
-        snprintf(why, sizeof why, "%s", e ? uvas_last_error() : strerror(errno));
+        snprintf(why, sizeof why, "%s", uvas_last_error());
         char from[200], to[200];
-        layout(t, uvas_g.block_size, from, sizeof from);
-        layout(a, uvas_g.block_size, to, sizeof to);
-        munmap(t, uvas_g.block_size);
+        uvas_os_layout(t, uvas_g.block_size, from, sizeof from);
+        uvas_os_layout(a, uvas_g.block_size, to, sizeof to);
+        uvas_os_unmap(t, uvas_g.block_size);
         return uvas_fail(UVAS_ERR_SYS, "cannot put block %zu of the host tier back: %s%s "
                          "(from %s; to %s)", bi, e ? "registering it: " : "", why, from, to);
     }
-    madvise(a, uvas_g.block_size, MADV_DONTFORK);
+    uvas_os_nofork(a, uvas_g.block_size);
     /* The driver's unmap lands in our reservation. (No slot: it was
      * quarantined by an earlier failure here, its memory stays mapped.) */
     if (b->view_park && b->dev_slot) {

@@ -8,7 +8,6 @@
  */
 #include <sched.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "fault/service.h"
 #include "migrate/copy.h"
@@ -18,6 +17,7 @@
 #include "migrate/state.h"
 #include "uvas/atomics.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
@@ -128,7 +128,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
             if (write && atomic_exchange_explicit(&b->dup, 0, RLX)) {
                 /* The host copy goes stale: unmap it so the CPU faults. */
                 char *a = uvas_block_addr(bi);
-                madvise(a, uvas_g.block_size, MADV_DONTNEED);
+                uvas_os_zap(a, uvas_g.block_size);
                 uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
             }
             VkBuffer sb;

@@ -19,11 +19,8 @@
  */
 #include "migrate/fault_handler.h"
 
-#include <errno.h>
-#include <linux/userfaultfd.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -103,7 +100,7 @@ static void map_host(size_t bi)
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }
 
-static void on_fault(uintptr_t addr, uint64_t flags, uint32_t tid)
+static void on_fault(uintptr_t addr, unsigned flags, uint32_t tid)
 {
     struct uvas_counters *c = &uvas_g.ctr;
     atomic_fetch_add_explicit(&c->faults, 1, memory_order_relaxed);
@@ -124,7 +121,7 @@ static void on_fault(uintptr_t addr, uint64_t flags, uint32_t tid)
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
         return;
     }
-    if (flags & UFFD_PAGEFAULT_FLAG_WP) { /* a write to a read-only host copy */
+    if (flags & UVAS_FAULT_PROTECT) { /* a write to a read-only host copy */
         atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
         uvas_migrate_write_fault(bi);
         return;
@@ -145,7 +142,7 @@ static void on_fault(uintptr_t addr, uint64_t flags, uint32_t tid)
         uvas_fault_mm_begin();
         /* On failure the engine leaves bi's threads parked: give_up
          * signals before it wakes them. */
-        if (!uvas_migrate_cpu_map(bi, flags & UFFD_PAGEFAULT_FLAG_WRITE) &&
+        if (!uvas_migrate_cpu_map(bi, flags & UVAS_FAULT_WRITE) &&
             uvas_migrate_fault_back(bi, uvas_migrate_fault_window(bi)) != UVAS_OK &&
             uvas_blk_res(atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire)) !=
                 UVAS_RES_HOST) /* a failure past bi is the readahead's, not this fault's */
@@ -184,16 +181,17 @@ static bool clip(uintptr_t *a, size_t *len)
  * SIGSEGV, as it would in the hole, never a page userfaultfd did not see. */
 static int map_back(uintptr_t a, size_t len)
 {
-    off_t off = (off_t)(a - (uintptr_t)uvas_g.base);
-    if (mmap((void *)a, len, PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, uvas_g.memfd,
-             off) == MAP_FAILED)
-        return uvas_fail(UVAS_ERR_SYS, "mmap of the host tier: %s", strerror(errno));
-    madvise((void *)a, len, MADV_DONTFORK); /* as the range (uvas/range.c) */
-    int rc = uvas_uffd_reregister(&uvas_g.uffd, (void *)a, len);
+    void *m;
+    /* not inherited by a child, as the range (uvas/range.c) */
+    int rc = uvas_os_map(uvas_g.memfd, a - (uintptr_t)uvas_g.base, len,
+                         UVAS_OS_NONE | UVAS_OS_FIXED | UVAS_OS_NORESERVE | UVAS_OS_NOFORK,
+                         (void *)a, &m);
+    if (!rc)
+        rc = uvas_uffd_reregister(&uvas_g.uffd, (void *)a, len);
+    if (!rc)
+        rc = uvas_os_protect((void *)a, len, UVAS_OS_RW);
     if (rc)
         return rc;
-    if (mprotect((void *)a, len, PROT_READ | PROT_WRITE) < 0)
-        return uvas_fail(UVAS_ERR_SYS, "mprotect: %s", strerror(errno));
     uvas_uffd_wake(&uvas_g.uffd, (void *)a, len);
     return UVAS_OK;
 }
@@ -203,13 +201,10 @@ static int map_back(uintptr_t a, size_t len)
  * are left alone. Pages refilled are added to *done. */
 static void refill(uintptr_t a, size_t len, size_t *done)
 {
-    if (!len || msync((void *)a, len, MS_ASYNC) == 0) /* all mapped */
+    if (!len || uvas_os_all_mapped((void *)a, len))
         return;
-    void *r = mmap((void *)a, len, PROT_NONE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-    if (r == MAP_FAILED || r != (void *)a) {
-        if (r != MAP_FAILED)
-            munmap(r, len); /* a kernel that took NOREPLACE as a hint */
+    void *r;
+    if (uvas_os_reserve(len, UVAS_OS_NOREPLACE, (void *)a, &r)) {
         if (len <= UVAS_PAGE)
             return;
         size_t half = uvas_page_down(len / 2);
@@ -245,7 +240,7 @@ static void drop_views(uintptr_t a, size_t len)
          * after the view was in place and the block published. BUSY keeps
          * views from changing while we look. */
         if (!atomic_load_explicit(&b->cpu_mapped, memory_order_relaxed) ||
-            msync(uvas_block_addr(bi), uvas_g.block_size, MS_ASYNC) == 0) {
+            uvas_os_all_mapped(uvas_block_addr(bi), uvas_g.block_size)) {
             uvas_blk_unbusy(b, seen);
             uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
             continue;
@@ -277,9 +272,9 @@ static void user_hole(uintptr_t a, size_t len, const char *what)
  * thread would wait on). Threads parked in it are woken and get SIGSEGV. */
 static void remove_moved(uintptr_t a, size_t len)
 {
-    mprotect((void *)a, len, PROT_NONE);
+    uvas_os_protect((void *)a, len, UVAS_OS_NONE);
     uvas_uffd_unregister(&uvas_g.uffd, (void *)a, len);
-    munmap((void *)a, len);
+    uvas_os_unmap((void *)a, len);
     uvas_uffd_wake(&uvas_g.uffd, (void *)a, len);
 }
 

@@ -1,10 +1,7 @@
 /* Per-block cache of imported host pages (see import_cache.h). */
 #include "migrate/import_cache.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "uvas/internal.h"
 #include "uvas/os.h"
@@ -19,11 +16,10 @@ static _Atomic size_t cached;
 
 int uvas_import_cache_init(size_t nblocks)
 {
-    void *p = mmap(NULL, nblocks * sizeof *cache, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the host import table: %s",
-                         strerror(errno));
+    void *p;
+    int rc = uvas_os_table(nblocks * sizeof *cache, "the host import table", &p);
+    if (rc)
+        return rc;
     cache = p;
     cache_blocks = nblocks;
     atomic_store(&cached, 0);
@@ -35,7 +31,7 @@ void uvas_import_cache_fini(void)
     if (!cache)
         return;
     uvas_import_cache_drop(0, cache_blocks);
-    munmap(cache, cache_blocks * sizeof *cache);
+    uvas_os_table_free(cache, cache_blocks * sizeof *cache);
     cache = NULL;
 }
 
@@ -62,17 +58,15 @@ int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uv
         return UVAS_OK;
     }
     /* Uncached: through the alias, or a view of the block made for this. */
-    void *v = uvas_g.alias ? uvas_g.alias + (bi << uvas_g.shift)
-                           : mmap(NULL, uvas_g.block_size, PROT_READ | PROT_WRITE,
-                                  MAP_SHARED | MAP_POPULATE, uvas_g.memfd,
-                                  (off_t)(bi << uvas_g.shift));
-    if (v == MAP_FAILED)
+    void *v = uvas_g.alias ? uvas_g.alias + (bi << uvas_g.shift) : NULL;
+    if (!v && uvas_os_map(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size,
+                          UVAS_OS_RW | UVAS_OS_POPULATE, NULL, &v))
         return uvas_fail(UVAS_ERR_NOMEM, "cannot map host pages of block %zu: %s", bi,
-                         strerror(errno));
+                         uvas_last_error());
     int rc = import_view(v, uvas_g.block_size, tmp);
     if (!uvas_g.alias) {
         if (rc)
-            munmap(v, uvas_g.block_size);
+            uvas_os_unmap(v, uvas_g.block_size);
         else
             tmp->view = v, tmp->view_len = uvas_g.block_size;
     }
@@ -87,8 +81,7 @@ void uvas_import_cache_put(struct uvas_import *tmp)
     void *v = tmp->view;
     size_t len = tmp->view_len;
     uvas_import_release(&uvas_g.devtier.dev, tmp);
-    if (v)
-        munmap(v, len);
+    uvas_os_unmap(v, len);
 }
 
 void uvas_import_cache_drop(size_t bi, size_t n)
@@ -132,7 +125,7 @@ static void find_holes(size_t first, size_t n, bool *punched)
             k++;
         char *a = uvas_g.alias + ((first + i) << uvas_g.shift);
         size_t len = (k - i) << uvas_g.shift;
-        if (mincore(a, len, vec) < 0) { /* cannot tell: take them as punched */
+        if (uvas_os_resident(a, len, vec)) { /* cannot tell: take them as punched */
             for (size_t x = i; x < k; x++)
                 punched[x] = true;
         } else {

@@ -1,12 +1,10 @@
 /* The migration engine: the protocol of migrate.h, batched. */
 #include "migrate/migrate.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "fault/service.h"
@@ -19,6 +17,7 @@
 #include "uvas/atomics.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 #include "uvas/uffd.h"
 
@@ -349,10 +348,12 @@ static int hold_pages(size_t bi)
 {
     if (atomic_load_explicit(&uvas_g.bt[bi].shadow, RLX))
         return UVAS_OK;
-    if (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) ||
-        fallocate(uvas_g.memfd, 0, (off_t)(bi << uvas_g.shift), (off_t)uvas_g.block_size) < 0)
+    int rc = uvas_inject_fail(UVAS_INJ_MEMFD)
+                 ? uvas_fail(UVAS_ERR_NOMEM, "fallocate: injected failure")
+                 : uvas_os_allocate(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size);
+    if (rc)
         return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate host pages for block %zu: %s", bi,
-                         strerror(errno));
+                         uvas_last_error());
     return UVAS_OK;
 }
 

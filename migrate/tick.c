@@ -6,11 +6,9 @@
  */
 #include "migrate/tick.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 
 #include "migrate/migrate.h"
@@ -18,6 +16,7 @@
 #include "migrate/worker.h"
 #include "uvas/atomics.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 #include "uvas/uffd.h"
 
@@ -62,7 +61,7 @@ static void arm_tracking(const struct uvas_block_view *v, size_t n, unsigned fla
             continue;
         char *a = uvas_block_addr(v[k].index);
         if (access)
-            madvise(a, uvas_g.block_size, MADV_DONTNEED); /* the memfd keeps the pages */
+            uvas_os_zap(a, uvas_g.block_size); /* the memfd keeps the pages */
         else
             uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, true);
         uvas_blk_unbusy(b, seen);

@@ -2,7 +2,9 @@
 """The floors of uvas, bottom-up, and the rule that each looks only down.
 
 Every #include "dir/file.h" of a source or header in a floor must name a
-header of the same floor or of one below it (docs/architecture.md). Run by
+header of the same floor or of one below it (docs/architecture.md), and
+only the system seam includes the headers for mapping memory and for
+userfaultfd. Run by
 the build (meson.build): a wrong-way include fails it, naming the file, the
 header and both floors.
 
@@ -26,6 +28,13 @@ FLOORS = [
 NARROW = {"transport/shmem": {"transport/pe/pe.h", "uvas/status.h"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SYSTEM = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)
+# The system seam: the only files that may map memory or speak to
+# userfaultfd, and the fault reader, which parses its messages.
+SEAM = {
+    "sys/mman.h": {"uvas/os.c", "uvas/range.c", "uvas/uffd.c"},
+    "linux/userfaultfd.h": {"uvas/uffd.c", "fault/service.c"},
+}
 
 
 def floor_of(path):
@@ -47,6 +56,11 @@ def main():
                 continue
             with open(os.path.join(root, rel), encoding="utf-8") as f:
                 text = f.read()
+            for h in SYSTEM.findall(text):
+                if h in SEAM and rel not in SEAM[h]:
+                    errors.append(f"{rel}: includes <{h}>, which only "
+                                  f"{', '.join(sorted(SEAM[h]))} may: go through the "
+                                  "system seam (uvas/os.h, uvas/uffd.h)")
             for h in INCLUDE.findall(text):
                 j = floor_of(h)
                 if j is None:

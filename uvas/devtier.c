@@ -1,11 +1,9 @@
 /* Device tier memory: exported slabs, slots, and the residency LRU. */
 #include "uvas/devtier.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,12 +100,9 @@ static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
     size_t base = SIZE_MAX;
     if (!(dv->mem.memoryTypes[dv->dev_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT))
         return base;
-    struct stat st;
-    if (fstat(s->fd, &st) < 0 || st.st_size < (off_t)t->slab_bytes)
-        return base;
-    size_t flen = (size_t)st.st_size;
-    char *f = mmap(NULL, flen, PROT_READ, MAP_SHARED, s->fd, 0);
-    if (f == MAP_FAILED)
+    size_t flen = uvas_os_fd_size(s->fd);
+    char *f;
+    if (flen < t->slab_bytes || uvas_os_map(s->fd, 0, flen, UVAS_OS_READ, NULL, (void **)&f))
         return base;
     uint64_t *m = NULL;
     if (vkMapMemory(dv->dev, s->mem, 0, UVAS_PAGE, 0, (void **)&m) == VK_SUCCESS) {
@@ -121,7 +116,7 @@ static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
         memset(m, 0, sizeof mark);
         vkUnmapMemory(dv->dev, s->mem);
     }
-    munmap(f, flen);
+    uvas_os_unmap(f, flen);
     return base;
 }
 

@@ -1,14 +1,19 @@
 /*
  * The system seam's memory calls that the ground shares: tables sized for
  * the whole range and committed only where touched, memfd-backed tables
- * shared with peers, and mappings of the host tier. errno stays here.
+ * shared with peers, mappings of the host tier, of device memory and of
+ * peers' windows, and the probes that read the layout. Every mapping call
+ * above the ground comes through here; errno stays here.
  */
 #include "uvas/os.h"
 
 #include <errno.h>
-#include <string.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "uvas.h"
@@ -100,4 +105,144 @@ int uvas_os_punch(int fd, size_t off, size_t len)
         return uvas_fail(UVAS_ERR_SYS, "cannot punch [%zu, +%zu) of the host tier: %s", off,
                          len, strerror(errno));
     return UVAS_OK;
+}
+
+int uvas_os_allocate(int fd, size_t off, size_t len)
+{
+    if (fallocate(fd, 0, (off_t)off, (off_t)len) < 0)
+        return uvas_fail(errno == ENOSPC ? UVAS_ERR_NOMEM : UVAS_ERR_SYS,
+                         "fallocate of %zu bytes: %s", len, strerror(errno));
+    return UVAS_OK;
+}
+
+size_t uvas_os_fd_size(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) < 0 || st.st_size < 0 ? 0 : (size_t)st.st_size;
+}
+
+static int prot_of(unsigned how)
+{
+    return how & UVAS_OS_RW ? PROT_READ | PROT_WRITE : how & UVAS_OS_READ ? PROT_READ : PROT_NONE;
+}
+
+static int flags_of(unsigned how, void *at)
+{
+    int f = 0;
+    if (at && (how & UVAS_OS_FIXED))
+        f |= MAP_FIXED;
+    else if (at && (how & UVAS_OS_NOREPLACE))
+        f |= MAP_FIXED_NOREPLACE;
+    if (how & UVAS_OS_NORESERVE)
+        f |= MAP_NORESERVE;
+    if (how & UVAS_OS_POPULATE)
+        f |= MAP_POPULATE;
+    return f;
+}
+
+static int mapped(void *p, size_t bytes, unsigned how, void *at, void **out)
+{
+    if (p == MAP_FAILED)
+        return uvas_fail(errno == ENOMEM ? UVAS_ERR_NOMEM
+                         : errno == EEXIST ? UVAS_ERR_ADDR_IN_USE : UVAS_ERR_SYS,
+                         "mmap of %zu bytes%s: %s", bytes, at ? " at a fixed address" : "",
+                         strerror(errno));
+    /* Kernels before 4.17 take MAP_FIXED_NOREPLACE as a hint. */
+    if (at && (how & UVAS_OS_NOREPLACE) && p != at) {
+        munmap(p, bytes);
+        return uvas_fail(UVAS_ERR_ADDR_IN_USE, "mmap of %zu bytes at %p: placed at %p "
+                         "instead", bytes, at, p);
+    }
+    if (how & UVAS_OS_NOFORK)
+        madvise(p, bytes, MADV_DONTFORK);
+    *out = p;
+    return UVAS_OK;
+}
+
+int uvas_os_map(int fd, size_t off, size_t bytes, unsigned how, void *at, void **out)
+{
+    void *p = mmap(at, bytes, prot_of(how), MAP_SHARED | flags_of(how, at), fd, (off_t)off);
+    return mapped(p, bytes, how, at, out);
+}
+
+int uvas_os_reserve(size_t bytes, unsigned how, void *at, void **out)
+{
+    void *p = mmap(at, bytes, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | flags_of(how, at), -1, 0);
+    return mapped(p, bytes, how, at, out);
+}
+
+/* mremap(MREMAP_FIXED) as the system call. UCX's memory hooks (libucm,
+ * loaded with the transport) patch libc's mremap with a four-argument
+ * override that drops the new address, so the libc call would move the
+ * mapping somewhere else. */
+int uvas_os_move(void *from, size_t bytes, void *to)
+{
+    if (syscall(SYS_mremap, from, bytes, bytes, MREMAP_MAYMOVE | MREMAP_FIXED, to) == -1)
+        return uvas_fail(UVAS_ERR_SYS, "mremap of %zu bytes from %p to %p: %s", bytes, from,
+                         to, strerror(errno));
+    return UVAS_OK;
+}
+
+int uvas_os_protect(void *p, size_t bytes, unsigned how)
+{
+    if (mprotect(p, bytes, prot_of(how)) < 0)
+        return uvas_fail(UVAS_ERR_SYS, "mprotect of %zu bytes at %p: %s", bytes, p,
+                         strerror(errno));
+    return UVAS_OK;
+}
+
+void uvas_os_nofork(void *p, size_t bytes)
+{
+    madvise(p, bytes, MADV_DONTFORK);
+}
+
+int uvas_os_zap(void *p, size_t bytes)
+{
+    if (madvise(p, bytes, MADV_DONTNEED) < 0)
+        return uvas_fail(UVAS_ERR_SYS, "madvise(MADV_DONTNEED) of [%p, +%zu): %s", p, bytes,
+                         strerror(errno));
+    return UVAS_OK;
+}
+
+/* msync fails with ENOMEM where a page is not mapped: the cheapest probe
+ * that reads no page and takes no fault. */
+bool uvas_os_all_mapped(void *p, size_t bytes)
+{
+    return msync(p, bytes, MS_ASYNC) == 0;
+}
+
+int uvas_os_resident(void *p, size_t bytes, unsigned char *vec)
+{
+    if (mincore(p, bytes, vec) < 0)
+        return uvas_fail(UVAS_ERR_SYS, "mincore of %zu bytes at %p: %s", bytes, p,
+                         strerror(errno));
+    return UVAS_OK;
+}
+
+const char *uvas_os_layout(const void *a, size_t len, char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    size_t o = 0;
+    buf[0] = 0;
+    if (!f)
+        return buf;
+    char line[256];
+    uintptr_t lo = (uintptr_t)a, hi = lo + len;
+    while (fgets(line, sizeof line, f) && o + 2 < n) {
+        unsigned long s, e;
+        char perms[8] = "", name[160] = "";
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %159s", &s, &e, perms, name) < 3 ||
+            e <= lo || s >= hi)
+            continue;
+        int k = snprintf(buf + o, n - o, "%s%lx-%lx %s %s", o ? "; " : "", s, e, perms,
+                         name[0] ? name : "[anon]");
+        if (k < 0)
+            break;
+        o += (size_t)k < n - o ? (size_t)k : n - o - 1;
+    }
+    fclose(f);
+    if (!o)
+        snprintf(buf, n, "nothing mapped");
+    return buf;
 }

@@ -45,5 +45,46 @@ void uvas_os_unmap(void *p, size_t bytes);
 /* Free the host tier's pages [off, off+len): every mapping of them reads
  * zero (and faults again) after. Status. */
 int uvas_os_punch(int fd, size_t off, size_t len);
+/* Give [off, off+len) of fd pages now (the host tier's memory for a block
+ * about to come back), so that a full tier fails here and not as a
+ * SIGBUS later. Status. */
+int uvas_os_allocate(int fd, size_t off, size_t len);
+/* The file's size in bytes, or 0 if it cannot be read. */
+size_t uvas_os_fd_size(int fd);
+
+/* How a mapping is made (uvas_os_map, uvas_os_reserve). */
+enum {
+    UVAS_OS_NONE = 0,           /* no access: a reservation, or not yet */
+    UVAS_OS_READ = 1 << 0,
+    UVAS_OS_RW = 1 << 1,
+    UVAS_OS_FIXED = 1 << 2,     /* over what is at `at` now, which is ours */
+    UVAS_OS_NOREPLACE = 1 << 3, /* at `at` exactly, and only if nothing is there */
+    UVAS_OS_NOFORK = 1 << 4,    /* not inherited by a child */
+    UVAS_OS_NORESERVE = 1 << 5, /* pages committed on first touch */
+    UVAS_OS_POPULATE = 1 << 6,  /* page tables filled now */
+};
+/* [off, off+bytes) of fd mapped shared, anywhere (at NULL) or at `at` as
+ * how says. Status; the message names the call and the system's reason
+ * (a caller adds what it was mapping). */
+int uvas_os_map(int fd, size_t off, size_t bytes, unsigned how, void *at, void **out);
+/* Address space of bytes reserved, with no access and no memory. Status. */
+int uvas_os_reserve(size_t bytes, unsigned how, void *at, void **out);
+/* Move the mapping at from to `to` (which it replaces), as one step: no
+ * moment without a mapping there. Status. */
+int uvas_os_move(void *from, size_t bytes, void *to);
+int uvas_os_protect(void *p, size_t bytes, unsigned how);
+/* Not inherited by a child (a fork must not share and corrupt it). */
+void uvas_os_nofork(void *p, size_t bytes);
+/* Private pages of [p, p+bytes) dropped, shared ones unmapped: the next
+ * access faults. Status (uvas_os_discard, for memory that may stay). */
+int uvas_os_zap(void *p, size_t bytes);
+/* Is every page of [p, p+bytes) mapped (no hole)? */
+bool uvas_os_all_mapped(void *p, size_t bytes);
+/* One byte per page of [p, p+bytes): bit 0 set where the page is in memory
+ * (mincore(2)). Status. */
+int uvas_os_resident(void *p, size_t bytes, unsigned char *vec);
+/* What maps [p, p+bytes) now (from /proc/self/maps), into buf, for error
+ * messages: a failed move is a kernel's or driver's view of our layout. */
+const char *uvas_os_layout(const void *p, size_t bytes, char *buf, size_t n);
 
 #endif

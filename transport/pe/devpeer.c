@@ -12,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "migrate/copy.h"
@@ -20,6 +19,7 @@
 #include "transport/pe/job.h"
 #include "transport/pe/window.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 static struct {
@@ -127,8 +127,8 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
         return rc;
     if (p->dev.fd_mappable) {
         s->map_len = p->dev.fd_base + p->dev.slab_bytes;
-        void *m = mmap(NULL, s->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        s->map = m == MAP_FAILED ? NULL : m;
+        void *m;
+        s->map = uvas_os_map(fd, 0, s->map_len, UVAS_OS_RW, NULL, &m) ? NULL : m;
     }
     VkExternalMemoryBufferCreateInfo ebi = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
@@ -213,8 +213,7 @@ void uvas_devpeer_release_peer(struct uvas_peer *p)
             vkDestroyBuffer(d, s->buf, NULL);
             vkFreeMemory(d, s->mem, NULL);
         }
-        if (s->map)
-            munmap(s->map, s->map_len);
+        uvas_os_unmap(s->map, s->map_len);
     }
     free(p->slabs);
     p->slabs = NULL;

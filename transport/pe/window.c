@@ -17,7 +17,6 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -27,6 +26,7 @@
 #include "uvas/stat_server.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/rundir.h"
 #include "uvas/sock_server.h"
 #include "uvas/status.h"
@@ -255,25 +255,22 @@ int uvas_window_open(struct uvas_peer *p)
             close(fds[i]);
         return uvas_fail(UVAS_ERR_SYS, "PE %d's window does not match this PE's range", p->rank);
     }
-    char *w = mmap(NULL, uvas_g.size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                   fds[0], 0);
+    void *w = NULL, *g = NULL, *pn = NULL;
+    rc = uvas_os_map(fds[0], 0, uvas_g.size, UVAS_OS_RW | UVAS_OS_NORESERVE | UVAS_OS_NOFORK,
+                     NULL, &w);
     /* The residence table is the owner's to write: it is sealed so. */
-    void *g = mmap(NULL, rep.gates_len, PROT_READ, MAP_SHARED, fds[1], 0);
-    void *pn = mmap(NULL, rep.pins_len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[2], 0);
-    int e = errno;
+    if (!rc)
+        rc = uvas_os_map(fds[1], 0, rep.gates_len, UVAS_OS_READ, NULL, &g);
+    if (!rc)
+        rc = uvas_os_map(fds[2], 0, rep.pins_len, UVAS_OS_RW, NULL, &pn);
     for (unsigned i = 0; i < 3; i++)
         close(fds[i]);
-    if (w == MAP_FAILED || g == MAP_FAILED || pn == MAP_FAILED) {
-        if (w != MAP_FAILED)
-            munmap(w, uvas_g.size);
-        if (g != MAP_FAILED)
-            munmap(g, rep.gates_len);
-        if (pn != MAP_FAILED)
-            munmap(pn, rep.pins_len);
+    if (rc) {
+        uvas_os_unmap(w, uvas_g.size);
+        uvas_os_unmap(g, rep.gates_len);
         return uvas_fail(UVAS_ERR_NOMEM, "cannot map PE %d's window: %s", p->rank,
-                         strerror(e));
+                         uvas_last_error());
     }
-    madvise(w, uvas_g.size, MADV_DONTFORK);
     p->win = w;
     p->gates = g;
     p->gates_len = rep.gates_len;
@@ -284,12 +281,9 @@ int uvas_window_open(struct uvas_peer *p)
 
 void uvas_window_close(struct uvas_peer *p)
 {
-    if (p->win)
-        munmap(p->win, uvas_g.size);
-    if (p->gates)
-        munmap((void *)p->gates, p->gates_len);
-    if (p->pins)
-        munmap((void *)p->pins, p->pins_len);
+    uvas_os_unmap(p->win, uvas_g.size);
+    uvas_os_unmap((void *)p->gates, p->gates_len);
+    uvas_os_unmap((void *)p->pins, p->pins_len);
     p->win = NULL;
     p->gates = NULL;
     p->pins = NULL;
