@@ -1,4 +1,5 @@
-/* Shared helpers of the libFuzzer targets (tests/fuzz, scripts/fuzz.sh). */
+/* Shared helpers of the libFuzzer targets (tests/fuzz, scripts/fuzz.sh),
+ * linked into each (fuzz.c). */
 #ifndef UVAS_FUZZ_H
 #define UVAS_FUZZ_H
 
@@ -19,17 +20,9 @@
         }                                                                                     \
     } while (0)
 
-/* The input as a C string of at most max-1 bytes, cut at the first NUL. */
-static inline char *fz_string(const uint8_t *data, size_t size, size_t max)
-{
-    size_t n = size < max - 1 ? size : max - 1;
-    char *s = malloc(n + 1);
-    if (!s)
-        abort();
-    memcpy(s, data, n);
-    s[n] = '\0';
-    return s;
-}
+/* The input as a C string of at most max-1 bytes, cut at the first NUL
+ * (malloc'd). */
+char *fz_string(const uint8_t *data, size_t size, size_t max);
 
 /* A cursor over the input: takes bytes from the front, zeros when empty. */
 struct fz_in {
@@ -37,19 +30,7 @@ struct fz_in {
     size_t n;
 };
 
-static inline uint64_t fz_take(struct fz_in *in, unsigned bytes)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < bytes; i++) {
-        v <<= 8;
-        if (in->n) {
-            v |= *in->p++;
-            in->n--;
-        }
-    }
-    return v;
-}
-
+uint64_t fz_take(struct fz_in *in, unsigned bytes);
 static inline uint8_t fz_u8(struct fz_in *in) { return (uint8_t)fz_take(in, 1); }
 static inline uint16_t fz_u16(struct fz_in *in) { return (uint16_t)fz_take(in, 2); }
 static inline uint32_t fz_u32(struct fz_in *in) { return (uint32_t)fz_take(in, 4); }

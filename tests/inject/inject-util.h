@@ -1,29 +1,22 @@
 /*
- * Helpers shared by the fault-injection tests (tests/inject/). They link
- * the static core, so they can arm injection mid-run with
- * uvas_inject_configure() (UVAS_INJECT counts calls from uvas_init, which
- * makes some calls itself) and look at internal state.
+ * Helpers shared by the fault-injection tests (tests/inject/), linked into
+ * each (inject-util.c). They link the static core, so they can arm
+ * injection mid-run with uvas_inject_configure() (UVAS_INJECT counts calls
+ * from uvas_init, which makes some calls itself) and look at internal
+ * state.
  */
 #ifndef UVAS_TEST_INJECT_UTIL_H
 #define UVAS_TEST_INJECT_UTIL_H
 
-#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "tests/check.h"
 #include "uvas/inject.h"
 
 /* A byte pattern that depends on the position and a salt, never zero. */
-static inline unsigned char ti_pat(size_t i, unsigned salt)
-{
-    unsigned char v = (unsigned char)(i * 131u + (i >> 9) * 7u + salt * 29u);
-    return v ? v : 0x5a;
-}
-
-static inline void ti_fill(unsigned char *p, size_t n, unsigned salt)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = ti_pat(i, salt);
-}
+unsigned char ti_pat(size_t i, unsigned salt);
+void ti_fill(unsigned char *p, size_t n, unsigned salt);
 
 /* Every byte of [p, p+n) is the pattern (a read also brings blocks back). */
 #define ti_verify(p, n, salt, bs, what)                                                   \
@@ -36,11 +29,7 @@ static inline void ti_fill(unsigned char *p, size_t n, unsigned salt)
     } while (0)
 
 /* Arm injection (the UVAS_INJECT syntax); "" disarms. */
-static inline void ti_arm(const char *spec)
-{
-    int st = uvas_inject_configure(spec, 1);
-    CHECK(st == UVAS_OK, "uvas_inject_configure('%s') returned %d", spec, st);
-}
+void ti_arm(const char *spec);
 
 /* A status is the expected one and uvas_last_error() mentions `word`. */
 #define ti_expect_error(expr, expected, word)                                             \
@@ -54,33 +43,13 @@ static inline void ti_arm(const char *spec)
         printf("  %s -> %s: %s\n", #expr, uvas_strerror(ti_st_), ti_m_);                 \
     } while (0)
 
-static inline uint64_t ti_injected(int site)
-{
-    return tu_stats().injected[site];
-}
-
+uint64_t ti_injected(int site);
 /* Blocks of [p, p+len) at residence res. */
-static inline size_t ti_count(const void *p, size_t len, int res)
-{
-    struct uvas_range_info ri;
-    CHECK_OK(uvas_query_range(p, len, &ri));
-    return ri.blocks[res];
-}
+size_t ti_count(const void *p, size_t len, int res);
 
 /* For children that expect the fault path to give up: SIGBUS ends the
  * child with this status (a handler of ours, so sanitizers stay out). */
 #define TI_EXIT_SIGBUS 42
-static inline void ti_sigbus_exit(int sig)
-{
-    (void)sig;
-    _exit(TI_EXIT_SIGBUS);
-}
-static inline void ti_catch_sigbus(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = ti_sigbus_exit;
-    sigaction(SIGBUS, &sa, NULL);
-}
+void ti_catch_sigbus(void);
 
 #endif
