@@ -1,7 +1,7 @@
 /*
  * The block table: one entry per block of the range, indexed by
- * (addr - base) >> shift. The fault path, queries and (later) the
- * migration engine read it without locks.
+ * (addr - base) >> shift. The fault path, queries, the migration engine
+ * and peers (through the gates) read it without locks.
  *
  * state word: bits 0-1 residence (enum uvas_residence), bit 2 BUSY (one
  * agent owns the block's transition; whoever clears BUSY wakes faulting
