@@ -99,8 +99,13 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
                        .pCommandBuffers = &cb,
                        .signalSemaphoreCount = 1,
                        .pSignalSemaphores = &c->timeline};
-    r = uvas_inject_fail(UVAS_INJ_DMA) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
-                                       : vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
+    if (uvas_inject_fail(UVAS_INJ_DMA)) {
+        r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    } else {
+        pthread_mutex_lock(&c->dev->qmu); /* kernels may share the queue */
+        r = vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
+        pthread_mutex_unlock(&c->dev->qmu);
+    }
     if (r != VK_SUCCESS) {
         vkFreeCommandBuffers(d, c->pool, 1, &cb);
         t->cb = VK_NULL_HANDLE;

@@ -22,8 +22,9 @@ int uvas_import_host(struct uvas_vulkan *d, void *ptr, size_t len, struct uvas_i
                               .pNext = &ebi,
                               .size = len,
                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       uvas_vulkan_addr_usage(d)};
+    uvas_vulkan_share(d, &bci);
     r = vkCreateBuffer(d->dev, &bci, NULL, &h->buf);
     if (r != VK_SUCCESS)
         return uvas_fail(UVAS_ERR_SYS, "vkCreateBuffer over host memory failed (VkResult %d)", r);
@@ -40,8 +41,9 @@ int uvas_import_host(struct uvas_vulkan *d, void *ptr, size_t len, struct uvas_i
         .sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
         .handleType = ht,
         .pHostPointer = ptr};
+    VkMemoryAllocateFlagsInfo fi;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = &imp,
+                                .pNext = uvas_vulkan_addr_alloc(d, &fi, &imp),
                                 .allocationSize = len,
                                 .memoryTypeIndex = (uint32_t)__builtin_ctz(bits)};
     r = uvas_inject_fail(UVAS_INJ_MAP) ? VK_ERROR_OUT_OF_HOST_MEMORY
@@ -53,6 +55,7 @@ int uvas_import_host(struct uvas_vulkan *d, void *ptr, size_t len, struct uvas_i
                          "(VkResult %d)", len, d->name, r);
     }
     vkBindBufferMemory(d->dev, h->buf, h->mem, 0);
+    h->addr = uvas_vulkan_address(d, h->buf);
     return UVAS_OK;
 }
 

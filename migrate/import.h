@@ -14,6 +14,7 @@
 struct uvas_import {
     VkDeviceMemory mem;
     VkBuffer buf;
+    VkDeviceAddress addr; /* for kernels; 0 without */
     void *view;      /* a mapping made for this import, else NULL */
     size_t view_len;
 };

@@ -5,7 +5,7 @@ set -eu
 
 PKGS="meson ninja-build pkg-config gcc libc6-dev python3 libvulkan-dev
 mesa-vulkan-drivers vulkan-tools libucx-dev libhwloc-dev libpmix-dev openmpi-bin
-libopenmpi-dev gnuplot-nox clang-14 libclang-rt-14-dev"
+libopenmpi-dev gnuplot-nox clang-14 libclang-rt-14-dev glslc glslang-tools"
 
 missing=""
 for p in $PKGS; do

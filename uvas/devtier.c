@@ -142,8 +142,9 @@ static int grow(struct uvas_devtier *t)
                               .size = t->slab_bytes,
                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                        VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       uvas_vulkan_addr_usage(dv)};
+    uvas_vulkan_share(dv, &bci);
     VkResult r = vkCreateBuffer(dv->dev, &bci, NULL, &s.buf);
     if (r != VK_SUCCESS)
         goto refused;
@@ -155,8 +156,9 @@ static int grow(struct uvas_devtier *t)
     }
     VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
                                       .handleTypes = dv->export_type};
+    VkMemoryAllocateFlagsInfo fi;
     VkMemoryDedicatedAllocateInfo ded = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-                                         .pNext = &exp,
+                                         .pNext = uvas_vulkan_addr_alloc(dv, &fi, &exp),
                                          .buffer = s.buf};
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                 .pNext = &ded,
@@ -169,6 +171,7 @@ static int grow(struct uvas_devtier *t)
         goto refused;
     }
     vkBindBufferMemory(dv->dev, s.buf, s.mem, 0);
+    s.addr = uvas_vulkan_address(dv, s.buf);
     VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
                                 .memory = s.mem,
                                 .handleType = dv->export_type};
@@ -269,7 +272,9 @@ static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
                                   .size = t->block_size,
                                   .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                                            VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT};
+                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                           uvas_vulkan_addr_usage(dv)};
+        uvas_vulkan_share(dv, &bci);
         r = vkCreateBuffer(dv->dev, &bci, NULL, &x.buf);
         if (r != VK_SUCCESS)
             continue;
@@ -277,9 +282,10 @@ static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
         vkGetBufferMemoryRequirements(dv->dev, x.buf, &req);
         VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
                                           .handleTypes = dv->export_type};
+        VkMemoryAllocateFlagsInfo fi;
         VkMemoryDedicatedAllocateInfo dai = {
             .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-            .pNext = exportable ? &exp : NULL,
+            .pNext = uvas_vulkan_addr_alloc(dv, &fi, exportable ? &exp : NULL),
             .buffer = x.buf};
         VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                     .pNext = &dai,
@@ -296,6 +302,7 @@ static int new_dedicated(struct uvas_devtier *t, uint32_t *idx)
         return uvas_fail(UVAS_ERR_NOMEM, "a CPU-mappable device block could not be allocated "
                          "(VkResult %d)", r);
     vkBindBufferMemory(dv->dev, x.buf, x.mem, 0);
+    x.addr = uvas_vulkan_address(dv, x.buf);
     t->ded[t->nded] = x;
     *idx = t->nded++;
     return UVAS_OK;
@@ -321,6 +328,16 @@ int uvas_devtier_dedicated_alloc(struct uvas_devtier *t, uint32_t *slot)
 VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint32_t slot)
 {
     return t->ded[slot - t->ded_base].mem;
+}
+
+VkDeviceAddress uvas_devtier_slot_address(const struct uvas_devtier *t, uint32_t slot)
+{
+    if (uvas_devtier_is_dedicated(t, slot))
+        return t->ded[slot - t->ded_base].addr;
+    uint32_t i = (slot - 1) / t->slots_per_slab, k = (slot - 1) % t->slots_per_slab;
+    return t->slabs[i].addr
+               ? t->slabs[i].addr + (VkDeviceAddress)k * (t->slab_bytes / t->slots_per_slab)
+               : 0;
 }
 
 void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,

@@ -18,6 +18,7 @@
 struct uvas_dslab {
     VkDeviceMemory mem;
     VkBuffer buf;
+    VkDeviceAddress addr; /* for kernels; 0 without */
     int fd; /* exported handle; owned here */
 };
 
@@ -26,6 +27,7 @@ struct uvas_dslab {
 struct uvas_dedicated {
     VkDeviceMemory mem;
     VkBuffer buf;
+    VkDeviceAddress addr;
     bool exportable;
 };
 
@@ -69,6 +71,8 @@ void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot);
 void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,
                              VkDeviceSize *off, int *fd);
 size_t uvas_devtier_capacity_blocks(const struct uvas_devtier *t);
+/* The device address of a slot's memory (kernels), 0 without. */
+VkDeviceAddress uvas_devtier_slot_address(const struct uvas_devtier *t, uint32_t slot);
 
 /*
  * For the transport layer: a descriptor of the device memory holding a

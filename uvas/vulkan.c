@@ -36,7 +36,7 @@ const char *uvas_vulkan_kind(const struct uvas_vulkan *d)
 
 /* Why a physical device cannot back the tier, or NULL if it can. */
 struct exts {
-    bool dma_buf, budget, pci, placed;
+    bool dma_buf, budget, pci, placed, atomic_float;
 };
 
 static const char *unusable(VkPhysicalDevice p, struct exts *x)
@@ -57,6 +57,7 @@ static const char *unusable(VkPhysicalDevice p, struct exts *x)
     x->pci = has_ext(e, n, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
     x->placed = has_ext(e, n, VK_EXT_MAP_MEMORY_PLACED_EXTENSION_NAME) &&
                 has_ext(e, n, VK_KHR_MAP_MEMORY_2_EXTENSION_NAME);
+    x->atomic_float = has_ext(e, n, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
     free(e);
     if (!why) {
         VkPhysicalDeviceVulkan12Features f12 = {
@@ -91,8 +92,80 @@ static void pick_queue(struct uvas_vulkan *d)
     for (uint32_t i = 0; i < n; i++)
         if (q[i].queueFlags & (gc | VK_QUEUE_TRANSFER_BIT)) {
             d->qfam = i;
-            return;
+            break;
         }
+}
+
+/* The kernels' queue: a compute family without graphics first (NVIDIA's
+ * async compute), else any with compute; a second queue of the copies'
+ * family if it has one, else that very queue, shared. *index: in cfam. */
+static void pick_compute(struct uvas_vulkan *d, uint32_t *index)
+{
+    uint32_t n = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
+    VkQueueFamilyProperties q[32];
+    if (n > 32)
+        n = 32;
+    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, q);
+    uint32_t pick = UINT32_MAX;
+    for (uint32_t i = 0; i < n && pick == UINT32_MAX; i++)
+        if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
+            pick = i;
+    for (uint32_t i = 0; i < n && pick == UINT32_MAX; i++)
+        if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
+            pick = i;
+    d->cfam = pick;
+    *index = 0;
+    if (pick == d->qfam) {
+        d->cqueue_shared = q[pick].queueCount < 2;
+        *index = d->cqueue_shared ? 0 : 1;
+    }
+}
+
+/* Can kernels use uvas pointers here? They need buffer device addresses
+ * and 64-bit integers; the rest (float64, 64-bit and float atomics) is
+ * used where present. */
+static void probe_kernels(struct uvas_vulkan *d, const struct exts *x,
+                          VkPhysicalDeviceFeatures *f10, VkPhysicalDeviceVulkan12Features *f12,
+                          VkPhysicalDeviceShaderAtomicFloatFeaturesEXT *af)
+{
+    VkPhysicalDeviceVulkan12Features g12 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT gaf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    if (x->atomic_float)
+        g12.pNext = &gaf;
+    VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                   .pNext = &g12};
+    vkGetPhysicalDeviceFeatures2(d->phys, &f);
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(d->phys, &p);
+    d->max_push = p.limits.maxPushConstantsSize;
+    memcpy(d->max_groups, p.limits.maxComputeWorkGroupCount, sizeof d->max_groups);
+    if (d->cfam == UINT32_MAX)
+        snprintf(d->no_kernels, sizeof d->no_kernels, "'%.64s' has no compute queue", d->name);
+    else if (!g12.bufferDeviceAddress)
+        snprintf(d->no_kernels, sizeof d->no_kernels,
+                 "'%.64s' lacks bufferDeviceAddress (Vulkan 1.2)", d->name);
+    else if (!f.features.shaderInt64)
+        snprintf(d->no_kernels, sizeof d->no_kernels, "'%.64s' lacks shaderInt64", d->name);
+    d->kernels = !d->no_kernels[0];
+    if (!d->kernels)
+        return;
+    f12->bufferDeviceAddress = VK_TRUE;
+    f10->shaderInt64 = VK_TRUE;
+    f10->shaderFloat64 = f.features.shaderFloat64;
+    f12->shaderBufferInt64Atomics = g12.shaderBufferInt64Atomics;
+    d->f64 = f10->shaderFloat64;
+    d->atomic_i64 = f12->shaderBufferInt64Atomics;
+    if (x->atomic_float) {
+        af->shaderBufferFloat32AtomicAdd = gaf.shaderBufferFloat32AtomicAdd;
+        af->shaderBufferFloat64AtomicAdd = gaf.shaderBufferFloat64AtomicAdd;
+        d->atomic_f32_add = af->shaderBufferFloat32AtomicAdd;
+        d->atomic_f64_add = af->shaderBufferFloat64AtomicAdd;
+        af->shaderBufferFloat32Atomics = gaf.shaderBufferFloat32Atomics;
+        af->shaderBufferFloat64Atomics = gaf.shaderBufferFloat64Atomics;
+    }
 }
 
 /* Device-local memory that can be exported with the chosen handle type;
@@ -190,7 +263,7 @@ static void probe_placed(struct uvas_vulkan *d, UvasVkMapPlacedFeatures *f)
 
 static int create_device(struct uvas_vulkan *d, const struct exts *x)
 {
-    const char *exts[6];
+    const char *exts[7];
     uint32_t ne = 0;
     exts[ne++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
     exts[ne++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
@@ -206,21 +279,41 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
         exts[ne++] = VK_EXT_MAP_MEMORY_PLACED_EXTENSION_NAME;
         placed.memoryMapRangePlaced = VK_FALSE; /* not needed: whole allocations */
     }
-    float prio = 1.0f;
-    VkDeviceQueueCreateInfo q = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-                                 .queueFamilyIndex = d->qfam,
-                                 .queueCount = 1,
-                                 .pQueuePriorities = &prio};
+    uint32_t cindex;
+    pick_compute(d, &cindex);
+    VkPhysicalDeviceFeatures f10 = {0};
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT,
+        .pNext = d->placed_map ? &placed : NULL};
     VkPhysicalDeviceVulkan12Features f12 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
-        .pNext = d->placed_map ? &placed : NULL,
+        .pNext = x->atomic_float ? (void *)&af : af.pNext,
         .timelineSemaphore = VK_TRUE};
+    probe_kernels(d, x, &f10, &f12, &af);
+    if (d->atomic_f32_add || d->atomic_f64_add)
+        exts[ne++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+    else
+        f12.pNext = af.pNext;
+    float prio[2] = {1.0f, 1.0f};
+    VkDeviceQueueCreateInfo q[2] = {{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                     .queueFamilyIndex = d->qfam,
+                                     .queueCount = 1,
+                                     .pQueuePriorities = prio}};
+    uint32_t nq = 1;
+    if (d->kernels && d->cfam == d->qfam)
+        q[0].queueCount = cindex + 1;
+    else if (d->kernels)
+        q[nq++] = (VkDeviceQueueCreateInfo){.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+                                            .queueFamilyIndex = d->cfam,
+                                            .queueCount = 1,
+                                            .pQueuePriorities = prio};
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f12,
-                             .queueCreateInfoCount = 1,
-                             .pQueueCreateInfos = &q,
+                             .queueCreateInfoCount = nq,
+                             .pQueueCreateInfos = q,
                              .enabledExtensionCount = ne,
-                             .ppEnabledExtensionNames = exts};
+                             .ppEnabledExtensionNames = exts,
+                             .pEnabledFeatures = &f10};
     VkResult r = vkCreateDevice(d->phys, &ci, NULL, &d->dev);
     if (r != VK_SUCCESS)
         return uvas_fail(UVAS_ERR_NO_DEVICE, "vkCreateDevice on '%s' failed (VkResult %d)",
@@ -232,6 +325,11 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
         d->placed_map = d->map_memory2 && d->unmap_memory2;
     }
     vkGetDeviceQueue(d->dev, d->qfam, 0, &d->queue);
+    if (d->kernels)
+        vkGetDeviceQueue(d->dev, d->cfam, cindex, &d->cqueue);
+    d->families[0] = d->qfam;
+    d->families[1] = d->cfam;
+    pthread_mutex_init(&d->qmu, NULL);
     d->get_memory_fd = (PFN_vkGetMemoryFdKHR)vkGetDeviceProcAddr(d->dev, "vkGetMemoryFdKHR");
     d->get_host_ptr_props = (PFN_vkGetMemoryHostPointerPropertiesEXT)vkGetDeviceProcAddr(
         d->dev, "vkGetMemoryHostPointerPropertiesEXT");
@@ -345,8 +443,10 @@ int uvas_vulkan_open(int want, struct uvas_vulkan *d, char *note, size_t notelen
 
 void uvas_vulkan_close(struct uvas_vulkan *d)
 {
-    if (d->dev)
+    if (d->dev) {
         vkDestroyDevice(d->dev, NULL);
+        pthread_mutex_destroy(&d->qmu);
+    }
     if (d->inst)
         vkDestroyInstance(d->inst, NULL);
     d->dev = VK_NULL_HANDLE;
@@ -363,4 +463,43 @@ VkDeviceSize uvas_vulkan_budget(const struct uvas_vulkan *d)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &b};
     vkGetPhysicalDeviceMemoryProperties2(d->phys, &m);
     return b.heapBudget[d->mem.memoryTypes[d->dev_type].heapIndex];
+}
+
+VkBufferUsageFlags uvas_vulkan_addr_usage(const struct uvas_vulkan *d)
+{
+    return d->kernels ? VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                            VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT
+                      : 0;
+}
+
+void uvas_vulkan_share(const struct uvas_vulkan *d, VkBufferCreateInfo *bci)
+{
+    if (!d->kernels || d->cfam == d->qfam) {
+        bci->sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        return;
+    }
+    /* Copies and kernels use the same memory without ownership transfers. */
+    bci->sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bci->queueFamilyIndexCount = 2;
+    bci->pQueueFamilyIndices = d->families;
+}
+
+const void *uvas_vulkan_addr_alloc(const struct uvas_vulkan *d, VkMemoryAllocateFlagsInfo *fi,
+                                   const void *next)
+{
+    if (!d->kernels)
+        return next;
+    *fi = (VkMemoryAllocateFlagsInfo){.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO,
+                                      .pNext = next,
+                                      .flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT};
+    return fi;
+}
+
+VkDeviceAddress uvas_vulkan_address(const struct uvas_vulkan *d, VkBuffer b)
+{
+    if (!d->kernels || !b)
+        return 0;
+    VkBufferDeviceAddressInfo ai = {.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO,
+                                    .buffer = b};
+    return vkGetBufferDeviceAddress(d->dev, &ai);
 }

@@ -7,6 +7,7 @@
 #ifndef UVAS_VULKAN_H
 #define UVAS_VULKAN_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,6 +67,18 @@ struct uvas_vulkan {
     VkQueue queue;
     uint32_t qfam;
     bool transfer_only;      /* a copy-engine-only queue family */
+    pthread_mutex_t qmu;     /* vkQueueSubmit on `queue` (and on cqueue when shared) */
+    /* Kernels (gpu/): a compute queue, its own where the device has one. */
+    VkQueue cqueue;
+    uint32_t cfam;
+    bool cqueue_shared;      /* cqueue is `queue`: copies wait behind kernels */
+    uint32_t families[2];    /* qfam, cfam: buffers both use are shared by them */
+    bool kernels;            /* buffer device addresses and 64-bit integers in
+                                shaders: uvas pointers can be used by kernels */
+    bool f64, atomic_i64, atomic_f32_add, atomic_f64_add;
+    uint32_t max_push;       /* push-constant bytes (a kernel's arguments) */
+    uint32_t max_groups[3];
+    char no_kernels[160];    /* why not, when !kernels */
     int index;               /* in vkEnumeratePhysicalDevices order */
     VkPhysicalDeviceType type;
     char name[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE];
@@ -117,5 +130,18 @@ const char *uvas_vulkan_kind(const struct uvas_vulkan *d);
 /* Bytes of device memory the tier may use now (memory budget if the
  * driver reports one, else the heap size). */
 VkDeviceSize uvas_vulkan_budget(const struct uvas_vulkan *d);
+
+/*
+ * Memory that kernels reach by address (device slabs, imported host
+ * pages, gpu/'s tables): buffers get these usage bits and sharing across
+ * the transfer and compute families, allocations the device-address flag
+ * (chained in front of `next`; the flags info is the caller's storage).
+ */
+VkBufferUsageFlags uvas_vulkan_addr_usage(const struct uvas_vulkan *d);
+void uvas_vulkan_share(const struct uvas_vulkan *d, VkBufferCreateInfo *bci);
+const void *uvas_vulkan_addr_alloc(const struct uvas_vulkan *d, VkMemoryAllocateFlagsInfo *fi,
+                                   const void *next);
+/* A buffer's device address; 0 without kernels. */
+VkDeviceAddress uvas_vulkan_address(const struct uvas_vulkan *d, VkBuffer b);
 
 #endif
