@@ -6,6 +6,8 @@
  * through the host pages. The access itself is a copy-engine read or
  * write, so its cost is real.
  */
+#include "migrate/device_access.h"
+
 #include <sched.h>
 #include <string.h>
 
@@ -98,16 +100,16 @@ static void give_back(size_t bi, uint32_t seen, int res)
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
-/* The device touches [off, off+n) of block bi. */
-static int access_block(size_t bi, size_t off, size_t n, int write, unsigned char value)
+int uvas_device_take(size_t bi, bool write, bool wait, struct uvas_device_hold *h)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
-    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
-    atomic_fetch_add_explicit(&uvas_g.ctr.device_touches, 1, RLX);
+    *h = (struct uvas_device_hold){0};
     for (int round = 0; round < 8; round++) {
-        uint32_t seen;
-        uvas_blk_take(b, true, &seen);
-        int res = uvas_blk_res(seen);
+        if (!uvas_blk_take(b, wait, &h->seen)) {
+            h->busy = true;
+            return UVAS_OK;
+        }
+        int res = uvas_blk_res(h->seen);
         if (res == UVAS_RES_UNPOPULATED) { /* the device's first touch */
             int to = uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE);
             const struct uvas_tier_ops *t = uvas_tier_of(to);
@@ -117,10 +119,10 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
                 rc = uvas_tier_host.populate(bi, (uintptr_t)uvas_block_addr(bi));
             }
             if (rc) {
-                give_back(bi, seen, UVAS_RES_UNPOPULATED);
+                give_back(bi, h->seen, UVAS_RES_UNPOPULATED);
                 return rc;
             }
-            give_back(bi, seen, to);
+            give_back(bi, h->seen, to);
             uvas_stats_block_in(to, 1);
             continue;
         }
@@ -131,50 +133,68 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
                 uvas_os_zap(a, uvas_g.block_size);
                 uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
             }
-            VkBuffer sb;
-            VkDeviceSize so;
-            uvas_devtier_slot_where(&uvas_g.devtier, b->dev_slot, &sb, &so, NULL);
-            int rc = touch(sb, so + off, n, write, value);
-            give_back(bi, seen, res);
-            return rc;
+            return UVAS_OK;
         }
         /* Host-resident: the policy decides. */
         int act = uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE, write, true);
         if (act == UVAS_ACTION_REMOTE) {
-            VkBuffer hb;
-            VkDeviceSize ho;
-            struct uvas_import tmp;
-            int rc = uvas_import_cache_get(bi, &hb, &ho, &tmp);
-            if (rc == UVAS_OK)
-                rc = touch(hb, ho + off, n, write, value);
-            uvas_import_cache_put(&tmp);
-            give_back(bi, seen, res);
+            h->remote = true;
             atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
-            return rc;
+            return UVAS_OK;
         }
-        give_back(bi, seen, res);
+        give_back(bi, h->seen, res);
         if (act == UVAS_ACTION_DUPLICATE)
             atomic_fetch_or_explicit(&b->advice, UVAS_BA_READ_MOSTLY, RLX);
-        int rc = uvas_migrate_blocks(bi, 1, UVAS_RES_DEVICE, UVAS_MIG_WAIT);
+        int rc = uvas_migrate_blocks(bi, 1, UVAS_RES_DEVICE, wait ? UVAS_MIG_WAIT : 0);
         if (rc == UVAS_ERR_NOMEM) { /* no room: served from the host this time */
-            if (uvas_blk_take(b, true, &seen), uvas_blk_res(seen) == UVAS_RES_HOST) {
-                VkBuffer hb;
-                VkDeviceSize ho;
-                struct uvas_import tmp;
-                rc = uvas_import_cache_get(bi, &hb, &ho, &tmp);
-                if (rc == UVAS_OK)
-                    rc = touch(hb, ho + off, n, write, value);
-                uvas_import_cache_put(&tmp);
-                give_back(bi, seen, UVAS_RES_HOST);
-                atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
-                return rc;
+            if (!uvas_blk_take(b, wait, &h->seen)) {
+                h->busy = true;
+                return UVAS_OK;
             }
-            give_back(bi, seen, uvas_blk_res(seen));
+            if (uvas_blk_res(h->seen) == UVAS_RES_HOST) {
+                h->remote = true;
+                atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
+                return UVAS_OK;
+            }
+            give_back(bi, h->seen, uvas_blk_res(h->seen));
         } else if (rc) {
             return rc;
         }
     }
     return uvas_fail(UVAS_ERR_SYS, "block %zu kept moving under a device access", bi);
+}
+
+void uvas_device_give_back(size_t bi, const struct uvas_device_hold *h)
+{
+    give_back(bi, h->seen, uvas_blk_res(h->seen));
+}
+
+/* The device touches [off, off+n) of block bi. */
+static int access_block(size_t bi, size_t off, size_t n, int write, unsigned char value)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
+    atomic_fetch_add_explicit(&uvas_g.ctr.device_touches, 1, RLX);
+    struct uvas_device_hold h;
+    int rc = uvas_device_take(bi, write, true, &h);
+    if (rc)
+        return rc;
+    if (h.remote) {
+        VkBuffer hb;
+        VkDeviceSize ho;
+        struct uvas_import tmp;
+        rc = uvas_import_cache_get(bi, &hb, &ho, &tmp);
+        if (rc == UVAS_OK)
+            rc = touch(hb, ho + off, n, write, value);
+        uvas_import_cache_put(&tmp);
+    } else {
+        VkBuffer sb;
+        VkDeviceSize so;
+        uvas_devtier_slot_where(&uvas_g.devtier, b->dev_slot, &sb, &so, NULL);
+        rc = touch(sb, so + off, n, write, value);
+    }
+    uvas_device_give_back(bi, &h);
+    return rc;
 }
 
 static int device_access_entered(void *ptr, size_t len, int write, unsigned char value)

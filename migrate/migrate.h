@@ -65,9 +65,6 @@ int uvas_migrate_fault_back(size_t bi, size_t n);
  * memory stays reachable through the range): status, the first failure. */
 int uvas_migrate_drop_device(size_t bi, size_t n);
 
-/* Release what uvas_device_access keeps (finalize). */
-void uvas_device_access_fini(void);
-
 /* Asynchronous migrations (uvas_migrate with UVAS_MIGRATE_ASYNC). */
 int uvas_migrate_async_start(void);
 void uvas_migrate_async_stop(void);

@@ -11,6 +11,7 @@
 
 #include "fault/service.h"
 #include "migrate/cpuview.h"
+#include "migrate/device_access.h"
 #include "migrate/fault_handler.h"
 #include "migrate/import_cache.h"
 #include "migrate/migrate.h"

@@ -1,0 +1,34 @@
+/*
+ * The device as an agent that uses memory: what a device access does to a
+ * block (the policy's first touch, migration, duplication, or service in
+ * place through the imported host pages), for the copy-engine accesses of
+ * uvas_device_access and for kernels (gpu/), which hold what it returns.
+ */
+#ifndef UVAS_DEVICE_ACCESS_H
+#define UVAS_DEVICE_ACCESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A block taken for a device access. */
+struct uvas_device_hold {
+    uint32_t seen; /* its state (BUSY is ours): DEVICE, or HOST when remote */
+    bool remote;   /* HOST: the device reaches it through its imported pages */
+    bool busy;     /* !wait and another holder had it: nothing was taken */
+};
+
+/*
+ * Bring block bi where the device reaches it, as the policy decides for a
+ * device access (write: the device may write, so a host duplicate goes),
+ * and return with it taken. With !wait, a block another agent holds is
+ * not waited for (h->busy): a caller holding other blocks must not wait.
+ * Status; on success the caller ends with uvas_device_give_back or by
+ * publishing the state itself.
+ */
+int uvas_device_take(size_t bi, bool write, bool wait, struct uvas_device_hold *h);
+void uvas_device_give_back(size_t bi, const struct uvas_device_hold *h);
+
+void uvas_device_access_fini(void);
+
+#endif
