@@ -289,6 +289,12 @@ struct uvas_stats {
     /* Device slots kept out of use because the CPU view of their block
      * could not be unmapped when the block left them (docs/reliability.md). */
     uint64_t slots_quarantined;
+    /* Kernels (uvas_gpu.h): launches (runs, replays included), blocks made
+     * reachable for them (a translation published), accesses that found no
+     * translation, of those the ones served while the kernel waited, and
+     * launches run again after faults they could not wait for. */
+    uint64_t kernel_launches, kernel_translations, kernel_faults, kernel_fault_waits;
+    uint64_t kernel_replays;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

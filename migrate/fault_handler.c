@@ -117,7 +117,8 @@ static void on_fault(uintptr_t addr, unsigned flags, uint32_t tid)
     }
     size_t bi = uvas_block_index((void *)addr);
     uint32_t s = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
-    if (s & UVAS_BLK_BUSY) { /* whoever holds it wakes the block when done */
+    if ((s & UVAS_BLK_BUSY) || /* whoever holds it wakes the block when done */
+        (uvas_blk_held(s) && uvas_blk_wait_holds(&uvas_g.bt[bi]))) { /* so does a kernel's last holder */
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
         return;
     }

@@ -151,3 +151,25 @@ void uvas_import_cache_revalidate(size_t first, size_t n, bool *punched)
             uvas_import_cache_drop(first + i, 1);
     }
 }
+
+int uvas_import_cache_address(size_t bi, VkDeviceAddress *addr)
+{
+    bool punched;
+    uvas_import_cache_revalidate(bi, 1, &punched);
+    struct uvas_import *c = &cache[bi];
+    if (!c->buf) {
+        if (!uvas_g.alias || atomic_load_explicit(&cached, memory_order_relaxed) >= CACHE_CAP)
+            return uvas_fail(UVAS_ERR_NOMEM, "block %zu: kernels reach host memory through "
+                             "imports kept per block, and %s", bi,
+                             uvas_g.alias ? "the import cache is full (CACHE_CAP blocks)"
+                                          : "this process has no alias of the host tier");
+        int rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, c);
+        if (rc)
+            return rc;
+        atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
+    }
+    *addr = c->addr;
+    return c->addr ? UVAS_OK
+                   : uvas_fail(UVAS_ERR_NO_DEVICE, "block %zu: its host import has no device "
+                               "address", bi);
+}

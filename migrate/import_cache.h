@@ -25,6 +25,12 @@ void uvas_import_cache_fini(void);
 int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_import *tmp);
 void uvas_import_cache_put(struct uvas_import *tmp);
 
+/* The device address of block bi's host pages, imported and kept in the
+ * cache (kernels reach host-resident blocks there; the caller holds the
+ * block BUSY). Revalidated first, as a migration would. UVAS_ERR_NOMEM
+ * when the cache is full or there is no alias to import. Status. */
+int uvas_import_cache_address(size_t bi, VkDeviceAddress *addr);
+
 /* Forget the imports of blocks [bi, bi+n) before their pages go. */
 void uvas_import_cache_drop(size_t bi, size_t n);
 

@@ -19,6 +19,7 @@ FLOORS = [
     ("uvas", "the ground: range, blocks, gates, allocator, tiers, configuration, system seam"),
     ("fault", "the fault service: reads userfaultfd events, hands them to a handler"),
     ("migrate", "the engine: transitions, policies, copies, imports, CPU views, fault decisions"),
+    ("gpu", "kernels over uvas pointers: translation table, holds, launches"),
     ("uvas/api", "the controller's composition root: init/finalize, public allocation calls"),
     ("transport/pe", "the PE layer: bootstrap, windows, UCX, active messages, dispatch"),
     ("transport/shmem", "the OpenSHMEM API over the PE layer"),

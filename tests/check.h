@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "uvas.h"
+#include "uvas_gpu.h"
 
 #define TU_EXIT_PASS 0
 #define TU_EXIT_FAIL 1
@@ -191,5 +192,17 @@ void tu_settle_blocks(const void *p, size_t len, int res, const char *what);
  * uvas/stat_server.c) that process pid of user uid listens on, as an address
  * to connect to; false when it has none. */
 bool tu_stat_endpoint(pid_t pid, uid_t uid, struct sockaddr_un *a, socklen_t *len);
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+/* The SPIR-V file at path (built from the shaders in tests/gpu), whole; exits on
+ * error. *bytes: its size. free() it. */
+void *tu_read_file(const char *path, size_t *bytes);
+/* The kernel "main" of the SPIR-V at path; a skip (77) when this machine
+ * has no device that can run kernels, saying why. uvas must be started. */
+uvas_kernel_t *tu_kernel(const char *path);
+/* uvas_kernel_launch over n invocations in groups of 64, flags 0;
+ * returns its status. */
+int tu_launch(uvas_kernel_t *k, uint32_t n, const void *args, size_t size);
 
 #endif /* UVAS_TEST_CHECK_H */

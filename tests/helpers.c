@@ -548,3 +548,38 @@ long pe_check_pattern(const unsigned char *p, size_t n, unsigned seed)
             return (long)i;
     return -1;
 }
+
+void *tu_read_file(const char *path, size_t *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    CHECK(f, "cannot open %s: %s", path, strerror(errno));
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    CHECK(n > 0, "%s is empty", path);
+    void *buf = malloc((size_t)n);
+    CHECK(buf && fread(buf, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+    fclose(f);
+    *bytes = (size_t)n;
+    return buf;
+}
+
+uvas_kernel_t *tu_kernel(const char *path)
+{
+    size_t n;
+    void *code = tu_read_file(path, &n);
+    uvas_kernel_t *k = NULL;
+    int st = uvas_kernel_load(code, n, "main", &k);
+    free(code);
+    if (st == UVAS_ERR_NO_DEVICE)
+        SKIP("no device runs kernels here: %s", uvas_last_error());
+    CHECK(st == UVAS_OK, "uvas_kernel_load(%s): %s: %s", path, uvas_strerror(st),
+          uvas_last_error());
+    return k;
+}
+
+int tu_launch(uvas_kernel_t *k, uint32_t n, const void *args, size_t size)
+{
+    uint32_t g[3] = {(n + 63) / 64, 1, 1};
+    return uvas_kernel_launch(k, g, args, size, 0);
+}

@@ -5,20 +5,26 @@
  *
  * state word: bits 0-1 residence (enum uvas_residence), bit 2 BUSY (one
  * agent owns the block's transition; whoever clears BUSY wakes faulting
- * threads parked on the block), bits 8-31 a version bumped by every
- * transition so a reader can detect that it raced one.
+ * threads parked on the block), bits 3-6 how many kernels hold the block
+ * (gpu/: while held it cannot be taken, so its translation stays), bit 7
+ * a CPU fault parked until the holds end, bits 8-31 a version bumped by
+ * every transition so a reader can detect that it raced one.
  */
 #ifndef UVAS_BLOCK_H
 #define UVAS_BLOCK_H
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define UVAS_BLK_RES_MASK 0x3u
 #define UVAS_BLK_BUSY 0x4u
+#define UVAS_BLK_HOLD_ONE 0x8u
+#define UVAS_BLK_HOLD_MASK 0x78u
+#define UVAS_BLK_HOLD_WAITER 0x80u
 #define UVAS_BLK_VERSION_ONE 0x100u
 
 /* What covers a block (kind, lock-free readable). */
@@ -86,11 +92,19 @@ static inline bool uvas_blk_may_hold_data(uint32_t state)
     return uvas_blk_res(state) != 0 /* UVAS_RES_UNPOPULATED */ || (state & UVAS_BLK_BUSY);
 }
 
-/* The one way into a transition: state s (not BUSY) becomes s | BUSY and
- * the block's gate closes, so peers' direct accesses stop before anything
- * moves. False if the state changed since s was read. */
+static inline bool uvas_blk_held(uint32_t state)
+{
+    return (state & UVAS_BLK_HOLD_MASK) != 0;
+}
+
+/* The one way into a transition: state s (not BUSY, not held by a kernel)
+ * becomes s | BUSY and the block's gate closes, so peers' direct accesses
+ * stop before anything moves. False if the state changed since s was
+ * read, or a kernel holds the block. */
 static inline bool uvas_blk_mark_busy(struct uvas_block *b, uint32_t s)
 {
+    if (uvas_blk_held(s))
+        return false;
     uint32_t expect = s;
     if (!atomic_compare_exchange_strong_explicit(&b->state, &expect, s | UVAS_BLK_BUSY,
                                                  memory_order_acq_rel, memory_order_acquire))
@@ -112,12 +126,13 @@ static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *s
 
 /* Take the block for a transition, whatever its residence: with wait,
  * yielding while another transition holds it (they take microseconds to
- * milliseconds); without, false when one does. *seen: the state before. */
+ * milliseconds) and sleeping while kernels hold it (as long as they run);
+ * without, false when either does. *seen: the state before. */
 static inline bool uvas_blk_take(struct uvas_block *b, bool wait, uint32_t *seen)
 {
-    for (;;) {
+    for (unsigned i = 0;; i++) {
         uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
-        if (!(s & UVAS_BLK_BUSY)) {
+        if (!(s & UVAS_BLK_BUSY) && !uvas_blk_held(s)) {
             if (uvas_blk_mark_busy(b, s)) {
                 *seen = s;
                 return true;
@@ -126,7 +141,12 @@ static inline bool uvas_blk_take(struct uvas_block *b, bool wait, uint32_t *seen
         }
         if (!wait)
             return false;
-        sched_yield();
+        if (uvas_blk_held(s) && i > 64) {
+            struct timespec ts = {0, 50000};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
     }
 }
 
@@ -145,6 +165,70 @@ static inline void uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
 {
     uvas_gate_open(b, seen);
     atomic_store_explicit(&b->state, seen, memory_order_release);
+}
+
+/*
+ * Kernels' holds (gpu/hold.c). The first holder takes the block (BUSY),
+ * brings it where the device reaches it, and ends the transition held;
+ * later ones add themselves while it is held. The last to let go gets the
+ * block BUSY, to undo what the holds kept (the translation), and ends
+ * with uvas_blk_unbusy and, if *waiter, a wake of the block's faults.
+ */
+static inline void uvas_blk_publish_held(struct uvas_block *b, uint32_t seen, int res)
+{
+    uint32_t next = res == uvas_blk_res(seen)
+                        ? seen
+                        : ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
+    uvas_gate_open(b, next);
+    atomic_store_explicit(&b->state, next | UVAS_BLK_HOLD_ONE, memory_order_release);
+}
+
+/* One more holder of a held block; false if it is not held (take it) or
+ * has as many holders as the word counts (wait for one to go). */
+static inline bool uvas_blk_hold_more(struct uvas_block *b)
+{
+    uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+    while (uvas_blk_held(s) && (s & UVAS_BLK_HOLD_MASK) != UVAS_BLK_HOLD_MASK)
+        if (atomic_compare_exchange_weak_explicit(&b->state, &s, s + UVAS_BLK_HOLD_ONE,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return true;
+    return false;
+}
+
+/* Let go of a hold. True for the last holder, which now has the block
+ * BUSY (*seen: the state to end with) and must wake its faults if
+ * *waiter. */
+static inline bool uvas_blk_unhold(struct uvas_block *b, uint32_t *seen, bool *waiter)
+{
+    uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+    for (;;) {
+        uint32_t n = s - UVAS_BLK_HOLD_ONE;
+        bool last = !uvas_blk_held(n);
+        if (last)
+            n = (n & ~UVAS_BLK_HOLD_WAITER) | UVAS_BLK_BUSY;
+        if (atomic_compare_exchange_weak_explicit(&b->state, &s, n, memory_order_acq_rel,
+                                                  memory_order_acquire)) {
+            if (last) {
+                *seen = n & ~UVAS_BLK_BUSY;
+                *waiter = (s & UVAS_BLK_HOLD_WAITER) != 0;
+            }
+            return last;
+        }
+    }
+}
+
+/* A CPU fault on a held block: be woken when the holds end. False if it
+ * is no longer held (serve the fault now). */
+static inline bool uvas_blk_wait_holds(struct uvas_block *b)
+{
+    uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
+    while (uvas_blk_held(s) && !(s & UVAS_BLK_BUSY)) {
+        if ((s & UVAS_BLK_HOLD_WAITER) ||
+            atomic_compare_exchange_weak_explicit(&b->state, &s, s | UVAS_BLK_HOLD_WAITER,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            return true;
+    }
+    return false;
 }
 
 /* Map and release the table (NORESERVE: untouched entries cost nothing). */

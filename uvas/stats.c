@@ -100,6 +100,11 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     }
     st->evictions = atomic_load_explicit(&uvas_g.ctr.evictions, RLX);
     st->slots_quarantined = atomic_load_explicit(&uvas_g.ctr.slots_quarantined, RLX);
+    st->kernel_launches = atomic_load_explicit(&uvas_g.ctr.kernel_launches, RLX);
+    st->kernel_translations = atomic_load_explicit(&uvas_g.ctr.kernel_translations, RLX);
+    st->kernel_faults = atomic_load_explicit(&uvas_g.ctr.kernel_faults, RLX);
+    st->kernel_fault_waits = atomic_load_explicit(&uvas_g.ctr.kernel_fault_waits, RLX);
+    st->kernel_replays = atomic_load_explicit(&uvas_g.ctr.kernel_replays, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
@@ -189,6 +194,12 @@ static int stats_print_entered(FILE *out)
             (double)st.bytes_migrated[UVAS_RES_HOST] / (1 << 20),
             (unsigned long long)st.evictions, (unsigned long long)st.faults_device,
             (double)st.migrate_ns_total / 1e6);
+    if (st.kernel_launches)
+        fprintf(out, "kernels: %llu launches, %llu translations, %llu faults (%llu served "
+                     "waiting), %llu replays\n",
+                (unsigned long long)st.kernel_launches,
+                (unsigned long long)st.kernel_translations, (unsigned long long)st.kernel_faults,
+                (unsigned long long)st.kernel_fault_waits, (unsigned long long)st.kernel_replays);
     const char *sep = "injected failures:";
     for (int i = 0; i < UVAS_INJ_COUNT; i++)
         if (st.injected[i]) {

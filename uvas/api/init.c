@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "fault/service.h"
+#include "gpu/kernel.h"
 #include "migrate/cpuview.h"
 #include "migrate/device_access.h"
 #include "migrate/fault_handler.h"
@@ -53,6 +54,7 @@ static void teardown(void)
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
     uvas_fault_service_stop();
+    uvas_gpu_fini();
     uvas_device_access_fini();
     uvas_import_cache_fini();
     uvas_copier_fini(&uvas_mg.copier);

@@ -1,0 +1,140 @@
+/* The blocks a launch holds (hold.h). */
+#include "gpu/hold.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "migrate/device_access.h"
+#include "migrate/import_cache.h"
+#include "uvas/atomics.h"
+#include "uvas/internal.h"
+#include "uvas/span.h"
+#include "uvas/status.h"
+#include "uvas/uffd.h"
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc)
+{
+    char *base;
+    size_t size;
+    *rc = UVAS_OK;
+    if (!uvas_span_alloc(p, &base, &size))
+        return false;
+    size_t first = uvas_block_index(base), last = uvas_block_index(base + size - 1);
+    size_t need = s->nwant + (last - first + 1);
+    if (need > s->cap) {
+        size_t cap = s->cap ? s->cap : 64;
+        while (cap < need)
+            cap *= 2;
+        size_t *w = realloc(s->want, cap * sizeof *w);
+        if (!w) {
+            *rc = uvas_fail(UVAS_ERR_NOMEM, "out of memory for a launch's %zu blocks", need);
+            return true;
+        }
+        s->want = w;
+        s->cap = cap;
+    }
+    for (size_t bi = first; bi <= last; bi++)
+        s->want[s->nwant++] = bi;
+    /* Sorted and unique: one hold per block however many arguments share
+     * it (small allocations share slabs), taken in address order. */
+    qsort(s->want, s->nwant, sizeof *s->want, cmp_size);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nwant; i++)
+        if (!k || s->want[k - 1] != s->want[i])
+            s->want[k++] = s->want[i];
+    s->nwant = k;
+    return true;
+}
+
+/* Hold block bi: *busy if another agent has it (nothing held then). */
+static int hold_one(struct uvas_xlat *x, size_t bi, bool *busy)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    *busy = false;
+    if (uvas_blk_hold_more(b)) /* held by another launch: translated already */
+        return UVAS_OK;
+    struct uvas_device_hold h;
+    int rc = uvas_device_take(bi, true, false, &h);
+    if (rc)
+        return rc;
+    if (h.busy) {
+        *busy = true;
+        return UVAS_OK;
+    }
+    uint64_t e = 0;
+    if (h.remote) {
+        rc = uvas_import_cache_address(bi, &e);
+        e |= UVAS_XLAT_HOST;
+    } else {
+        e = uvas_devtier_slot_address(&uvas_g.devtier, b->dev_slot);
+        if (!e)
+            rc = uvas_fail(UVAS_ERR_NO_DEVICE, "block %zu: its device slot has no device "
+                           "address", bi);
+    }
+    if (rc) {
+        uvas_device_give_back(bi, &h);
+        return rc;
+    }
+    uvas_xlat_set(x, bi, e);
+    uvas_blk_publish_held(b, h.seen, uvas_blk_res(h.seen));
+    /* As any transition's end: faults parked while it was taken go on. */
+    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_translations, 1, RLX);
+    return UVAS_OK;
+}
+
+static void unhold_one(struct uvas_xlat *x, size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t seen;
+    bool waiter;
+    if (!uvas_blk_unhold(b, &seen, &waiter))
+        return;
+    uvas_xlat_set(x, bi, 0);
+    uvas_blk_unbusy(b, seen);
+    if (waiter)
+        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
+{
+    /* Already held blocks stay; new ones may sort before them, so let go
+     * and hold the whole set again, in order. */
+    uvas_hold_release(s, x);
+    for (unsigned attempt = 0;; attempt++) {
+        bool busy = false;
+        int rc = UVAS_OK;
+        while (s->nheld < s->nwant && !busy && !rc)
+            if (!(rc = hold_one(x, s->want[s->nheld], &busy)) && !busy)
+                s->nheld++;
+        if (rc || busy)
+            uvas_hold_release(s, x);
+        if (rc)
+            return rc;
+        if (!busy)
+            return UVAS_OK;
+        /* A transition (microseconds to milliseconds) or a full count of
+         * other kernels' holds: back off, up to a millisecond. */
+        struct timespec ts = {0, attempt < 10 ? 1000L << attempt : 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x)
+{
+    while (s->nheld)
+        unhold_one(x, s->want[--s->nheld]);
+}
+
+void uvas_hold_free(struct uvas_hold_set *s)
+{
+    free(s->want);
+    memset(s, 0, sizeof *s);
+}

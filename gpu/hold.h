@@ -1,0 +1,35 @@
+/*
+ * What a launch holds: the blocks its kernel may touch, each brought where
+ * the device reaches it (the policy's GPU first touch, a migration, or the
+ * host pages in place) and held so that no transition moves it until the
+ * kernel has finished; its translation is published for the holds'
+ * duration (xlat.h). Blocks are held in address order without waiting on
+ * any: a block another agent has taken makes the launch let go of all and
+ * try again, so a launch never holds one block while it waits for another
+ * (a migration waiting for the first would wait forever).
+ */
+#ifndef UVAS_GPU_HOLD_H
+#define UVAS_GPU_HOLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "gpu/xlat.h"
+
+struct uvas_hold_set {
+    size_t *want;     /* block indices asked for, sorted, unique */
+    size_t nwant, cap;
+    size_t nheld;     /* want[0, nheld) are held */
+};
+
+/* Ask for the blocks of the live allocation holding p; false if p is in
+ * none (nothing asked). Status through *rc (memory for the set). */
+bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc);
+/* Hold every block asked for (and not yet held). Status; on failure the
+ * set holds nothing. */
+int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x);
+/* Let go of every hold (the set keeps what it asked for). */
+void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x);
+void uvas_hold_free(struct uvas_hold_set *s);
+
+#endif

@@ -1,0 +1,494 @@
+/* Kernels on the device (kernel.h). */
+#include "gpu/kernel.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/hold.h"
+#include "gpu/spirv.h"
+#include "gpu/xlat.h"
+#include "uvas/atomics.h"
+#include "uvas/internal.h"
+#include "uvas/span.h"
+#include "uvas/status.h"
+
+struct uvas_kernel {
+    struct uvas_kernel *next, *prev; /* the context's live kernels */
+    VkShaderModule mod;
+    VkPipeline pipe;
+    struct uvas_spirv_info info;
+    char entry[64];
+};
+
+struct uvas_gpu_hold {
+    struct uvas_gpu_hold *next, *prev;
+    struct uvas_hold_set set;
+};
+
+static struct {
+    pthread_mutex_t mu;  /* the context, the lists */
+    pthread_mutex_t run; /* one run at a time: the header's faults, the command buffer */
+    bool up;
+    struct uvas_vulkan *d;
+    struct uvas_xlat xlat;
+    VkDescriptorSetLayout dsl;
+    VkDescriptorPool pool;
+    VkDescriptorSet set;
+    VkPipelineLayout layout;
+    uint32_t push;        /* push-constant bytes every kernel may use */
+    VkCommandPool cpool;
+    VkCommandBuffer cb;
+    VkFence fence;
+    struct uvas_kernel *kernels;
+    struct uvas_gpu_hold *holds;
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .run = PTHREAD_MUTEX_INITIALIZER};
+
+static void context_down(void)
+{
+    struct uvas_vulkan *d = G.d;
+    if (!d)
+        return;
+    if (G.fence)
+        vkDestroyFence(d->dev, G.fence, NULL);
+    if (G.cpool)
+        vkDestroyCommandPool(d->dev, G.cpool, NULL);
+    if (G.layout)
+        vkDestroyPipelineLayout(d->dev, G.layout, NULL);
+    if (G.pool)
+        vkDestroyDescriptorPool(d->dev, G.pool, NULL);
+    if (G.dsl)
+        vkDestroyDescriptorSetLayout(d->dev, G.dsl, NULL);
+    uvas_xlat_fini(&G.xlat);
+    G.fence = VK_NULL_HANDLE;
+    G.cpool = VK_NULL_HANDLE;
+    G.cb = VK_NULL_HANDLE;
+    G.layout = VK_NULL_HANDLE;
+    G.pool = VK_NULL_HANDLE;
+    G.set = VK_NULL_HANDLE;
+    G.dsl = VK_NULL_HANDLE;
+    G.d = NULL;
+    G.up = false;
+}
+
+static int vkfail(const char *what, VkResult r)
+{
+    context_down();
+    return uvas_fail(UVAS_ERR_NO_DEVICE, "kernels: %s failed (VkResult %d)", what, r);
+}
+
+/* The context, made on first use (G.mu held). Status. */
+static int context_up(void)
+{
+    if (G.up)
+        return UVAS_OK;
+    struct uvas_vulkan *d = &uvas_g.devtier.dev;
+    if (!uvas_devtier_present(&uvas_g.devtier))
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "kernels need the device tier: %s",
+                         uvas_g.device_note);
+    if (!d->kernels)
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "kernels cannot use uvas pointers here: %s",
+                         d->no_kernels);
+    G.d = d;
+    int rc = uvas_xlat_init(&G.xlat, d, (uintptr_t)uvas_g.base, uvas_g.shift, uvas_g.nblocks);
+    if (rc) {
+        context_down();
+        return rc;
+    }
+    VkDescriptorSetLayoutBinding b = {.binding = 0,
+                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                      .descriptorCount = 1,
+                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
+    VkDescriptorSetLayoutCreateInfo lci = {
+        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+        .bindingCount = 1,
+        .pBindings = &b};
+    VkResult r = vkCreateDescriptorSetLayout(d->dev, &lci, NULL, &G.dsl);
+    if (r)
+        return vkfail("vkCreateDescriptorSetLayout", r);
+    VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
+    VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+                                      .maxSets = 1,
+                                      .poolSizeCount = 1,
+                                      .pPoolSizes = &ps};
+    if ((r = vkCreateDescriptorPool(d->dev, &pci, NULL, &G.pool)))
+        return vkfail("vkCreateDescriptorPool", r);
+    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+                                      .descriptorPool = G.pool,
+                                      .descriptorSetCount = 1,
+                                      .pSetLayouts = &G.dsl};
+    if ((r = vkAllocateDescriptorSets(d->dev, &ai, &G.set)))
+        return vkfail("vkAllocateDescriptorSets", r);
+    VkDescriptorBufferInfo bi = {.buffer = G.xlat.buf, .offset = 0, .range = VK_WHOLE_SIZE};
+    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+                              .dstSet = G.set,
+                              .dstBinding = 0,
+                              .descriptorCount = 1,
+                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                              .pBufferInfo = &bi};
+    vkUpdateDescriptorSets(d->dev, 1, &w, 0, NULL);
+    G.push = d->max_push;
+    VkPushConstantRange pr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+                              .offset = 0,
+                              .size = G.push};
+    VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                       .setLayoutCount = 1,
+                                       .pSetLayouts = &G.dsl,
+                                       .pushConstantRangeCount = 1,
+                                       .pPushConstantRanges = &pr};
+    if ((r = vkCreatePipelineLayout(d->dev, &plci, NULL, &G.layout)))
+        return vkfail("vkCreatePipelineLayout", r);
+    VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                   .queueFamilyIndex = d->cfam};
+    if ((r = vkCreateCommandPool(d->dev, &cpi, NULL, &G.cpool)))
+        return vkfail("vkCreateCommandPool", r);
+    VkCommandBufferAllocateInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                       .commandPool = G.cpool,
+                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                       .commandBufferCount = 1};
+    if ((r = vkAllocateCommandBuffers(d->dev, &cbi, &G.cb)))
+        return vkfail("vkAllocateCommandBuffers", r);
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    if ((r = vkCreateFence(d->dev, &fci, NULL, &G.fence)))
+        return vkfail("vkCreateFence", r);
+    G.up = true;
+    return UVAS_OK;
+}
+
+int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
+                         struct uvas_kernel **out)
+{
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_load: out is NULL");
+    *out = NULL;
+    if (!entry || !entry[0] || strlen(entry) >= sizeof ((struct uvas_kernel *)0)->entry)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_load: the entry point's name must be "
+                         "1 to %zu characters", sizeof ((struct uvas_kernel *)0)->entry - 1);
+    struct uvas_spirv_info info;
+    int rc = uvas_spirv_check(spirv, bytes, entry, &info);
+    if (rc)
+        return rc;
+    struct uvas_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_kernel_load: out of memory");
+    snprintf(k->entry, sizeof k->entry, "%s", entry);
+    k->info = info;
+    pthread_mutex_lock(&G.mu);
+    rc = context_up();
+    VkResult r = VK_SUCCESS;
+    if (!rc) {
+        VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                        .codeSize = bytes,
+                                        .pCode = spirv};
+        r = vkCreateShaderModule(G.d->dev, &mci, NULL, &k->mod);
+        if (!r) {
+            VkComputePipelineCreateInfo ci = {
+                .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+                .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                          .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                          .module = k->mod,
+                          .pName = k->entry},
+                .layout = G.layout};
+            r = vkCreateComputePipelines(G.d->dev, VK_NULL_HANDLE, 1, &ci, NULL, &k->pipe);
+        }
+        if (r) {
+            if (k->mod)
+                vkDestroyShaderModule(G.d->dev, k->mod, NULL);
+            rc = uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_load: '%s' refused the kernel '%s' "
+                           "(VkResult %d): does it use a capability the device lacks (64-bit "
+                           "or float atomics, float64), or a push-constant block larger than "
+                           "%u bytes?", G.d->name, entry, r, G.push);
+        }
+    }
+    if (rc) {
+        pthread_mutex_unlock(&G.mu);
+        free(k);
+        return rc;
+    }
+    k->next = G.kernels;
+    if (G.kernels)
+        G.kernels->prev = k;
+    G.kernels = k;
+    pthread_mutex_unlock(&G.mu);
+    *out = k;
+    return UVAS_OK;
+}
+
+/* G.mu held. */
+static void kernel_down(struct uvas_kernel *k)
+{
+    if (k->pipe)
+        vkDestroyPipeline(G.d->dev, k->pipe, NULL);
+    if (k->mod)
+        vkDestroyShaderModule(G.d->dev, k->mod, NULL);
+    k->pipe = VK_NULL_HANDLE;
+    k->mod = VK_NULL_HANDLE;
+    if (k->prev)
+        k->prev->next = k->next;
+    else if (G.kernels == k)
+        G.kernels = k->next;
+    if (k->next)
+        k->next->prev = k->prev;
+    k->next = k->prev = NULL;
+}
+
+void uvas_gpu_kernel_free(struct uvas_kernel *k)
+{
+    if (!k)
+        return;
+    pthread_mutex_lock(&G.mu);
+    if (k->pipe)
+        kernel_down(k);
+    pthread_mutex_unlock(&G.mu);
+    free(k);
+}
+
+/* One run of k with the holds in place (G.run held): record, submit,
+ * wait. *nfaults, and up to UVAS_XLAT_FAULTS addresses in fault[]. */
+static int run_once(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
+                    size_t args_size, uint32_t *nfaults, uint64_t *fault)
+{
+    struct uvas_vulkan *d = G.d;
+    volatile struct uvas_xlat_header *h = G.xlat.hdr;
+    h->nfaults = 0;
+    for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
+        h->fault[i] = 0;
+    VkCommandBuffer cb = G.cb;
+    vkResetCommandBuffer(cb, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(cb, &bi);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
+    if (args_size)
+        vkCmdPushConstants(cb, G.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (uint32_t)args_size,
+                           args);
+    vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
+    /* The kernel's writes, for the CPU and for copies that follow (a
+     * migration of what it wrote, on the transfer queue). */
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
+                                           VK_ACCESS_MEMORY_WRITE_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                         VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
+                         &mb, 0, NULL, 0, NULL);
+    VkResult r = vkEndCommandBuffer(cb);
+    if (r)
+        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': recording failed (VkResult %d)", k->entry,
+                         r);
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb};
+    vkResetFences(d->dev, 1, &G.fence);
+    if (d->cqueue_shared)
+        pthread_mutex_lock(&d->qmu);
+    r = vkQueueSubmit(d->cqueue, 1, &si, G.fence);
+    if (d->cqueue_shared)
+        pthread_mutex_unlock(&d->qmu);
+    if (r)
+        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': vkQueueSubmit failed (VkResult %d)",
+                         k->entry, r);
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, 1, RLX);
+    r = vkWaitForFences(d->dev, 1, &G.fence, VK_TRUE, UINT64_MAX);
+    if (r)
+        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': waiting for it failed (VkResult %d%s)",
+                         k->entry, r, r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
+    *nfaults = h->nfaults;
+    for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
+        fault[i] = h->fault[i];
+    return UVAS_OK;
+}
+
+/* After a run with faults: the allocations they name join the set (the
+ * kernel runs again) or the launch fails. Status. */
+static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t n,
+                       const uint64_t *fault, unsigned flags)
+{
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, n, RLX);
+    size_t before = s->nwant;
+    uint32_t m = n < UVAS_XLAT_FAULTS ? n : UVAS_XLAT_FAULTS;
+    for (uint32_t i = 0; i < m; i++) {
+        const void *p = (const void *)(uintptr_t)fault[i];
+        int rc = UVAS_OK;
+        if (!uvas_hold_want_alloc(s, p, &rc))
+            return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is %s; the "
+                             "access went nowhere and the launch failed", k->entry, p,
+                             uvas_in_range(p) ? "in no live uvas allocation (freed, or never "
+                                                "allocated)"
+                                              : "outside the uvas range");
+        if (rc)
+            return rc;
+        if (!(flags & UVAS_KERNEL_IDEMPOTENT))
+            return uvas_fail(UVAS_ERR_INVAL, "kernel '%s' accessed %p, in an allocation its "
+                             "arguments did not name; the access went nowhere and the launch "
+                             "failed: pass the pointer as an argument, or launch with "
+                             "UVAS_KERNEL_IDEMPOTENT so uvas may run the kernel again with "
+                             "that memory reachable", k->entry, p);
+    }
+    if (s->nwant == before)
+        return uvas_fail(UVAS_ERR_SYS, "kernel '%s' faulted on %p, which it holds", k->entry,
+                         (const void *)(uintptr_t)fault[0]);
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_replays, 1, RLX);
+    return UVAS_OK;
+}
+
+static int check_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
+                        size_t args_size, unsigned flags)
+{
+    if (!k)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: k is NULL");
+    if (!k->pipe)
+        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_kernel_launch: kernel '%s' was loaded before "
+                         "uvas_finalize; load it again", k->entry);
+    if (!groups)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: groups is NULL");
+    for (int i = 0; i < 3; i++)
+        if (groups[i] == 0 || groups[i] > G.d->max_groups[i])
+            return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: groups[%d] = %u; the device "
+                             "takes 1 to %u", i, groups[i], G.d->max_groups[i]);
+    if (args_size > G.push || args_size % 4 || (args_size && !args))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: %zu bytes of arguments%s; the "
+                         "device takes a multiple of 4 up to %u bytes (its push-constant "
+                         "limit): pass larger data through a uvas allocation", args_size,
+                         args_size && !args ? " at NULL" : "", G.push);
+    if (flags & ~(UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: unknown flags %#x",
+                         flags & ~(UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT));
+    return UVAS_OK;
+}
+
+/* The allocations the arguments point into: 8-byte-aligned values. */
+static int scan_args(struct uvas_hold_set *s, const void *args, size_t args_size)
+{
+    for (size_t o = 0; o + 8 <= args_size; o += 8) {
+        uint64_t v;
+        memcpy(&v, (const char *)args + o, 8);
+        int rc;
+        if (uvas_hold_want_alloc(s, (const void *)(uintptr_t)v, &rc) && rc)
+            return rc;
+    }
+    return UVAS_OK;
+}
+
+int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
+                           size_t args_size, unsigned flags)
+{
+    int rc = check_launch(k, groups, args, args_size, flags);
+    if (rc)
+        return rc;
+    struct uvas_hold_set s = {0};
+    if (!(flags & UVAS_KERNEL_NO_SCAN))
+        rc = scan_args(&s, args, args_size);
+    /* Each replay adds an allocation: it ends. */
+    while (!rc && !(rc = uvas_hold_all(&s, &G.xlat))) {
+        uint32_t n = 0;
+        uint64_t fault[UVAS_XLAT_FAULTS];
+        pthread_mutex_lock(&G.run);
+        rc = run_once(k, groups, args, args_size, &n, fault);
+        /* Translations change only between runs: a held block is let go
+         * before the next run starts (a kernel that reads a translation it
+         * did not ask for sees it valid for its whole run). */
+        uvas_hold_release(&s, &G.xlat);
+        pthread_mutex_unlock(&G.run);
+        if (rc || !n)
+            break;
+        rc = take_faults(k, &s, n, fault, flags);
+    }
+    uvas_hold_release(&s, &G.xlat);
+    uvas_hold_free(&s);
+    return rc;
+}
+
+int uvas_gpu_get_info(struct uvas_gpu_info *out)
+{
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_info: out is NULL");
+    pthread_mutex_lock(&G.mu);
+    int rc = context_up();
+    if (!rc)
+        *out = (struct uvas_gpu_info){.instance = G.d->inst,
+                                      .physical_device = G.d->phys,
+                                      .device = G.d->dev,
+                                      .queue_family = G.d->cfam,
+                                      .xlat_buffer = G.xlat.buf,
+                                      .xlat_size = G.xlat.bytes,
+                                      .set_layout = G.dsl,
+                                      .set = G.set,
+                                      .max_args = G.push,
+                                      .shared_queue = G.d->cqueue_shared};
+    pthread_mutex_unlock(&G.mu);
+    return rc;
+}
+
+int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out)
+{
+    if (!out || (n && !ptrs))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold: %s is NULL", out ? "ptrs" : "out");
+    *out = NULL;
+    pthread_mutex_lock(&G.mu);
+    int rc = context_up();
+    pthread_mutex_unlock(&G.mu);
+    if (rc)
+        return rc;
+    struct uvas_gpu_hold *h = calloc(1, sizeof *h);
+    if (!h)
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_gpu_hold: out of memory");
+    for (size_t i = 0; i < n && !rc; i++)
+        if (!uvas_hold_want_alloc(&h->set, ptrs[i], &rc))
+            rc = uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold: ptrs[%zu] = %p is in no live "
+                           "uvas allocation", i, ptrs[i]);
+    if (!rc)
+        rc = uvas_hold_all(&h->set, &G.xlat);
+    if (rc) {
+        uvas_hold_free(&h->set);
+        free(h);
+        return rc;
+    }
+    pthread_mutex_lock(&G.mu);
+    h->next = G.holds;
+    if (G.holds)
+        G.holds->prev = h;
+    G.holds = h;
+    pthread_mutex_unlock(&G.mu);
+    *out = h;
+    return UVAS_OK;
+}
+
+/* G.mu held. */
+static void hold_down(struct uvas_gpu_hold *h)
+{
+    uvas_hold_release(&h->set, &G.xlat);
+    uvas_hold_free(&h->set);
+    if (h->prev)
+        h->prev->next = h->next;
+    else if (G.holds == h)
+        G.holds = h->next;
+    if (h->next)
+        h->next->prev = h->prev;
+    h->next = h->prev = NULL;
+}
+
+void uvas_gpu_release_hold(struct uvas_gpu_hold *h)
+{
+    if (!h)
+        return;
+    pthread_mutex_lock(&G.mu);
+    if (h->set.want || G.holds == h || h->prev)
+        hold_down(h);
+    pthread_mutex_unlock(&G.mu);
+    free(h);
+}
+
+void uvas_gpu_fini(void)
+{
+    pthread_mutex_lock(&G.mu);
+    while (G.holds)
+        hold_down(G.holds);
+    while (G.kernels)
+        kernel_down(G.kernels);
+    context_down();
+    pthread_mutex_unlock(&G.mu);
+}

@@ -1,0 +1,29 @@
+/*
+ * Kernels on the device (the public calls are uvas/api/kernel.c's, which
+ * start uvas and count themselves in): the shared context (translation
+ * table, descriptor set, pipeline layout, the compute queue's command
+ * buffer), made at the first load and torn down by uvas_finalize, and the
+ * launch: hold, run, look at the faults, run again or fail.
+ */
+#ifndef UVAS_GPU_KERNEL_H
+#define UVAS_GPU_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uvas_gpu.h"
+
+int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
+                         struct uvas_kernel **out);
+int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
+                           size_t args_size, unsigned flags);
+void uvas_gpu_kernel_free(struct uvas_kernel *k);
+int uvas_gpu_get_info(struct uvas_gpu_info *out);
+int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out);
+void uvas_gpu_release_hold(struct uvas_gpu_hold *h);
+
+/* uvas_finalize: every kernel's device objects go (the structs stay the
+ * user's: a launch of one then fails), and the context. */
+void uvas_gpu_fini(void);
+
+#endif

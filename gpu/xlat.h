@@ -1,0 +1,60 @@
+/*
+ * The translation table kernels read to turn a uvas address into a device
+ * address (include/uvas.glsl mirrors its layout): a header, then one
+ * 64-bit entry per block of the range, 0 where the block is not reachable
+ * now. An entry is written only for a block kernels hold (gpu/hold.c), so
+ * it cannot change under a running kernel; the last holder clears it.
+ *
+ * Host-visible, coherent memory (device-local where the device offers
+ * such memory), written by the CPU with plain stores. Bound at set 0,
+ * binding 0 of every kernel.
+ */
+#ifndef UVAS_GPU_XLAT_H
+#define UVAS_GPU_XLAT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "uvas/vulkan.h"
+
+/* Faulting addresses a run records (the rest are only counted). */
+#define UVAS_XLAT_FAULTS 16
+/* Entry bit: the block is host memory, reached through its imported pages. */
+#define UVAS_XLAT_HOST 1ull
+/* The sink: where accesses that found no translation go (any offset below). */
+#define UVAS_XLAT_SINK_BYTES 4096
+
+struct uvas_xlat_header {
+    uint64_t base;      /* the range's first address */
+    uint32_t shift;     /* log2 of the block size */
+    uint32_t nblocks;
+    uint64_t sink;      /* device address of the sink */
+    uint32_t nfaults;   /* accesses without a translation this run */
+    uint32_t flags;     /* reserved, 0 */
+    uint64_t counters;  /* reserved, 0 */
+    uint64_t fault[UVAS_XLAT_FAULTS];
+};
+
+struct uvas_xlat {
+    struct uvas_vulkan *dev;
+    VkBuffer buf;
+    VkDeviceMemory mem;
+    VkDeviceSize bytes;
+    volatile struct uvas_xlat_header *hdr;
+    _Atomic uint64_t *entry;
+    VkBuffer sink;
+    VkDeviceMemory sink_mem;
+};
+
+int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, unsigned shift,
+                   size_t nblocks);
+void uvas_xlat_fini(struct uvas_xlat *x);
+
+static inline void uvas_xlat_set(struct uvas_xlat *x, size_t bi, uint64_t e)
+{
+    atomic_store_explicit(&x->entry[bi], e, memory_order_release);
+}
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * uvas addresses in compute shaders (include/uvas_gpu.h launches them).
+ *
+ *     #version 460
+ *     #extension GL_GOOGLE_include_directive : require
+ *     #include "uvas.glsl"
+ *     layout(local_size_x = 256) in;
+ *     layout(push_constant) uniform Args { uint64_t x; uint64_t y; uint n; } args;
+ *     void main() {
+ *         uint i = gl_GlobalInvocationID.x;
+ *         if (i < args.n)
+ *             uvas_store_f32(args.y + 4 * i, 2.0 * uvas_load_f32(args.x + 4 * i));
+ *     }
+ *
+ * An address is the uint64_t value of a uvas pointer, as the CPU has it.
+ * Every access is translated through the table uvas keeps at set 0,
+ * binding 0 (a kernel binds nothing else): one cached 8-byte read and an
+ * add. An access that finds no translation is counted and recorded for
+ * uvas, and goes to a scratch area (loads read garbage from it); the
+ * launch then runs the kernel again or fails (uvas_gpu.h).
+ *
+ * Accesses are naturally aligned (4 bytes for 32-bit types, 8 for 64-bit)
+ * and do not cross a block; uvas allocations keep their elements so.
+ * 64-bit atomics need a device with shaderBufferInt64Atomics, float
+ * atomic adds VK_EXT_shader_atomic_float; a kernel that uses one elsewhere
+ * fails to load, naming the reason.
+ */
+#ifndef UVAS_GLSL
+#define UVAS_GLSL 1
+
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_atomic_int64 : enable
+#extension GL_EXT_shader_atomic_float : enable
+
+/* Mirrors gpu/xlat.h: change both together. */
+#define UVAS_XLAT_FAULTS 16
+#define UVAS_XLAT_HOST 1ul
+#define UVAS_XLAT_SINK_BYTES 4096
+
+layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
+    uint64_t base;
+    uint shift;
+    uint nblocks;
+    uint64_t sink;
+    uint nfaults;
+    uint flags;
+    uint64_t counters;
+    uint64_t fault[UVAS_XLAT_FAULTS];
+    uint64_t entry[];
+} uvas_xlat;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_u32 { uint v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_i32 { int v; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_f32 { float v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_u64 { uint64_t v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_i64 { int64_t v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_f64 { double v; };
+
+/* No translation for a: record it for uvas and send the access to the
+ * sink (at the same offset within 4 KiB, so it stays aligned). */
+uint64_t uvas_fault(uint64_t a)
+{
+    uint k = atomicAdd(uvas_xlat.nfaults, 1u);
+    if (k < UVAS_XLAT_FAULTS)
+        uvas_xlat.fault[k] = a;
+    return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
+}
+
+/* The device address of uvas address a. */
+uint64_t uvas_translate(uint64_t a)
+{
+    uint64_t off = a - uvas_xlat.base;
+    uint64_t bi = off >> uvas_xlat.shift;
+    uint64_t e = 0;
+    if (a >= uvas_xlat.base && bi < uint64_t(uvas_xlat.nblocks))
+        e = uvas_xlat.entry[uint(bi)];
+    if (e == 0)
+        return uvas_fault(a);
+    return (e & ~UVAS_XLAT_HOST) + (off & ((uint64_t(1) << uvas_xlat.shift) - 1));
+}
+
+uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
+void uvas_store_u32(uint64_t a, uint v) { uvas_ref_u32(uvas_translate(a)).v = v; }
+uint uvas_atomic_add_u32(uint64_t a, uint v) { return atomicAdd(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_min_u32(uint64_t a, uint v) { return atomicMin(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_max_u32(uint64_t a, uint v) { return atomicMax(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_and_u32(uint64_t a, uint v) { return atomicAnd(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_or_u32(uint64_t a, uint v) { return atomicOr(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_xor_u32(uint64_t a, uint v) { return atomicXor(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_swap_u32(uint64_t a, uint v) { return atomicExchange(uvas_ref_u32(uvas_translate(a)).v, v); }
+uint uvas_atomic_compare_swap_u32(uint64_t a, uint cmp, uint v) { return atomicCompSwap(uvas_ref_u32(uvas_translate(a)).v, cmp, v); }
+
+int uvas_load_i32(uint64_t a) { return uvas_ref_i32(uvas_translate(a)).v; }
+void uvas_store_i32(uint64_t a, int v) { uvas_ref_i32(uvas_translate(a)).v = v; }
+int uvas_atomic_add_i32(uint64_t a, int v) { return atomicAdd(uvas_ref_i32(uvas_translate(a)).v, v); }
+int uvas_atomic_min_i32(uint64_t a, int v) { return atomicMin(uvas_ref_i32(uvas_translate(a)).v, v); }
+int uvas_atomic_max_i32(uint64_t a, int v) { return atomicMax(uvas_ref_i32(uvas_translate(a)).v, v); }
+int uvas_atomic_swap_i32(uint64_t a, int v) { return atomicExchange(uvas_ref_i32(uvas_translate(a)).v, v); }
+int uvas_atomic_compare_swap_i32(uint64_t a, int cmp, int v) { return atomicCompSwap(uvas_ref_i32(uvas_translate(a)).v, cmp, v); }
+
+float uvas_load_f32(uint64_t a) { return uvas_ref_f32(uvas_translate(a)).v; }
+void uvas_store_f32(uint64_t a, float v) { uvas_ref_f32(uvas_translate(a)).v = v; }
+
+uint64_t uvas_load_u64(uint64_t a) { return uvas_ref_u64(uvas_translate(a)).v; }
+void uvas_store_u64(uint64_t a, uint64_t v) { uvas_ref_u64(uvas_translate(a)).v = v; }
+int64_t uvas_load_i64(uint64_t a) { return uvas_ref_i64(uvas_translate(a)).v; }
+void uvas_store_i64(uint64_t a, int64_t v) { uvas_ref_i64(uvas_translate(a)).v = v; }
+double uvas_load_f64(uint64_t a) { return uvas_ref_f64(uvas_translate(a)).v; }
+void uvas_store_f64(uint64_t a, double v) { uvas_ref_f64(uvas_translate(a)).v = v; }
+
+#ifdef GL_EXT_shader_atomic_int64
+uint64_t uvas_atomic_add_u64(uint64_t a, uint64_t v) { return atomicAdd(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_min_u64(uint64_t a, uint64_t v) { return atomicMin(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_max_u64(uint64_t a, uint64_t v) { return atomicMax(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_and_u64(uint64_t a, uint64_t v) { return atomicAnd(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_or_u64(uint64_t a, uint64_t v) { return atomicOr(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_xor_u64(uint64_t a, uint64_t v) { return atomicXor(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_swap_u64(uint64_t a, uint64_t v) { return atomicExchange(uvas_ref_u64(uvas_translate(a)).v, v); }
+uint64_t uvas_atomic_compare_swap_u64(uint64_t a, uint64_t cmp, uint64_t v) { return atomicCompSwap(uvas_ref_u64(uvas_translate(a)).v, cmp, v); }
+int64_t uvas_atomic_add_i64(uint64_t a, int64_t v) { return atomicAdd(uvas_ref_i64(uvas_translate(a)).v, v); }
+int64_t uvas_atomic_min_i64(uint64_t a, int64_t v) { return atomicMin(uvas_ref_i64(uvas_translate(a)).v, v); }
+int64_t uvas_atomic_max_i64(uint64_t a, int64_t v) { return atomicMax(uvas_ref_i64(uvas_translate(a)).v, v); }
+int64_t uvas_atomic_swap_i64(uint64_t a, int64_t v) { return atomicExchange(uvas_ref_i64(uvas_translate(a)).v, v); }
+int64_t uvas_atomic_compare_swap_i64(uint64_t a, int64_t cmp, int64_t v) { return atomicCompSwap(uvas_ref_i64(uvas_translate(a)).v, cmp, v); }
+#endif
+
+#ifdef GL_EXT_shader_atomic_float
+float uvas_atomic_add_f32(uint64_t a, float v) { return atomicAdd(uvas_ref_f32(uvas_translate(a)).v, v); }
+float uvas_atomic_swap_f32(uint64_t a, float v) { return atomicExchange(uvas_ref_f32(uvas_translate(a)).v, v); }
+double uvas_atomic_add_f64(uint64_t a, double v) { return atomicAdd(uvas_ref_f64(uvas_translate(a)).v, v); }
+double uvas_atomic_swap_f64(uint64_t a, double v) { return atomicExchange(uvas_ref_f64(uvas_translate(a)).v, v); }
+#endif
+
+#endif /* UVAS_GLSL */

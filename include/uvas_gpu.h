@@ -1,0 +1,100 @@
+/*
+ * Kernels over uvas pointers: Vulkan compute kernels (SPIR-V) that use the
+ * same addresses as the CPU.
+ *
+ *     uvas_kernel_t *k;
+ *     uvas_kernel_load(spirv, bytes, "main", &k);
+ *     struct { uint64_t a, b, c; float s; uint32_t n; } args = {a, b, c, 2.0f, n};
+ *     uvas_kernel_launch(k, (uint32_t[3]){(n + 255) / 256, 1, 1}, &args, sizeof args, 0);
+ *
+ * A kernel reaches memory through include/uvas.glsl (uvas_load_u32(addr),
+ * uvas_store_f32(addr, v), uvas_atomic_add_u64(addr, v), ...): each access
+ * is translated in software (Vulkan has no GPU page faults) through a
+ * per-block table that uvas keeps. Its arguments are its push-constant
+ * block: plain uvas pointers (as uint64_t) and scalars.
+ *
+ * Before a launch runs, every 8-byte-aligned value of the arguments that
+ * points into a live uvas allocation makes that whole allocation reachable
+ * (UVAS_KERNEL_NO_SCAN turns the scan off): untouched blocks are placed by
+ * the policy as the GPU's first touch, host blocks are migrated or read in
+ * place over the bus as the policy decides, and every block is held where
+ * it is until the kernel has finished (a migration of it waits; a CPU
+ * access to a held device-resident block waits; the rest of the range
+ * moves freely). An access to memory the arguments did not name (a
+ * pointer read from memory) finds no translation: it goes to a scratch
+ * area instead, and after the run the launch either runs the kernel again
+ * with that allocation reachable (UVAS_KERNEL_IDEMPOTENT: the kernel may
+ * run twice) or fails naming the first such address. An address outside
+ * every live allocation fails the launch with its address; it never
+ * reaches device memory that is not its own.
+ *
+ * Synchronous: uvas_kernel_launch returns when the kernel has finished and
+ * its writes are visible to the CPU. Launches from several threads are
+ * run one at a time.
+ *
+ * Errors: the status codes of uvas.h with uvas_last_error(); no device
+ * that can run kernels is UVAS_ERR_NO_DEVICE (docs/kernels.md says what a
+ * device needs).
+ */
+#ifndef UVAS_GPU_H
+#define UVAS_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <vulkan/vulkan.h>
+
+#include "uvas.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+typedef struct uvas_kernel uvas_kernel_t;
+
+/* uvas_kernel_launch flags (0: scan the arguments, fail on a fault). */
+#define UVAS_KERNEL_NO_SCAN 0x1u    /* do not look for pointers in the arguments */
+#define UVAS_KERNEL_IDEMPOTENT 0x2u /* may be run again after an access that faulted */
+
+/* Load the compute entry point `entry` of a SPIR-V module (bytes: a
+ * multiple of 4). Starts uvas if needed. Status. */
+int uvas_kernel_load(const void *spirv, size_t bytes, const char *entry, uvas_kernel_t **out);
+/* Run k over groups[0] x groups[1] x groups[2] work-groups with args as its
+ * push-constant block (args_size: a multiple of 4, at most the device's
+ * limit, uvas_gpu_info's max_args). Status. */
+int uvas_kernel_launch(uvas_kernel_t *k, const uint32_t groups[3], const void *args,
+                       size_t args_size, unsigned flags);
+void uvas_kernel_free(uvas_kernel_t *k);
+
+/* The device kernels run on, for a Vulkan program of the user's own that
+ * builds its pipelines over uvas memory: bind `set` (layout `set_layout`:
+ * binding 0, the translation table, a storage buffer) at set 0 and use
+ * include/uvas.glsl. Such work reaches only blocks someone holds: hold
+ * its memory with uvas_gpu_hold while it runs. */
+struct uvas_gpu_info {
+    VkInstance instance;
+    VkPhysicalDevice physical_device;
+    VkDevice device;
+    uint32_t queue_family;           /* of the queue kernels run on */
+    VkBuffer xlat_buffer;            /* the translation table */
+    VkDeviceSize xlat_size;
+    VkDescriptorSetLayout set_layout;
+    VkDescriptorSet set;
+    uint32_t max_args;               /* bytes of a kernel's arguments */
+    int shared_queue;                /* kernels and migrations share one queue */
+};
+int uvas_gpu_info(struct uvas_gpu_info *out);
+
+/* For such work: make the allocations holding ptrs[0, n) reachable and
+ * hold them (as a launch does) until uvas_gpu_release. Status. */
+typedef struct uvas_gpu_hold uvas_gpu_hold_t;
+int uvas_gpu_hold(const void *const *ptrs, size_t n, uvas_gpu_hold_t **out);
+void uvas_gpu_release(uvas_gpu_hold_t *h);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UVAS_GPU_H */
