@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "uvas_policy.h"
+
 #include "migrate/device_access.h"
 #include "migrate/import_cache.h"
 #include "uvas/atomics.h"
@@ -58,6 +60,9 @@ static int hold_one(struct uvas_xlat *x, size_t bi, bool *busy)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     *busy = false;
+    /* A launch that may touch the block is one device access to the
+     * policies (its accesses per block are not counted on the GPU yet). */
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
     if (uvas_blk_hold_more(b)) /* held by another launch: translated already */
         return UVAS_OK;
     struct uvas_device_hold h;

@@ -170,6 +170,9 @@ struct uvas_range_desc tu_init_range(const char *size, const char *block);
  * of `block`, uvas initialised, and a skip unless userfaultfd and the
  * device tier are there. */
 struct uvas_range_desc tu_init_device(const char *size, const char *block);
+/* The same under the policy spec `policy` (NULL: the default). */
+struct uvas_range_desc tu_init_device_policy(const char *size, const char *block,
+                                             const char *policy);
 
 /* The block holding p is at residence res, with (mapped 1) or without a
  * CPU view of its device memory. */

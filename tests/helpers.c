@@ -259,7 +259,19 @@ struct uvas_range_desc tu_init_range(const char *size, const char *block)
 
 struct uvas_range_desc tu_init_device(const char *size, const char *block)
 {
-    struct uvas_range_desc d = tu_init_range(size, block);
+    return tu_init_device_policy(size, block, NULL);
+}
+
+struct uvas_range_desc tu_init_device_policy(const char *size, const char *block,
+                                             const char *policy)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", size);
+    tu_setenv("UVAS_BLOCK_SIZE", block);
+    if (policy)
+        tu_setenv("UVAS_POLICY", policy);
+    tu_init_env();
+    struct uvas_range_desc d = tu_require_uffd();
     if (!d.device_present)
         SKIP("no device tier: %s", d.device_note);
     return d;

@@ -21,9 +21,7 @@ int main(int argc, char **argv)
 {
     CHECK(argc == 2, "usage: %s inc.spv", argv[0]);
     for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
-        tu_clear_env();
-        tu_setenv("UVAS_POLICY", policies[p]);
-        tu_init_device("64M", "64K");
+        tu_init_device_policy("64M", "64K", policies[p]);
         uvas_kernel_t *k = tu_kernel(argv[1]);
         const uint32_t n = 200000; /* 800 KB: 13 blocks */
         uint32_t *x = uvas_malloc(n * 4);
