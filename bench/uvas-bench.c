@@ -34,6 +34,8 @@ static const struct {
     {"query", bench_query, "[-n queries]  uvas_query on random pointers"},
     {"migrate", bench_migrate,
      "[-s MiB[,MiB...]] [-r reps]  uvas_migrate vs bare vkCmdCopyBuffer; CPU faults on device blocks"},
+    {"kernel", bench_kernel,
+     "[-s MiB] [-r reps]  a triad kernel over uvas pointers vs plain buffer device addresses"},
 };
 
 static void usage(FILE *f)

@@ -41,6 +41,8 @@ static struct {
     VkCommandPool cpool;
     VkCommandBuffer cb;
     VkFence fence;
+    VkQueryPool stamps;   /* a run's start and end on the device's clock */
+    double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
     struct uvas_kernel *kernels;
     struct uvas_gpu_hold *holds;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .run = PTHREAD_MUTEX_INITIALIZER};
@@ -52,6 +54,9 @@ static void context_down(void)
         return;
     if (G.fence)
         vkDestroyFence(d->dev, G.fence, NULL);
+    if (G.stamps)
+        vkDestroyQueryPool(d->dev, G.stamps, NULL);
+    G.stamps = VK_NULL_HANDLE;
     if (G.cpool)
         vkDestroyCommandPool(d->dev, G.cpool, NULL);
     if (G.layout)
@@ -153,6 +158,19 @@ static int context_up(void)
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if ((r = vkCreateFence(d->dev, &fci, NULL, &G.fence)))
         return vkfail("vkCreateFence", r);
+    uint32_t nq = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, NULL);
+    VkQueueFamilyProperties qf[32];
+    nq = nq > 32 ? 32 : nq;
+    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, qf);
+    VkPhysicalDeviceProperties pp;
+    vkGetPhysicalDeviceProperties(d->phys, &pp);
+    VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                 .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                 .queryCount = 2};
+    if (d->cfam < nq && qf[d->cfam].timestampValidBits && pp.limits.timestampPeriod > 0 &&
+        vkCreateQueryPool(d->dev, &qci, NULL, &G.stamps) == VK_SUCCESS)
+        G.ns_per_tick = pp.limits.timestampPeriod;
     G.up = true;
     return UVAS_OK;
 }
@@ -184,12 +202,24 @@ int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
                                         .pCode = spirv};
         r = vkCreateShaderModule(G.d->dev, &mci, NULL, &k->mod);
         if (!r) {
+            struct {
+                uint64_t base;
+                uint32_t shift, nblocks;
+            } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks};
+            const VkSpecializationMapEntry me[3] = {
+                {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
+                {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}};
+            VkSpecializationInfo spec = {.mapEntryCount = 3,
+                                         .pMapEntries = me,
+                                         .dataSize = sizeof sv,
+                                         .pData = &sv};
             VkComputePipelineCreateInfo ci = {
                 .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
                 .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                           .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                           .module = k->mod,
-                          .pName = k->entry},
+                          .pName = k->entry,
+                          .pSpecializationInfo = &spec},
                 .layout = G.layout};
             r = vkCreateComputePipelines(G.d->dev, VK_NULL_HANDLE, 1, &ci, NULL, &k->pipe);
         }
@@ -260,12 +290,18 @@ static int run_once(struct uvas_kernel *k, const uint32_t groups[3], const void 
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
     vkBeginCommandBuffer(cb, &bi);
+    if (G.stamps) {
+        vkCmdResetQueryPool(cb, G.stamps, 0, 2);
+        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, G.stamps, 0);
+    }
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
     if (args_size)
         vkCmdPushConstants(cb, G.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (uint32_t)args_size,
                            args);
     vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
+    if (G.stamps)
+        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
     /* The kernel's writes, for the CPU and for copies that follow (a
      * migration of what it wrote, on the transfer queue). */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -296,6 +332,11 @@ static int run_once(struct uvas_kernel *k, const uint32_t groups[3], const void 
     if (r)
         return uvas_fail(UVAS_ERR_SYS, "kernel '%s': waiting for it failed (VkResult %d%s)",
                          k->entry, r, r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
+    uint64_t t[2];
+    if (G.stamps && vkGetQueryPoolResults(d->dev, G.stamps, 0, 2, sizeof t, t, sizeof t[0],
+                                          VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && t[1] > t[0])
+        atomic_fetch_add_explicit(&uvas_g.ctr.kernel_gpu_ns,
+                                  (uint64_t)((double)(t[1] - t[0]) * G.ns_per_tick), RLX);
     *nfaults = h->nfaults;
     for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
         fault[i] = h->fault[i];
@@ -418,7 +459,10 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
                                       .set_layout = G.dsl,
                                       .set = G.set,
                                       .max_args = G.push,
-                                      .shared_queue = G.d->cqueue_shared};
+                                      .shared_queue = G.d->cqueue_shared,
+                                      .range_base = (uintptr_t)uvas_g.base,
+                                      .block_shift = uvas_g.shift,
+                                      .nblocks = (uint32_t)uvas_g.nblocks};
     pthread_mutex_unlock(&G.mu);
     return rc;
 }

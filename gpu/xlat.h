@@ -19,6 +19,13 @@
 
 #include "uvas/vulkan.h"
 
+/* Specialization constants of include/uvas.glsl: the range's base, block
+ * shift and block count (ids below glslang's limit of 2048, at its top
+ * where a kernel's own are unlikely). */
+#define UVAS_XLAT_SPEC_BASE 2032u
+#define UVAS_XLAT_SPEC_SHIFT 2033u
+#define UVAS_XLAT_SPEC_NBLOCKS 2034u
+
 /* Faulting addresses a run records (the rest are only counted). */
 #define UVAS_XLAT_FAULTS 16
 /* Entry bit: the block is host memory, reached through its imported pages. */

@@ -33,6 +33,14 @@
 #extension GL_EXT_shader_atomic_int64 : enable
 #extension GL_EXT_shader_atomic_float : enable
 
+/* The range, fixed for the process: uvas sets these specialization
+ * constants when it builds a kernel's pipeline, so the driver folds them
+ * into every translation (a pipeline of the user's own sets them from
+ * uvas_gpu_info). */
+layout(constant_id = 2032) const uint64_t UVAS_BASE = 0;
+layout(constant_id = 2033) const uint UVAS_SHIFT = 21;
+layout(constant_id = 2034) const uint UVAS_NBLOCKS = 0;
+
 /* Mirrors gpu/xlat.h: change both together. */
 #define UVAS_XLAT_FAULTS 16
 #define UVAS_XLAT_HOST 1ul
@@ -67,17 +75,16 @@ uint64_t uvas_fault(uint64_t a)
     return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
 }
 
-/* The device address of uvas address a. */
+/* The device address of uvas address a: one table read and an add (an
+ * address below the range wraps to a block past its end). */
 uint64_t uvas_translate(uint64_t a)
 {
-    uint64_t off = a - uvas_xlat.base;
-    uint64_t bi = off >> uvas_xlat.shift;
-    uint64_t e = 0;
-    if (a >= uvas_xlat.base && bi < uint64_t(uvas_xlat.nblocks))
-        e = uvas_xlat.entry[uint(bi)];
+    uint64_t off = a - UVAS_BASE;
+    uint64_t bi = off >> UVAS_SHIFT;
+    uint64_t e = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat.entry[uint(bi)] : 0;
     if (e == 0)
         return uvas_fault(a);
-    return (e & ~UVAS_XLAT_HOST) + (off & ((uint64_t(1) << uvas_xlat.shift) - 1));
+    return (e & ~UVAS_XLAT_HOST) + (off & ((uint64_t(1) << UVAS_SHIFT) - 1));
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }

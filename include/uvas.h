@@ -295,6 +295,7 @@ struct uvas_stats {
      * launches run again after faults they could not wait for. */
     uint64_t kernel_launches, kernel_translations, kernel_faults, kernel_fault_waits;
     uint64_t kernel_replays;
+    uint64_t kernel_gpu_ns; /* time the kernels ran, by the device's clock (0 if it has none) */
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

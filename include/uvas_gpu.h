@@ -83,6 +83,10 @@ struct uvas_gpu_info {
     VkDescriptorSet set;
     uint32_t max_args;               /* bytes of a kernel's arguments */
     int shared_queue;                /* kernels and migrations share one queue */
+    /* uvas.glsl's specialization constants (ids 2032, 2033, 2034): a
+     * pipeline of the user's own sets them to these. */
+    uint64_t range_base;
+    uint32_t block_shift, nblocks;
 };
 int uvas_gpu_info(struct uvas_gpu_info *out);
 

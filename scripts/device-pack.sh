@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 src=${1:-build}
 rm -rf build-dev
 mkdir build-dev
-(cd "$src" && find . -type f \( -perm -u+x -o -name '*.so*' \) ! -path '*.p/*' \
+(cd "$src" && find . -type f \( -perm -u+x -o -name '*.so*' -o -name '*.spv' \) ! -path '*.p/*' \
     ! -path './meson-*' ! -name '*.a' ! -name 'libfloor-check-*' -print0 | xargs -0 -I{} cp --parents {} ../build-dev/)
 cp -P "$src"/libuvas.so "$src"/libuvas.so.0 build-dev/
 find build-dev -type f -exec strip --strip-debug {} \; 2>/dev/null || true

@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|bench|multi|hardening|guard|all]
+# them. usage: scripts/device-run.sh [tests|gpu|bench|multi|hardening|guard|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -50,6 +50,23 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
         esac
     done
     echo "device tests: $pass passed, $fail failed, $skip skipped"
+fi
+if [ "$what" = gpu ] || [ "$what" = all ]; then
+    # Kernels over uvas pointers (tests/gpu) and what translation costs.
+    pass=0 fail=0 skip=0
+    for t in "$B"/tests/gpu/test-gpu-*; do
+        [ -x "$t" ] || continue
+        n=$(basename "$t")
+        timeout 180 "$t" >"$OUT/$n.log" 2>&1
+        rc=$?
+        case $rc in
+            0) pass=$((pass + 1)) ;;
+            77) skip=$((skip + 1)); echo "SKIP $n: $(grep -m1 SKIP "$OUT/$n.log")" ;;
+            *) fail=$((fail + 1)); echo "FAIL $n (rc $rc):"; tail -5 "$OUT/$n.log" ;;
+        esac
+    done
+    echo "device gpu tests: $pass passed, $fail failed, $skip skipped"
+    "$B"/bench/uvas-bench kernel -s "${KERNEL_MIB:-256}" -r 9 2>&1 | tee "$OUT/kernel.txt"
 fi
 if [ "$what" = multi ] || [ "$what" = all ]; then
     use_mpi

@@ -198,12 +198,13 @@ bool tu_stat_endpoint(pid_t pid, uid_t uid, struct sockaddr_un *a, socklen_t *le
 
 /* ---- kernels ---------------------------------------------------------------- */
 
-/* The SPIR-V file at path (built from the shaders in tests/gpu), whole; exits on
- * error. *bytes: its size. free() it. */
+/* A file, whole; exits on error. *bytes: its size. free() it. */
 void *tu_read_file(const char *path, size_t *bytes);
-/* The kernel "main" of the SPIR-V at path; a skip (77) when this machine
- * has no device that can run kernels, saying why. uvas must be started. */
-uvas_kernel_t *tu_kernel(const char *path);
+/* The SPIR-V of tests/gpu/NAME.comp, built beside the test programs. */
+void *tu_spirv(const char *name, size_t *bytes);
+/* Its kernel "main"; a skip (77) when this machine has no device that
+ * can run kernels, saying why. uvas must be started. */
+uvas_kernel_t *tu_kernel(const char *name);
 /* uvas_kernel_launch over n invocations in groups of 64, flags 0;
  * returns its status. */
 int tu_launch(uvas_kernel_t *k, uint32_t n, const void *args, size_t size);

@@ -576,10 +576,22 @@ void *tu_read_file(const char *path, size_t *bytes)
     return buf;
 }
 
+void *tu_spirv(const char *name, size_t *bytes)
+{
+    char exe[4096], path[4200];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    CHECK(n > 0, "readlink /proc/self/exe: %s", strerror(errno));
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    *slash = 0;
+    snprintf(path, sizeof path, "%s/%s.spv", exe, name);
+    return tu_read_file(path, bytes);
+}
+
 uvas_kernel_t *tu_kernel(const char *path)
 {
     size_t n;
-    void *code = tu_read_file(path, &n);
+    void *code = tu_spirv(path, &n);
     uvas_kernel_t *k = NULL;
     int st = uvas_kernel_load(code, n, "main", &k);
     free(code);

@@ -30,13 +30,12 @@ struct args {
         printf("  %-58.58s %s\n", #expr, uvas_last_error());                              \
     } while (0)
 
-int main(int argc, char **argv)
+int main(void)
 {
-    CHECK(argc == 3, "usage: %s inc.spv binding.spv", argv[0]);
     tu_init_device("64M", "64K");
-    uvas_kernel_t *k = tu_kernel(argv[1]);
+    uvas_kernel_t *k = tu_kernel("inc");
     size_t n;
-    uint32_t *good = tu_read_file(argv[1], &n);
+    uint32_t *good = tu_spirv("inc", &n);
     uvas_kernel_t *o = (uvas_kernel_t *)1;
 
     EXPECT(uvas_kernel_load(NULL, n, "main", &o), UVAS_ERR_INVAL, "not a SPIR-V module");
@@ -60,7 +59,7 @@ int main(int argc, char **argv)
     EXPECT(uvas_kernel_load(good, n, NULL, &o), UVAS_ERR_INVAL, "characters");
     EXPECT(uvas_kernel_load(good, n, "main", NULL), UVAS_ERR_INVAL, "out is NULL");
     size_t bn;
-    void *binding = tu_read_file(argv[2], &bn);
+    void *binding = tu_spirv("binding", &bn);
     EXPECT(uvas_kernel_load(binding, bn, "main", &o), UVAS_ERR_INVAL, "binding 1");
     CHECK(o == NULL, "*out set by a failed load");
     free(binding);
@@ -109,7 +108,7 @@ int main(int argc, char **argv)
     tu_init_device("64M", "64K");
     EXPECT(uvas_kernel_launch(k, g, &a, sizeof a, 0), UVAS_ERR_NOT_INIT, "load it again");
     uvas_kernel_free(k);
-    k = tu_kernel(argv[1]);
+    k = tu_kernel("inc");
     x = uvas_malloc(cnt * 4);
     memset(x, 0, cnt * 4);
     a.x = (uintptr_t)x;

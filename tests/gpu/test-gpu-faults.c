@@ -20,11 +20,10 @@ struct args {
 
 #define N 8
 
-int main(int argc, char **argv)
+int main(void)
 {
-    CHECK(argc == 2, "usage: %s chase.spv", argv[0]);
     tu_init_device("64M", "64K");
-    uvas_kernel_t *k = tu_kernel(argv[1]);
+    uvas_kernel_t *k = tu_kernel("chase");
     uint64_t *table = uvas_malloc(N * 8);
     uint32_t *target[N];
     for (int i = 0; i < N; i++) {

@@ -17,12 +17,11 @@ static const char *policies[] = {"first-touch", "host", "device", "interleave",
                                  "access-counter:threshold=2", "hot-cold:tick_ms=5",
                                  "read-mostly"};
 
-int main(int argc, char **argv)
+int main(void)
 {
-    CHECK(argc == 2, "usage: %s inc.spv", argv[0]);
     for (size_t p = 0; p < sizeof policies / sizeof *policies; p++) {
         tu_init_device_policy("64M", "64K", policies[p]);
-        uvas_kernel_t *k = tu_kernel(argv[1]);
+        uvas_kernel_t *k = tu_kernel("inc");
         const uint32_t n = 200000; /* 800 KB: 13 blocks */
         uint32_t *x = uvas_malloc(n * 4);
         CHECK(x, "uvas_malloc: %s", uvas_last_error());

@@ -22,11 +22,10 @@ struct cargs {
     uint32_t n, pad;
 };
 
-int main(int argc, char **argv)
+int main(void)
 {
-    CHECK(argc == 3, "usage: %s types.spv count.spv", argv[0]);
     tu_init_device("64M", "64K");
-    uvas_kernel_t *k = tu_kernel(argv[1]);
+    uvas_kernel_t *k = tu_kernel("types");
     const uint32_t n = 40000;
     int32_t *i32 = uvas_malloc(n * 4);
     int64_t *i64 = uvas_malloc(n * 8);
@@ -52,7 +51,7 @@ int main(int argc, char **argv)
     uvas_kernel_free(k);
 
     size_t bytes;
-    void *code = tu_read_file(argv[2], &bytes);
+    void *code = tu_spirv("count", &bytes);
     int st = uvas_kernel_load(code, bytes, "main", &k);
     free(code);
     if (st == UVAS_ERR_INVAL && strstr(uvas_last_error(), "refused")) {
