@@ -76,7 +76,6 @@ static int hold_one(struct uvas_xlat *x, size_t bi, bool *busy)
     uint64_t e = 0;
     if (h.remote) {
         rc = uvas_import_cache_address(bi, &e);
-        e |= UVAS_XLAT_HOST;
     } else {
         e = uvas_devtier_slot_address(&uvas_g.devtier, b->dev_slot);
         if (!e)
@@ -87,7 +86,7 @@ static int hold_one(struct uvas_xlat *x, size_t bi, bool *busy)
         uvas_device_give_back(bi, &h);
         return rc;
     }
-    uvas_xlat_set(x, bi, e);
+    uvas_xlat_set(x, bi, (uintptr_t)uvas_block_addr(bi), e, h.remote);
     uvas_blk_publish_held(b, h.seen, uvas_blk_res(h.seen));
     /* As any transition's end: faults parked while it was taken go on. */
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
@@ -102,7 +101,7 @@ static void unhold_one(struct uvas_xlat *x, size_t bi)
     bool waiter;
     if (!uvas_blk_unhold(b, &seen, &waiter))
         return;
-    uvas_xlat_set(x, bi, 0);
+    uvas_xlat_set(x, bi, 0, 0, false);
     uvas_blk_unbusy(b, seen);
     if (waiter)
         uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);

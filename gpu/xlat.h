@@ -2,7 +2,9 @@
  * The translation table kernels read to turn a uvas address into a device
  * address (include/uvas.glsl mirrors its layout): a header, then one
  * 64-bit entry per block of the range, 0 where the block is not reachable
- * now. An entry is written only for a block kernels hold (gpu/hold.c), so
+ * now, else what to add to a uvas address of the block to get its device
+ * address, with bit 0 set (valid) and bit 1 for host memory: a kernel's
+ * translation is one table read, one mask and one add. An entry is written only for a block kernels hold (gpu/hold.c), so
  * it cannot change under a running kernel; the last holder clears it.
  *
  * Host-visible, coherent memory (device-local where the device offers
@@ -13,6 +15,7 @@
 #define UVAS_GPU_XLAT_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
@@ -28,8 +31,11 @@
 
 /* Faulting addresses a run records (the rest are only counted). */
 #define UVAS_XLAT_FAULTS 16
-/* Entry bit: the block is host memory, reached through its imported pages. */
-#define UVAS_XLAT_HOST 1ull
+/* Entry bits: a translation is there; the block is host memory, reached
+ * through its imported pages. */
+#define UVAS_XLAT_VALID 1ull
+#define UVAS_XLAT_HOST 2ull
+#define UVAS_XLAT_BITS 3ull
 /* The sink: where accesses that found no translation go (any offset below). */
 #define UVAS_XLAT_SINK_BYTES 4096
 
@@ -43,6 +49,8 @@ struct uvas_xlat_header {
     uint64_t counters;  /* reserved, 0 */
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
+_Static_assert(sizeof(struct uvas_xlat_header) == 40 + 8 * UVAS_XLAT_FAULTS,
+               "uvas.glsl's uvas_xlat_entries header is 40 + 8 * UVAS_XLAT_FAULTS bytes");
 
 struct uvas_xlat {
     struct uvas_vulkan *dev;
@@ -59,8 +67,12 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
                    size_t nblocks);
 void uvas_xlat_fini(struct uvas_xlat *x);
 
-static inline void uvas_xlat_set(struct uvas_xlat *x, size_t bi, uint64_t e)
+/* Block bi (at uvas address `at`) is at device address dev (host: its
+ * imported pages); dev 0 clears the entry. */
+static inline void uvas_xlat_set(struct uvas_xlat *x, size_t bi, uintptr_t at, uint64_t dev,
+                                 bool host)
 {
+    uint64_t e = dev ? (dev - at) | UVAS_XLAT_VALID | (host ? UVAS_XLAT_HOST : 0) : 0;
     atomic_store_explicit(&x->entry[bi], e, memory_order_release);
 }
 

@@ -43,7 +43,9 @@ layout(constant_id = 2034) const uint UVAS_NBLOCKS = 0;
 
 /* Mirrors gpu/xlat.h: change both together. */
 #define UVAS_XLAT_FAULTS 16
-#define UVAS_XLAT_HOST 1ul
+#define UVAS_XLAT_VALID 1ul
+#define UVAS_XLAT_HOST 2ul
+#define UVAS_XLAT_BITS 3ul
 #define UVAS_XLAT_SINK_BYTES 4096
 
 layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
@@ -57,6 +59,14 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t fault[UVAS_XLAT_FAULTS];
     uint64_t entry[];
 } uvas_xlat;
+
+/* The same table as translations read it: read-only and not aliased by
+ * any buffer reference, so the compiler may keep entries in registers
+ * and the device read them through its read-only caches. */
+layout(set = 0, binding = 0, std430) restrict readonly buffer uvas_xlat_entries {
+    uint64_t header[(40 + 8 * UVAS_XLAT_FAULTS) / 8];
+    uint64_t entry[];
+} uvas_xlat_ro;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_u32 { uint v; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_i32 { int v; };
@@ -75,16 +85,15 @@ uint64_t uvas_fault(uint64_t a)
     return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
 }
 
-/* The device address of uvas address a: one table read and an add (an
+/* The device address of uvas address a: an entry holds what to add (an
  * address below the range wraps to a block past its end). */
 uint64_t uvas_translate(uint64_t a)
 {
-    uint64_t off = a - UVAS_BASE;
-    uint64_t bi = off >> UVAS_SHIFT;
-    uint64_t e = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat.entry[uint(bi)] : 0;
+    uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
+    uint64_t e = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)] : 0;
     if (e == 0)
         return uvas_fault(a);
-    return (e & ~UVAS_XLAT_HOST) + (off & ((uint64_t(1) << UVAS_SHIFT) - 1));
+    return a + (e & ~UVAS_XLAT_BITS);
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
