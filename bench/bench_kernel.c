@@ -1,6 +1,7 @@
 /*
  * uvas-bench kernel: what translating every access costs a kernel. The
- * same triad (c = a + s*b, 4-byte floats) runs
+ * same triad (c = a + s*b, 4-byte floats; one element per access, and
+ * four per vec4 access) runs
  *   - over uvas pointers (include/uvas.glsl) on device-resident blocks,
  *     against the same shader over plain buffer device addresses of
  *     device-local buffers made on the same device;
@@ -38,6 +39,12 @@ static const uint32_t triad_spv[] =
 static const uint32_t triad_raw_spv[] =
 #include "triad-raw.spv.h"
     ;
+static const uint32_t triad4_spv[] =
+#include "triad4.spv.h"
+    ;
+static const uint32_t triad4_raw_spv[] =
+#include "triad4-raw.spv.h"
+    ;
 
 struct args {
     uint64_t a, b, c;
@@ -65,7 +72,7 @@ static struct {
     VkFence fence;
     VkQueryPool stamps;
     VkPipelineLayout layout;
-    VkPipeline pipe;
+    VkPipeline pipe[2]; /* scalar, vec4 */
 } R;
 
 struct rbuf {
@@ -147,26 +154,30 @@ static void raw_setup(void)
                                        .pushConstantRangeCount = 1,
                                        .pPushConstantRanges = &pr};
     VK(vkCreatePipelineLayout(d, &plci, NULL, &R.layout));
-    VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                    .codeSize = sizeof triad_raw_spv,
-                                    .pCode = triad_raw_spv};
-    VkShaderModule mod;
-    VK(vkCreateShaderModule(d, &mci, NULL, &mod));
-    VkComputePipelineCreateInfo ci = {
-        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                  .module = mod,
-                  .pName = "main"},
-        .layout = R.layout};
-    VK(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, NULL, &R.pipe));
-    vkDestroyShaderModule(d, mod, NULL);
+    for (int v = 0; v < 2; v++) {
+        VkShaderModuleCreateInfo mci = {
+            .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+            .codeSize = v ? sizeof triad4_raw_spv : sizeof triad_raw_spv,
+            .pCode = v ? triad4_raw_spv : triad_raw_spv};
+        VkShaderModule mod;
+        VK(vkCreateShaderModule(d, &mci, NULL, &mod));
+        VkComputePipelineCreateInfo ci = {
+            .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+            .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                      .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                      .module = mod,
+                      .pName = "main"},
+            .layout = R.layout};
+        VK(vkCreateComputePipelines(d, VK_NULL_HANDLE, 1, &ci, NULL, &R.pipe[v]));
+        vkDestroyShaderModule(d, mod, NULL);
+    }
 }
 
 static void raw_teardown(void)
 {
     VkDevice d = R.gi.device;
-    vkDestroyPipeline(d, R.pipe, NULL);
+    vkDestroyPipeline(d, R.pipe[0], NULL);
+    vkDestroyPipeline(d, R.pipe[1], NULL);
     vkDestroyPipelineLayout(d, R.layout, NULL);
     vkDestroyQueryPool(d, R.stamps, NULL);
     vkDestroyFence(d, R.fence, NULL);
@@ -174,7 +185,8 @@ static void raw_teardown(void)
 }
 
 /* One raw triad (fill first when fill): kernel ns by the device's clock. */
-static double raw_run(const struct rbuf *b, const struct args *a, uint32_t groups, bool fill)
+static double raw_run(const struct rbuf *b, const struct args *a, uint32_t groups, bool fill,
+                      int vec4)
 {
     VkCommandBuffer cb = R.cb;
     vkResetCommandBuffer(cb, 0);
@@ -191,7 +203,7 @@ static double raw_run(const struct rbuf *b, const struct args *a, uint32_t group
     }
     vkCmdResetQueryPool(cb, R.stamps, 0, 2);
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, R.stamps, 0);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, R.pipe);
+    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, R.pipe[vec4]);
     vkCmdPushConstants(cb, R.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof *a, a);
     vkCmdDispatch(cb, groups, 1, 1);
     vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, R.stamps, 1);
@@ -210,16 +222,16 @@ static double raw_run(const struct rbuf *b, const struct args *a, uint32_t group
 
 /* Median kernel GB/s of reps raw runs over buffers of `want` memory. */
 static double raw_gbs(size_t n, uint32_t groups, int reps, VkMemoryPropertyFlags want,
-                      VkMemoryPropertyFlags avoid)
+                      VkMemoryPropertyFlags avoid, int vec4)
 {
     struct rbuf b[3];
     for (int i = 0; i < 3; i++)
         b[i] = rbuf_make(n * 4, want, avoid);
     struct args a = {b[0].addr, b[1].addr, b[2].addr, 0.5f, (uint32_t)n};
-    raw_run(b, &a, groups, true);
+    raw_run(b, &a, groups, true, vec4);
     double v[64];
     for (int r = 0; r < reps; r++)
-        v[r] = 12.0 * (double)n / raw_run(b, &a, groups, false);
+        v[r] = 12.0 * (double)n / raw_run(b, &a, groups, false, vec4);
     for (int i = 0; i < 3; i++)
         rbuf_free(&b[i]);
     return bench_median(v, reps);
@@ -298,40 +310,48 @@ int bench_kernel(int argc, char **argv)
         return 1;
     }
     uvas_range(&d);
-    uvas_kernel_t *k;
+    uvas_kernel_t *k, *k4;
     if (uvas_kernel_load(triad_spv, sizeof triad_spv, "main", &k) ||
-        uvas_gpu_info(&R.gi)) {
+        uvas_kernel_load(triad4_spv, sizeof triad4_spv, "main", &k4) || uvas_gpu_info(&R.gi)) {
         fprintf(stderr, "kernel: %s\n", uvas_last_error());
         return 1;
     }
     raw_setup();
-    size_t n = (mib << 20) / 4;
+    size_t n = (mib << 20) / 16 * 4; /* whole vec4s */
     /* Enough groups to fill any GPU; each invocation strides. */
     uint32_t groups = (uint32_t)((n / 256 + 3) / 4 < 65535 ? (n / 256 + 3) / 4 : 65535);
     if (groups == 0)
         groups = 1;
     printf("kernel: %s (%s), triad over 3 x %zu MiB, %d reps, medians, device clock\n",
            d.device_name, d.device_kind, mib, reps);
-    double over_dev, over_host;
+    double over_dev, over_host, over4;
+    VkMemoryPropertyFlags sysmem = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    VkMemoryPropertyFlags notdev = d.device_kind && !strcmp(d.device_kind, "software")
+                                       ? 0 : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     double udev = uvas_gbs(k, n, groups, reps, 0, UVAS_LOC_DEVICE, &over_dev);
-    double rdev = raw_gbs(n, groups, reps, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+    double rdev = raw_gbs(n, groups, reps, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 0);
+    double udev4 = uvas_gbs(k4, n, groups, reps, 0, UVAS_LOC_DEVICE, &over4);
+    double rdev4 = raw_gbs(n, groups, reps, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 1);
     double uhost = uvas_gbs(k, n, groups, reps, UVAS_HINT_HOST, -1, &over_host);
-    double rhost = raw_gbs(n, groups, reps, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
-                           d.device_kind && !strcmp(d.device_kind, "software")
-                               ? 0 : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    printf("  device-resident: uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev, rdev,
-           udev / rdev);
-    printf("  host-resident:   uvas %7.1f GB/s  raw     %7.1f GB/s  ratio %.3f\n", uhost, rhost,
-           uhost / rhost);
+    double rhost = raw_gbs(n, groups, reps, sysmem, notdev, 0);
+    printf("  device-resident, float: uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev,
+           rdev, udev / rdev);
+    printf("  device-resident, vec4:  uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev4,
+           rdev4, udev4 / rdev4);
+    printf("  host-resident, float:   uvas %7.1f GB/s  raw     %7.1f GB/s  ratio %.3f\n", uhost,
+           rhost, uhost / rhost);
     printf("  launch beyond the kernel: %.0f us (device-resident), %.0f us (host-resident), "
            "%zu blocks each\n", over_dev, over_host, 3 * ((n * 4 + d.block_size - 1) / d.block_size));
     bench_metric("kernel.triad.uvas_gbs", udev, NULL);
     bench_metric("kernel.triad.raw_gbs", rdev, NULL);
+    bench_metric("kernel.triad4.uvas_gbs", udev4, NULL);
+    bench_metric("kernel.triad4.raw_gbs", rdev4, NULL);
     bench_metric("kernel.triad_host.uvas_gbs", uhost, NULL);
     bench_metric("kernel.triad_host.raw_gbs", rhost, NULL);
     bench_metric("kernel.launch_overhead_us", over_dev, NULL);
     printf("kernel ratio uvas/raw: %.3f\n", udev / rdev);
     uvas_kernel_free(k);
+    uvas_kernel_free(k4);
     raw_teardown();
     uvas_finalize();
     return 0;

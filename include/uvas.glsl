@@ -19,8 +19,9 @@
  * uvas, and goes to a scratch area (loads read garbage from it); the
  * launch then runs the kernel again or fails (uvas_gpu.h).
  *
- * Accesses are naturally aligned (4 bytes for 32-bit types, 8 for 64-bit)
- * and do not cross a block; uvas allocations keep their elements so.
+ * Accesses are naturally aligned (4 bytes for 32-bit types, 8 for 64-bit,
+ * 16 for vec4 and uvec4) and do not cross a block; uvas allocations keep
+ * their elements so.
  * 64-bit atomics need a device with shaderBufferInt64Atomics, float
  * atomic adds VK_EXT_shader_atomic_float; a kernel that uses one elsewhere
  * fails to load, naming the reason.
@@ -74,6 +75,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_f32
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_u64 { uint64_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_i64 { int64_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_f64 { double v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer uvas_ref_vec4 { vec4 v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) buffer uvas_ref_uvec4 { uvec4 v; };
 
 /* No translation for a: record it for uvas and send the access to the
  * sink (at the same offset within 4 KiB, so it stays aligned). */
@@ -124,6 +127,13 @@ int64_t uvas_load_i64(uint64_t a) { return uvas_ref_i64(uvas_translate(a)).v; }
 void uvas_store_i64(uint64_t a, int64_t v) { uvas_ref_i64(uvas_translate(a)).v = v; }
 double uvas_load_f64(uint64_t a) { return uvas_ref_f64(uvas_translate(a)).v; }
 void uvas_store_f64(uint64_t a, double v) { uvas_ref_f64(uvas_translate(a)).v = v; }
+
+/* 16 bytes at a 16-byte-aligned address: one translation for four
+ * elements, as a bandwidth-bound kernel loads them. */
+vec4 uvas_load_vec4(uint64_t a) { return uvas_ref_vec4(uvas_translate(a)).v; }
+void uvas_store_vec4(uint64_t a, vec4 v) { uvas_ref_vec4(uvas_translate(a)).v = v; }
+uvec4 uvas_load_uvec4(uint64_t a) { return uvas_ref_uvec4(uvas_translate(a)).v; }
+void uvas_store_uvec4(uint64_t a, uvec4 v) { uvas_ref_uvec4(uvas_translate(a)).v = v; }
 
 #ifdef GL_EXT_shader_atomic_int64
 uint64_t uvas_atomic_add_u64(uint64_t a, uint64_t v) { return atomicAdd(uvas_ref_u64(uvas_translate(a)).v, v); }
