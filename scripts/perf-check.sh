@@ -56,6 +56,11 @@ if need migrate; then
     [ "$machine" = h100 ] && sizes=256,1024,8192
     bench migrate "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
 fi
+if need 'kernel\.'; then
+    kmib=16
+    [ "$machine" = h100 ] && kmib=256
+    bench kernel "$B/bench/uvas-bench" kernel -s $kmib -r 9
+fi
 if need 'path\.'; then
     [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     bench path-bench mpirun -np 2 --oversubscribe "$B/bench/path-bench"

@@ -96,6 +96,21 @@ def block(machine, d):
             x = (v / rv if higher else rv / v) if v and rv else None
             out.append(f"| {what} | {v:.4g} {unit} | {rname} | {rv:.4g} {runit} | {fmt(x)}x {'as fast' if x and x < 1 else 'faster' if x else ''} |")
         out.append("")
+    if "kernel.triad.uvas_gbs" in m:
+        dev = first_line(d, "kernel.txt", "^kernel:").replace("kernel: ", "")
+        out += [f"Kernels over uvas pointers (`uvas-bench kernel`: {dev}):", "",
+                "| kernel | uvas GB/s | reference | reference GB/s | uvas/reference |",
+                "| --- | --- | --- | --- | --- |"]
+        for key, what, ref in (("triad4", "triad, vec4 accesses, device-resident", "same shader, plain buffer device addresses"),
+                               ("triad", "triad, float accesses, device-resident", "same shader, plain buffer device addresses"),
+                               ("triad_host", "triad, float, host-resident (in place over the bus)", "same shader, host-visible Vulkan buffers")):
+            u, r = g(f"kernel.{key}.uvas_gbs"), g(f"kernel.{key}.raw_gbs")
+            if u is not None:
+                out.append(f"| {what} | {fmt(u, 1)} | {ref} | {fmt(r, 1)} | {fmt(u / r if u and r else None)} |")
+        over = g("kernel.launch_overhead_us")
+        if over is not None:
+            out.append(f"| synchronous launch beyond the kernel (holds, translations, submit, wait) | {over:.0f} µs | | | |")
+        out.append("")
     kinds = {"put_lat": (0, "put + quiet latency, µs"), "get_lat": (1, "get latency, µs"),
              "put_bw": (2, "put bandwidth, MB/s"), "amo": (3, "atomic on a long, Mops/s")}
 
