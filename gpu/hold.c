@@ -55,8 +55,9 @@ bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc)
     return true;
 }
 
-/* Hold block bi: *busy if another agent has it (nothing held then). */
-static int hold_one(struct uvas_xlat *x, size_t bi, bool *busy)
+/* Hold block bi: *busy if another agent has it (nothing held then). how:
+ * uvas_device_take's, beyond WRITE. */
+static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, bool *busy)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     *busy = false;
@@ -66,7 +67,7 @@ static int hold_one(struct uvas_xlat *x, size_t bi, bool *busy)
     if (uvas_blk_hold_more(b)) /* held by another launch: translated already */
         return UVAS_OK;
     struct uvas_device_hold h;
-    int rc = uvas_device_take(bi, true, false, &h);
+    int rc = uvas_device_take(bi, UVAS_DEV_WRITE | how, &h);
     if (rc)
         return rc;
     if (h.busy) {
@@ -116,7 +117,7 @@ int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
         bool busy = false;
         int rc = UVAS_OK;
         while (s->nheld < s->nwant && !busy && !rc)
-            if (!(rc = hold_one(x, s->want[s->nheld], &busy)) && !busy)
+            if (!(rc = hold_one(x, s->want[s->nheld], 0, &busy)) && !busy)
                 s->nheld++;
         if (rc || busy)
             uvas_hold_release(s, x);
@@ -131,8 +132,37 @@ int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
     }
 }
 
+int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, bool in_place,
+                    bool *busy)
+{
+    if (s->nextra == s->cap_extra) {
+        size_t cap = s->cap_extra ? 2 * s->cap_extra : 64;
+        size_t *e = realloc(s->extra, cap * sizeof *e);
+        if (!e)
+            return uvas_fail(UVAS_ERR_NOMEM, "out of memory for a kernel's faults");
+        s->extra = e;
+        s->cap_extra = cap;
+    }
+    int rc = hold_one(x, bi, in_place ? UVAS_DEV_IN_PLACE : 0, busy);
+    if (!rc && !*busy)
+        s->extra[s->nextra++] = bi;
+    return rc;
+}
+
+bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi)
+{
+    if (s->nheld && bsearch(&bi, s->want, s->nheld, sizeof *s->want, cmp_size))
+        return true;
+    for (size_t i = 0; i < s->nextra; i++)
+        if (s->extra[i] == bi)
+            return true;
+    return false;
+}
+
 void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x)
 {
+    while (s->nextra)
+        unhold_one(x, s->extra[--s->nextra]);
     while (s->nheld)
         unhold_one(x, s->want[--s->nheld]);
 }
@@ -140,5 +170,6 @@ void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x)
 void uvas_hold_free(struct uvas_hold_set *s)
 {
     free(s->want);
+    free(s->extra);
     memset(s, 0, sizeof *s);
 }

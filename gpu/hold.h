@@ -20,6 +20,8 @@ struct uvas_hold_set {
     size_t *want;     /* block indices asked for, sorted, unique */
     size_t nwant, cap;
     size_t nheld;     /* want[0, nheld) are held */
+    size_t *extra;    /* blocks held for faults while a kernel ran */
+    size_t nextra, cap_extra;
 };
 
 /* Ask for the blocks of the live allocation holding p; false if p is in
@@ -28,6 +30,13 @@ bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc);
 /* Hold every block asked for (and not yet held). Status; on failure the
  * set holds nothing. */
 int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x);
+/* While the kernel runs: hold block bi for an access that waits on it,
+ * without waiting for it (*busy: another agent has it; try again).
+ * in_place: no copy (the copies' queue is the kernel's). Status. */
+int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, bool in_place,
+                    bool *busy);
+/* Does the set hold block bi? */
+bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi);
 /* Let go of every hold (the set keeps what it asked for). */
 void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x);
 void uvas_hold_free(struct uvas_hold_set *s);

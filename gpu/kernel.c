@@ -43,6 +43,8 @@ static struct {
     VkFence fence;
     VkQueryPool stamps;   /* a run's start and end on the device's clock */
     double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
+    uint8_t *served;      /* a bit per block: a request served this run */
+    size_t *served_list;  /* those blocks, to clear the bits after */
     struct uvas_kernel *kernels;
     struct uvas_gpu_hold *holds;
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .run = PTHREAD_MUTEX_INITIALIZER};
@@ -66,6 +68,10 @@ static void context_down(void)
     if (G.dsl)
         vkDestroyDescriptorSetLayout(d->dev, G.dsl, NULL);
     uvas_xlat_fini(&G.xlat);
+    free(G.served);
+    free(G.served_list);
+    G.served = NULL;
+    G.served_list = NULL;
     G.fence = VK_NULL_HANDLE;
     G.cpool = VK_NULL_HANDLE;
     G.cb = VK_NULL_HANDLE;
@@ -97,6 +103,9 @@ static int context_up(void)
                          d->no_kernels);
     G.d = d;
     int rc = uvas_xlat_init(&G.xlat, d, (uintptr_t)uvas_g.base, uvas_g.shift, uvas_g.nblocks);
+    if (!rc && (!(G.served = calloc((uvas_g.nblocks + 7) / 8, 1)) ||
+                !(G.served_list = malloc(uvas_g.nblocks * sizeof *G.served_list))))
+        rc = uvas_fail(UVAS_ERR_NOMEM, "kernels: out of memory");
     if (rc) {
         context_down();
         return rc;
@@ -275,16 +284,111 @@ void uvas_gpu_kernel_free(struct uvas_kernel *k)
     free(k);
 }
 
+/* Serving the requests of a running kernel (G.run held). */
+struct serve {
+    struct uvas_hold_set *s;
+    size_t nserved;
+    size_t *served;        /* blocks marked in G.served, to clear after */
+    size_t pending;        /* requests found busy this round */
+    uint64_t busy_since;   /* when a request was first found busy, 0: none */
+    bool gave_up;
+    size_t not_owned;      /* a block asked for that is in no allocation, + 1 */
+    int rc;
+};
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static bool served(size_t bi)
+{
+    return G.served[bi / 8] & (1u << (bi % 8));
+}
+
+static void give_up(struct serve *v)
+{
+    v->gave_up = true;
+    G.xlat.hdr->flags |= UVAS_XLAT_GIVE_UP;
+}
+
+/* A block the kernel waits on: held for it (the translation goes out and
+ * the kernel goes on), or, if it is in no allocation or cannot be held,
+ * every wait of the run ends (the launch then decides). A block another
+ * agent has taken is tried again on later polls, for a while. */
+static void serve_one(size_t bi, void *arg)
+{
+    struct serve *v = arg;
+    if (v->gave_up || served(bi))
+        return;
+    bool busy = false;
+    int rc = atomic_load_explicit(&uvas_g.bt[bi].owner, memory_order_acquire) == 0
+                 ? UVAS_ERR_NOT_OWNED
+                 : uvas_hold_block(v->s, &G.xlat, bi, G.d->cqueue_shared, &busy);
+    if (busy) {
+        v->pending++;
+        return;
+    }
+    G.served[bi / 8] |= (uint8_t)(1u << (bi % 8));
+    v->served[v->nserved++] = bi;
+    if (rc) {
+        if (rc == UVAS_ERR_NOT_OWNED && !v->not_owned)
+            v->not_owned = bi + 1;
+        else if (rc != UVAS_ERR_NOT_OWNED && !v->rc)
+            v->rc = rc;
+        give_up(v);
+        return;
+    }
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_fault_waits, 1, RLX);
+}
+
+/* Wait for the run, serving what it asks for meanwhile. Status. */
+static int wait_serving(struct uvas_kernel *k, struct serve *v)
+{
+    struct uvas_vulkan *d = G.d;
+    uint32_t seen = 0;
+    for (;;) {
+        VkResult r = vkWaitForFences(d->dev, 1, &G.fence, VK_TRUE, 20000);
+        if (r == VK_SUCCESS)
+            return UVAS_OK;
+        if (r != VK_TIMEOUT) {
+            give_up(v);
+            return uvas_fail(UVAS_ERR_SYS, "kernel '%s': waiting for it failed (VkResult "
+                             "%d%s)", k->entry, r,
+                             r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
+        }
+        uint32_t nf = G.xlat.hdr->nfaults;
+        if (v->gave_up || (nf == seen && !v->pending))
+            continue;
+        seen = nf;
+        v->pending = 0;
+        uvas_xlat_requests(&G.xlat, serve_one, v);
+        if (!v->pending) {
+            v->busy_since = 0;
+        } else if (!v->busy_since) {
+            v->busy_since = mono_ns();
+        } else if (mono_ns() - v->busy_since > 20000000ull) {
+            /* A transition holds it, maybe waiting for a block this
+             * kernel holds: waiting longer could wait for ever. */
+            give_up(v);
+        }
+    }
+}
+
 /* One run of k with the holds in place (G.run held): record, submit,
- * wait. *nfaults, and up to UVAS_XLAT_FAULTS addresses in fault[]. */
-static int run_once(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
-                    size_t args_size, uint32_t *nfaults, uint64_t *fault)
+ * wait while serving the kernel's faults. *nfaults, and up to
+ * UVAS_XLAT_FAULTS addresses in fault[] of accesses that were not served
+ * (0 of them when every fault was). */
+static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32_t groups[3],
+                    const void *args, size_t args_size, unsigned flags, uint32_t *nfaults,
+                    uint64_t *fault)
 {
     struct uvas_vulkan *d = G.d;
     volatile struct uvas_xlat_header *h = G.xlat.hdr;
-    h->nfaults = 0;
-    for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
-        h->fault[i] = 0;
+    bool wait = !(flags & UVAS_KERNEL_NO_WAIT);
+    uvas_xlat_run_begin(&G.xlat, wait);
     VkCommandBuffer cb = G.cb;
     vkResetCommandBuffer(cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -328,18 +432,47 @@ static int run_once(struct uvas_kernel *k, const uint32_t groups[3], const void 
         return uvas_fail(UVAS_ERR_SYS, "kernel '%s': vkQueueSubmit failed (VkResult %d)",
                          k->entry, r);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, 1, RLX);
-    r = vkWaitForFences(d->dev, 1, &G.fence, VK_TRUE, UINT64_MAX);
-    if (r)
-        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': waiting for it failed (VkResult %d%s)",
-                         k->entry, r, r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
+    struct serve v = {.s = s, .served = G.served_list, .gave_up = !wait};
+    int rc = wait_serving(k, &v);
+    for (size_t i = 0; i < v.nserved; i++)
+        G.served[v.served[i] / 8] = 0;
+    if (rc)
+        return rc;
+    if (v.rc)
+        return v.rc;
     uint64_t t[2];
     if (G.stamps && vkGetQueryPoolResults(d->dev, G.stamps, 0, 2, sizeof t, t, sizeof t[0],
                                           VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && t[1] > t[0])
         atomic_fetch_add_explicit(&uvas_g.ctr.kernel_gpu_ns,
                                   (uint64_t)((double)(t[1] - t[0]) * G.ns_per_tick), RLX);
-    *nfaults = h->nfaults;
-    for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
-        fault[i] = h->fault[i];
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
+    /* Accesses to no live memory end the launch, named. */
+    if (h->stray_claim)
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is outside the "
+                         "uvas range; the access went nowhere and the launch failed", k->entry,
+                         (void *)(uintptr_t)h->stray);
+    if (v.not_owned) {
+        uintptr_t a = (uintptr_t)uvas_block_addr(v.not_owned - 1);
+        for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
+            if (h->fault[i] && uvas_block_index((const void *)(uintptr_t)h->fault[i]) ==
+                                   v.not_owned - 1)
+                a = h->fault[i];
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is in no live uvas "
+                         "allocation (freed, or never allocated); the access went nowhere and "
+                         "the launch failed", k->entry, (void *)a);
+    }
+    /* Faults whose wait was served are done with; without a give-up,
+     * that is all of them. Otherwise the recorded ones whose block was
+     * not held (the sink took their accesses) decide. */
+    uint32_t m = 0;
+    for (int i = 0; i < UVAS_XLAT_FAULTS && v.gave_up; i++) {
+        const void *a = (const void *)(uintptr_t)h->fault[i];
+        if (a && !(uvas_in_range(a) && uvas_hold_has(s, uvas_block_index(a))))
+            fault[m++] = (uintptr_t)a;
+    }
+    if (v.gave_up && !m && h->nfaults) /* unrecorded ones: name the first */
+        fault[m++] = h->fault[0];
+    *nfaults = m;
     return UVAS_OK;
 }
 
@@ -348,30 +481,36 @@ static int run_once(struct uvas_kernel *k, const uint32_t groups[3], const void 
 static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t n,
                        const uint64_t *fault, unsigned flags)
 {
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, n, RLX);
-    size_t before = s->nwant;
-    uint32_t m = n < UVAS_XLAT_FAULTS ? n : UVAS_XLAT_FAULTS;
-    for (uint32_t i = 0; i < m; i++) {
+    char *base;
+    size_t size;
+    /* An access to no live memory fails the launch, whatever came first. */
+    for (uint32_t i = 0; i < n; i++) {
         const void *p = (const void *)(uintptr_t)fault[i];
-        int rc = UVAS_OK;
-        if (!uvas_hold_want_alloc(s, p, &rc))
+        if (!uvas_span_alloc(p, &base, &size))
             return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is %s; the "
                              "access went nowhere and the launch failed", k->entry, p,
                              uvas_in_range(p) ? "in no live uvas allocation (freed, or never "
                                                 "allocated)"
                                               : "outside the uvas range");
+    }
+    const void *p0 = (const void *)(uintptr_t)fault[0];
+    if (!(flags & UVAS_KERNEL_IDEMPOTENT))
+        return uvas_fail(UVAS_ERR_INVAL, "kernel '%s' accessed %p, in an allocation its "
+                         "arguments did not name, and it was not made reachable while the "
+                         "kernel ran (%s); the access went nowhere and the launch failed: pass "
+                         "the pointer as an argument, or launch with UVAS_KERNEL_IDEMPOTENT so "
+                         "uvas may run the kernel again with that memory reachable", k->entry,
+                         p0, flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
+                                                          : "a transition held the block");
+    size_t before = s->nwant;
+    for (uint32_t i = 0; i < n; i++) {
+        int rc = UVAS_OK;
+        uvas_hold_want_alloc(s, (const void *)(uintptr_t)fault[i], &rc);
         if (rc)
             return rc;
-        if (!(flags & UVAS_KERNEL_IDEMPOTENT))
-            return uvas_fail(UVAS_ERR_INVAL, "kernel '%s' accessed %p, in an allocation its "
-                             "arguments did not name; the access went nowhere and the launch "
-                             "failed: pass the pointer as an argument, or launch with "
-                             "UVAS_KERNEL_IDEMPOTENT so uvas may run the kernel again with "
-                             "that memory reachable", k->entry, p);
     }
     if (s->nwant == before)
-        return uvas_fail(UVAS_ERR_SYS, "kernel '%s' faulted on %p, which it holds", k->entry,
-                         (const void *)(uintptr_t)fault[0]);
+        return uvas_fail(UVAS_ERR_SYS, "kernel '%s' faulted on %p, which it holds", k->entry, p0);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_replays, 1, RLX);
     return UVAS_OK;
 }
@@ -395,9 +534,10 @@ static int check_launch(struct uvas_kernel *k, const uint32_t groups[3], const v
                          "device takes a multiple of 4 up to %u bytes (its push-constant "
                          "limit): pass larger data through a uvas allocation", args_size,
                          args_size && !args ? " at NULL" : "", G.push);
-    if (flags & ~(UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT))
+    const unsigned known = UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT | UVAS_KERNEL_NO_WAIT;
+    if (flags & ~known)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: unknown flags %#x",
-                         flags & ~(UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT));
+                         flags & ~known);
     return UVAS_OK;
 }
 
@@ -428,7 +568,7 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
         uint32_t n = 0;
         uint64_t fault[UVAS_XLAT_FAULTS];
         pthread_mutex_lock(&G.run);
-        rc = run_once(k, groups, args, args_size, &n, fault);
+        rc = run_once(k, &s, groups, args, args_size, flags, &n, fault);
         /* Translations change only between runs: a held block is let go
          * before the next run starts (a kernel that reads a translation it
          * did not ask for sees it valid for its whole run). */

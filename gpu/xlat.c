@@ -58,7 +58,10 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
 {
     memset(x, 0, sizeof *x);
     x->dev = d;
-    x->bytes = sizeof(struct uvas_xlat_header) + nblocks * sizeof(uint64_t);
+    x->nreq0 = (nblocks + 31) / 32;
+    x->nreq1 = (x->nreq0 + 31) / 32;
+    size_t req_off = sizeof(struct uvas_xlat_header) + nblocks * sizeof(uint64_t);
+    x->bytes = req_off + (x->nreq0 + x->nreq1) * sizeof(uint32_t);
     int rc = make(d, x->bytes, UINT32_MAX, &x->buf, &x->mem, "translation table");
     if (rc)
         return rc;
@@ -70,6 +73,8 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     memset(p, 0, x->bytes);
     x->hdr = p;
     x->entry = (_Atomic uint64_t *)((char *)p + sizeof(struct uvas_xlat_header));
+    x->req0 = (volatile uint32_t *)((char *)p + req_off);
+    x->req1 = x->req0 + x->nreq0;
     rc = make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, &x->sink, &x->sink_mem, "fault sink");
     if (rc) {
         uvas_xlat_fini(x);
@@ -79,6 +84,7 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->hdr->shift = shift;
     x->hdr->nblocks = (uint32_t)nblocks;
     x->hdr->sink = uvas_vulkan_address(d, x->sink);
+    x->hdr->req = uvas_vulkan_address(d, x->buf) + req_off;
     return UVAS_OK;
 }
 
@@ -98,4 +104,38 @@ void uvas_xlat_fini(struct uvas_xlat *x)
     if (x->sink_mem)
         vkFreeMemory(d->dev, x->sink_mem, NULL);
     memset(x, 0, sizeof *x);
+}
+
+void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait)
+{
+    volatile struct uvas_xlat_header *h = x->hdr;
+    h->nfaults = 0;
+    h->stray = 0;
+    h->stray_claim = 0;
+    for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
+        h->fault[i] = 0;
+    for (size_t i = 0; i < x->nreq0; i++)
+        x->req0[i] = 0;
+    for (size_t i = 0; i < x->nreq1; i++)
+        x->req1[i] = 0;
+    h->flags = wait ? UVAS_XLAT_WAIT : 0;
+}
+
+/* The kernel sets a block's bit, then (after a barrier) its word's bit in
+ * req1: reading req1 first, a set bit there finds its block's bit set.
+ * Bits stay set for the run; the caller knows which it has served. */
+void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), void *arg)
+{
+    for (size_t i = 0; i < x->nreq1; i++) {
+        uint32_t w1 = x->req1[i];
+        while (w1) {
+            size_t w = i * 32 + (size_t)__builtin_ctz(w1);
+            w1 &= w1 - 1;
+            uint32_t w0 = x->req0[w];
+            while (w0) {
+                fn(w * 32 + (size_t)__builtin_ctz(w0), arg);
+                w0 &= w0 - 1;
+            }
+        }
+    }
 }

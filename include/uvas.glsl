@@ -47,6 +47,9 @@ layout(constant_id = 2034) const uint UVAS_NBLOCKS = 0;
 #define UVAS_XLAT_VALID 1ul
 #define UVAS_XLAT_HOST 2ul
 #define UVAS_XLAT_BITS 3ul
+#define UVAS_XLAT_WAIT 1u
+#define UVAS_XLAT_GIVE_UP 2u
+const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_SINK_BYTES 4096
 
 layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
@@ -56,16 +59,36 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t sink;
     uint nfaults;
     uint flags;
-    uint64_t counters;
+    uint64_t req;
+    uint64_t stray;
+    uint stray_claim;
+    uint pad;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uint64_t entry[];
 } uvas_xlat;
+
+/* The same, as a faulting access waits on it: every read goes to memory,
+ * where uvas writes the translation while the kernel runs. */
+layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
+    uint64_t base;
+    uint shift;
+    uint nblocks;
+    uint64_t sink;
+    uint nfaults;
+    uint flags;
+    uint64_t req;
+    uint64_t stray;
+    uint stray_claim;
+    uint pad;
+    uint64_t fault[UVAS_XLAT_FAULTS];
+    uint64_t entry[];
+} uvas_xlat_v;
 
 /* The same table as translations read it: read-only and not aliased by
  * any buffer reference, so the compiler may keep entries in registers
  * and the device read them through its read-only caches. */
 layout(set = 0, binding = 0, std430) restrict readonly buffer uvas_xlat_entries {
-    uint64_t header[(40 + 8 * UVAS_XLAT_FAULTS) / 8];
+    uint64_t header[(56 + 8 * UVAS_XLAT_FAULTS) / 8];
     uint64_t entry[];
 } uvas_xlat_ro;
 
@@ -78,13 +101,32 @@ layout(buffer_reference, std430, buffer_reference_align = 8) buffer uvas_ref_f64
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer uvas_ref_vec4 { vec4 v; };
 layout(buffer_reference, std430, buffer_reference_align = 16) buffer uvas_ref_uvec4 { uvec4 v; };
 
-/* No translation for a: record it for uvas and send the access to the
+/* No translation for a: record it, ask uvas for its block and wait for
+ * the translation; refused (or outside the range), the access goes to the
  * sink (at the same offset within 4 KiB, so it stays aligned). */
 uint64_t uvas_fault(uint64_t a)
 {
     uint k = atomicAdd(uvas_xlat.nfaults, 1u);
     if (k < UVAS_XLAT_FAULTS)
         uvas_xlat.fault[k] = a;
+    uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
+    if (bi >= uint64_t(UVAS_NBLOCKS)) {
+        if (atomicCompSwap(uvas_xlat.stray_claim, 0u, 1u) == 0u)
+            uvas_xlat.stray = a;
+    } else if ((uvas_xlat_v.flags & UVAS_XLAT_WAIT) != 0u) {
+        uint b = uint(bi);
+        atomicOr(uvas_ref_u32(uvas_xlat.req + 4ul * (b >> 5)).v, 1u << (b & 31u));
+        memoryBarrierBuffer();
+        atomicOr(uvas_ref_u32(uvas_xlat.req + 4ul * (UVAS_REQ0_WORDS + (b >> 10))).v,
+                 1u << ((b >> 5) & 31u));
+        for (;;) {
+            uint64_t e = uvas_xlat_v.entry[b];
+            if ((e & UVAS_XLAT_VALID) != 0ul)
+                return a + (e & ~UVAS_XLAT_BITS);
+            if (e != 0ul || (uvas_xlat_v.flags & UVAS_XLAT_GIVE_UP) != 0u)
+                break;
+        }
+    }
     return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
 }
 
@@ -94,7 +136,7 @@ uint64_t uvas_translate(uint64_t a)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
     uint64_t e = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)] : 0;
-    if (e == 0)
+    if ((e & UVAS_XLAT_VALID) == 0ul)
         return uvas_fault(a);
     return a + (e & ~UVAS_XLAT_BITS);
 }

@@ -53,9 +53,10 @@ extern "C" {
 
 typedef struct uvas_kernel uvas_kernel_t;
 
-/* uvas_kernel_launch flags (0: scan the arguments, fail on a fault). */
+/* uvas_kernel_launch flags (0: scan the arguments, faults wait). */
 #define UVAS_KERNEL_NO_SCAN 0x1u    /* do not look for pointers in the arguments */
-#define UVAS_KERNEL_IDEMPOTENT 0x2u /* may be run again after an access that faulted */
+#define UVAS_KERNEL_IDEMPOTENT 0x2u /* may be run again after a fault that was not served */
+#define UVAS_KERNEL_NO_WAIT 0x4u    /* a fault does not wait: its access goes nowhere */
 
 /* Load the compute entry point `entry` of a SPIR-V module (bytes: a
  * multiple of 4). Starts uvas if needed. Status. */

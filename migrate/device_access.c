@@ -100,9 +100,11 @@ static void give_back(size_t bi, uint32_t seen, int res)
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
-int uvas_device_take(size_t bi, bool write, bool wait, struct uvas_device_hold *h)
+int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
+    bool write = how & UVAS_DEV_WRITE, wait = how & UVAS_DEV_WAIT;
+    bool in_place = how & UVAS_DEV_IN_PLACE;
     *h = (struct uvas_device_hold){0};
     for (int round = 0; round < 8; round++) {
         if (!uvas_blk_take(b, wait, &h->seen)) {
@@ -111,7 +113,8 @@ int uvas_device_take(size_t bi, bool write, bool wait, struct uvas_device_hold *
         }
         int res = uvas_blk_res(h->seen);
         if (res == UVAS_RES_UNPOPULATED) { /* the device's first touch */
-            int to = uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE);
+            int to = in_place ? UVAS_RES_HOST
+                              : uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE);
             const struct uvas_tier_ops *t = uvas_tier_of(to);
             int rc = t->populate(bi, (uintptr_t)uvas_block_addr(bi));
             if (rc && to == UVAS_RES_DEVICE) {
@@ -136,7 +139,9 @@ int uvas_device_take(size_t bi, bool write, bool wait, struct uvas_device_hold *
             return UVAS_OK;
         }
         /* Host-resident: the policy decides. */
-        int act = uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE, write, true);
+        int act = in_place ? UVAS_ACTION_REMOTE
+                           : uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE, write,
+                                               true);
         if (act == UVAS_ACTION_REMOTE) {
             h->remote = true;
             atomic_fetch_add_explicit(&uvas_g.ctr.device_remote, 1, RLX);
@@ -176,7 +181,7 @@ static int access_block(size_t bi, size_t off, size_t n, int write, unsigned cha
     atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.device_touches, 1, RLX);
     struct uvas_device_hold h;
-    int rc = uvas_device_take(bi, write, true, &h);
+    int rc = uvas_device_take(bi, (write ? UVAS_DEV_WRITE : 0) | UVAS_DEV_WAIT, &h);
     if (rc)
         return rc;
     if (h.remote) {

@@ -18,15 +18,23 @@ struct uvas_device_hold {
     bool busy;     /* !wait and another holder had it: nothing was taken */
 };
 
+/* How uvas_device_take goes about it. */
+enum {
+    UVAS_DEV_WRITE = 1 << 0,    /* the device may write: a host duplicate goes */
+    UVAS_DEV_WAIT = 1 << 1,     /* wait for a block another agent has taken */
+    UVAS_DEV_IN_PLACE = 1 << 2, /* no copy: untouched blocks go to the host, host
+                                   blocks are served where they are (the copy
+                                   engine's queue is not to be used) */
+};
+
 /*
  * Bring block bi where the device reaches it, as the policy decides for a
- * device access (write: the device may write, so a host duplicate goes),
- * and return with it taken. With !wait, a block another agent holds is
- * not waited for (h->busy): a caller holding other blocks must not wait.
- * Status; on success the caller ends with uvas_device_give_back or by
- * publishing the state itself.
+ * device access, and return with it taken. Without UVAS_DEV_WAIT, a block
+ * another agent has taken is not waited for (h->busy): a caller holding
+ * other blocks must not wait. Status; on success the caller ends with
+ * uvas_device_give_back or by publishing the state itself.
  */
-int uvas_device_take(size_t bi, bool write, bool wait, struct uvas_device_hold *h);
+int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h);
 void uvas_device_give_back(size_t bi, const struct uvas_device_hold *h);
 
 void uvas_device_access_fini(void);
