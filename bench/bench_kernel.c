@@ -11,7 +11,11 @@
  * Kernel time is the device's own clock (timestamps around the dispatch);
  * GB/s counts 12 bytes per element (two reads, one write). Also the time a
  * synchronous launch takes beyond the kernel (holds, translations,
- * submission, wait), per launch.
+ * submission, wait), per launch, and what a fault costs: a kernel whose
+ * 64 accesses each reach a device-resident block through a pointer read
+ * from memory, its blocks held beforehand (uvas_gpu_hold: no fault),
+ * served while the accesses wait, and replayed (UVAS_KERNEL_NO_WAIT |
+ * UVAS_KERNEL_IDEMPOTENT); the differences per block.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -44,6 +48,9 @@ static const uint32_t triad4_spv[] =
     ;
 static const uint32_t triad4_raw_spv[] =
 #include "triad4-raw.spv.h"
+    ;
+static const uint32_t chase_spv[] =
+#include "chase.spv.h"
     ;
 
 struct args {
@@ -221,26 +228,18 @@ static double raw_run(const struct rbuf *b, const struct args *a, uint32_t group
 }
 
 /* Median kernel GB/s of reps raw runs over buffers of `want` memory. */
-static double raw_gbs(size_t n, uint32_t groups, int reps, VkMemoryPropertyFlags want,
-                      VkMemoryPropertyFlags avoid, int vec4)
-{
-    struct rbuf b[3];
-    for (int i = 0; i < 3; i++)
-        b[i] = rbuf_make(n * 4, want, avoid);
-    struct args a = {b[0].addr, b[1].addr, b[2].addr, 0.5f, (uint32_t)n};
-    raw_run(b, &a, groups, true, vec4);
-    double v[64];
-    for (int r = 0; r < reps; r++)
-        v[r] = 12.0 * (double)n / raw_run(b, &a, groups, false, vec4);
-    for (int i = 0; i < 3; i++)
-        rbuf_free(&b[i]);
-    return bench_median(v, reps);
-}
+/* uvas's triad and its reference, rep by rep in turn (a machine that
+ * gets busier slows both alike): median kernel GB/s of each, and the
+ * median time a uvas launch took beyond its kernel (us). uvas's arrays
+ * are allocated with hints and moved to loc (-1: left); the reference's
+ * buffers are of a memory type with want and without avoid. */
+struct pair {
+    double uvas, raw, over_us;
+};
 
-/* Median kernel GB/s (and launch overhead, us) of reps uvas launches over
- * three arrays of n floats allocated with hints. */
-static double uvas_gbs(uvas_kernel_t *k, size_t n, uint32_t groups, int reps, unsigned hints,
-                       int loc, double *over_us)
+static struct pair triad_pair(uvas_kernel_t *k, int vec4, size_t n, uint32_t groups, int reps,
+                              unsigned hints, int loc, VkMemoryPropertyFlags want,
+                              VkMemoryPropertyFlags avoid)
 {
     float *x[3];
     for (int i = 0; i < 3; i++) {
@@ -259,23 +258,30 @@ static double uvas_gbs(uvas_kernel_t *k, size_t n, uint32_t groups, int reps, un
             fprintf(stderr, "kernel: uvas_migrate: %s\n", uvas_last_error());
             exit(1);
         }
-    struct args a = {(uintptr_t)x[0], (uintptr_t)x[1], (uintptr_t)x[2], 0.5f, (uint32_t)n};
+    struct rbuf b[3];
+    for (int i = 0; i < 3; i++)
+        b[i] = rbuf_make(n * 4, want, avoid);
+    struct args ra = {b[0].addr, b[1].addr, b[2].addr, 0.5f, (uint32_t)n};
+    raw_run(b, &ra, groups, true, vec4);
+    struct args ua = {(uintptr_t)x[0], (uintptr_t)x[1], (uintptr_t)x[2], 0.5f, (uint32_t)n};
     uint32_t g[3] = {groups, 1, 1};
-    double v[64], o[64];
-    for (int r = -1; r < reps; r++) {
+    double u[64], r[64], o[64];
+    for (int i = -1; i < reps; i++) {
         struct uvas_stats s0, s1;
         uvas_stats_get(&s0);
         uint64_t t0 = bench_now_ns();
-        if (uvas_kernel_launch(k, g, &a, sizeof a, 0)) {
+        if (uvas_kernel_launch(k, g, &ua, sizeof ua, 0)) {
             fprintf(stderr, "kernel: launch: %s\n", uvas_last_error());
             exit(1);
         }
         uint64_t t1 = bench_now_ns();
         uvas_stats_get(&s1);
         double ns = (double)(s1.kernel_gpu_ns - s0.kernel_gpu_ns);
-        if (r >= 0) {
-            v[r] = 12.0 * (double)n / ns;
-            o[r] = ((double)(t1 - t0) - ns) / 1e3;
+        double rns = raw_run(b, &ra, groups, false, vec4);
+        if (i >= 0) {
+            u[i] = 12.0 * (double)n / ns;
+            o[i] = ((double)(t1 - t0) - ns) / 1e3;
+            r[i] = 12.0 * (double)n / rns;
         }
     }
     for (size_t i = 0; i < n; i += 4099)
@@ -283,10 +289,71 @@ static double uvas_gbs(uvas_kernel_t *k, size_t n, uint32_t groups, int reps, un
             fprintf(stderr, "kernel: c[%zu] = %g, expected 2\n", i, x[2][i]);
             exit(1);
         }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
         uvas_free(x[i]);
-    *over_us = bench_median(o, reps);
+        rbuf_free(&b[i]);
+    }
+    return (struct pair){bench_median(u, reps), bench_median(r, reps), bench_median(o, reps)};
+}
+
+/* Median wall time (us) of reps launches of the chase kernel over nt
+ * targets with flags; held: the targets held beforehand. */
+static double chase_us(uvas_kernel_t *k, uint64_t *table, uint32_t nt, unsigned flags,
+                       int reps, bool held)
+{
+    struct {
+        uint64_t table;
+        uint32_t n, value;
+    } a = {(uintptr_t)table, nt, 7};
+    uint32_t g[3] = {(nt + 63) / 64, 1, 1};
+    uvas_gpu_hold_t *h = NULL;
+    if (held && uvas_gpu_hold((const void *const *)table, nt, &h)) {
+        fprintf(stderr, "kernel: uvas_gpu_hold: %s\n", uvas_last_error());
+        exit(1);
+    }
+    double v[64];
+    for (int r = -1; r < reps; r++) {
+        uint64_t t0 = bench_now_ns();
+        if (uvas_kernel_launch(k, g, &a, sizeof a, flags)) {
+            fprintf(stderr, "kernel: chase launch: %s\n", uvas_last_error());
+            exit(1);
+        }
+        if (r >= 0)
+            v[r] = (double)(bench_now_ns() - t0) / 1e3;
+    }
+    uvas_gpu_release(h);
     return bench_median(v, reps);
+}
+
+static void bench_faults(uvas_kernel_t *k, size_t block, int reps)
+{
+    enum { NT = 64 };
+    uint64_t *table = uvas_malloc(NT * 8);
+    for (int i = 0; i < NT; i++) {
+        void *t = uvas_malloc(block);
+        if (!t || uvas_migrate(t, block, UVAS_LOC_DEVICE, 0)) {
+            fprintf(stderr, "kernel: a target: %s\n", uvas_last_error());
+            exit(1);
+        }
+        table[i] = (uintptr_t)t;
+    }
+    double held = chase_us(k, table, NT, 0, reps, true);
+    double replay = chase_us(k, table, NT, UVAS_KERNEL_NO_WAIT | UVAS_KERNEL_IDEMPOTENT, reps,
+                             false);
+    printf("  faults, %d device-resident blocks reached through pointers in memory: held "
+           "beforehand %.0f us, replayed %.0f us (%.1f us/block)", NT, held, replay,
+           (replay - held) / NT);
+    if (R.gi.fault_waits) {
+        double wait = chase_us(k, table, NT, 0, reps, false);
+        printf(", served while waiting %.0f us (%.1f us/block)\n", wait, (wait - held) / NT);
+        bench_metric("kernel.fault_wait_us_per_block", (wait - held) / NT, NULL);
+    } else {
+        printf("; faults cannot wait on this device\n");
+    }
+    bench_metric("kernel.fault_replay_us_per_block", (replay - held) / NT, NULL);
+    for (int i = 0; i < NT; i++)
+        uvas_free((void *)(uintptr_t)table[i]);
+    uvas_free(table);
 }
 
 int bench_kernel(int argc, char **argv)
@@ -324,16 +391,15 @@ int bench_kernel(int argc, char **argv)
         groups = 1;
     printf("kernel: %s (%s), triad over 3 x %zu MiB, %d reps, medians, device clock\n",
            d.device_name, d.device_kind, mib, reps);
-    double over_dev, over_host, over4;
     VkMemoryPropertyFlags sysmem = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
     VkMemoryPropertyFlags notdev = d.device_kind && !strcmp(d.device_kind, "software")
                                        ? 0 : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    double udev = uvas_gbs(k, n, groups, reps, 0, UVAS_LOC_DEVICE, &over_dev);
-    double rdev = raw_gbs(n, groups, reps, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 0);
-    double udev4 = uvas_gbs(k4, n, groups, reps, 0, UVAS_LOC_DEVICE, &over4);
-    double rdev4 = raw_gbs(n, groups, reps, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0, 1);
-    double uhost = uvas_gbs(k, n, groups, reps, UVAS_HINT_HOST, -1, &over_host);
-    double rhost = raw_gbs(n, groups, reps, sysmem, notdev, 0);
+    const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+    struct pair pd = triad_pair(k, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
+    struct pair p4 = triad_pair(k4, 1, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
+    struct pair ph = triad_pair(k, 0, n, groups, reps, UVAS_HINT_HOST, -1, sysmem, notdev);
+    double udev = pd.uvas, rdev = pd.raw, udev4 = p4.uvas, rdev4 = p4.raw;
+    double uhost = ph.uvas, rhost = ph.raw, over_dev = pd.over_us, over_host = ph.over_us;
     printf("  device-resident, float: uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev,
            rdev, udev / rdev);
     printf("  device-resident, vec4:  uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev4,
@@ -349,6 +415,13 @@ int bench_kernel(int argc, char **argv)
     bench_metric("kernel.triad_host.uvas_gbs", uhost, NULL);
     bench_metric("kernel.triad_host.raw_gbs", rhost, NULL);
     bench_metric("kernel.launch_overhead_us", over_dev, NULL);
+    uvas_kernel_t *kc;
+    if (uvas_kernel_load(chase_spv, sizeof chase_spv, "main", &kc)) {
+        fprintf(stderr, "kernel: %s\n", uvas_last_error());
+        return 1;
+    }
+    bench_faults(kc, d.block_size, reps);
+    uvas_kernel_free(kc);
     printf("kernel ratio uvas/raw: %.3f\n", udev / rdev);
     uvas_kernel_free(k);
     uvas_kernel_free(k4);

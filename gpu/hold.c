@@ -1,6 +1,7 @@
 /* The blocks a launch holds (hold.h). */
 #include "gpu/hold.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -87,7 +88,9 @@ static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, bool *busy)
         uvas_device_give_back(bi, &h);
         return rc;
     }
-    uvas_xlat_set(x, bi, (uintptr_t)uvas_block_addr(bi), e, h.remote);
+    /* Where it is reached while held; the entry goes out with the run
+     * (uvas_hold_publish), under the table's lock. */
+    x->reach[bi] = e | (h.remote ? 1 : 0);
     uvas_blk_publish_held(b, h.seen, uvas_blk_res(h.seen));
     /* As any transition's end: faults parked while it was taken go on. */
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
@@ -102,7 +105,7 @@ static void unhold_one(struct uvas_xlat *x, size_t bi)
     bool waiter;
     if (!uvas_blk_unhold(b, &seen, &waiter))
         return;
-    uvas_xlat_set(x, bi, 0, 0, false);
+    uvas_xlat_clear(x, bi);
     uvas_blk_unbusy(b, seen);
     if (waiter)
         uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
@@ -112,15 +115,20 @@ int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
 {
     /* Already held blocks stay; new ones may sort before them, so let go
      * and hold the whole set again, in order. */
+    pthread_mutex_lock(&x->run);
     uvas_hold_release(s, x);
+    pthread_mutex_unlock(&x->run);
     for (unsigned attempt = 0;; attempt++) {
         bool busy = false;
         int rc = UVAS_OK;
         while (s->nheld < s->nwant && !busy && !rc)
             if (!(rc = hold_one(x, s->want[s->nheld], 0, &busy)) && !busy)
                 s->nheld++;
-        if (rc || busy)
+        if (rc || busy) {
+            pthread_mutex_lock(&x->run);
             uvas_hold_release(s, x);
+            pthread_mutex_unlock(&x->run);
+        }
         if (rc)
             return rc;
         if (!busy)
@@ -144,9 +152,19 @@ int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, boo
         s->cap_extra = cap;
     }
     int rc = hold_one(x, bi, in_place ? UVAS_DEV_IN_PLACE : 0, busy);
-    if (!rc && !*busy)
+    if (!rc && !*busy) {
         s->extra[s->nextra++] = bi;
+        uvas_xlat_publish(x, bi, (uintptr_t)uvas_block_addr(bi));
+    }
     return rc;
+}
+
+void uvas_hold_publish(struct uvas_hold_set *s, struct uvas_xlat *x)
+{
+    for (size_t i = 0; i < s->nheld; i++)
+        uvas_xlat_publish(x, s->want[i], (uintptr_t)uvas_block_addr(s->want[i]));
+    for (size_t i = 0; i < s->nextra; i++)
+        uvas_xlat_publish(x, s->extra[i], (uintptr_t)uvas_block_addr(s->extra[i]));
 }
 
 bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi)

@@ -28,16 +28,19 @@ struct uvas_hold_set {
  * none (nothing asked). Status through *rc (memory for the set). */
 bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc);
 /* Hold every block asked for (and not yet held). Status; on failure the
- * set holds nothing. */
+ * set holds nothing. Takes x->run to let go (its translations may be out). */
 int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x);
-/* While the kernel runs: hold block bi for an access that waits on it,
- * without waiting for it (*busy: another agent has it; try again).
- * in_place: no copy (the copies' queue is the kernel's). Status. */
+/* Before a run (x->run held): the translations of every block held. */
+void uvas_hold_publish(struct uvas_hold_set *s, struct uvas_xlat *x);
+/* While the kernel runs (x->run held): hold block bi for an access that
+ * waits on it, and publish its translation, without waiting for it
+ * (*busy: another agent has it; try again). in_place: no copy (the
+ * copies' queue is the kernel's). Status. */
 int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, bool in_place,
                     bool *busy);
 /* Does the set hold block bi? */
 bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi);
-/* Let go of every hold (the set keeps what it asked for). */
+/* Let go of every hold (the set keeps what it asked for); x->run held. */
 void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x);
 void uvas_hold_free(struct uvas_hold_set *s);
 

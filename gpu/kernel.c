@@ -28,8 +28,7 @@ struct uvas_gpu_hold {
 };
 
 static struct {
-    pthread_mutex_t mu;  /* the context, the lists */
-    pthread_mutex_t run; /* one run at a time: the header's faults, the command buffer */
+    pthread_mutex_t mu;  /* the context, the lists (then xlat.run, if both) */
     bool up;
     struct uvas_vulkan *d;
     struct uvas_xlat xlat;
@@ -44,10 +43,11 @@ static struct {
     VkQueryPool stamps;   /* a run's start and end on the device's clock */
     double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
     uint8_t *served;      /* a bit per block: a request served this run */
+    const char *why;      /* why the last run's waits ended unserved */
     size_t *served_list;  /* those blocks, to clear the bits after */
     struct uvas_kernel *kernels;
     struct uvas_gpu_hold *holds;
-} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .run = PTHREAD_MUTEX_INITIALIZER};
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void context_down(void)
 {
@@ -184,6 +184,16 @@ static int context_up(void)
     return UVAS_OK;
 }
 
+/* Can a faulting access wait for uvas here? Not where the device ends
+ * long-running shader loops: Mesa's llvmpipe (lavapipe) stops every loop
+ * of an invocation after 65535 iterations in all, which is no wait at all
+ * once the host is busy. There a fault is served after the run (replay)
+ * or fails the launch. */
+static bool fault_waits(void)
+{
+    return G.d->type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+}
+
 int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
                          struct uvas_kernel **out)
 {
@@ -214,11 +224,13 @@ int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
             struct {
                 uint64_t base;
                 uint32_t shift, nblocks;
-            } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks};
-            const VkSpecializationMapEntry me[3] = {
+                VkBool32 waits;
+            } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks,
+                    fault_waits()};
+            const VkSpecializationMapEntry me[4] = {
                 {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
-                {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}};
-            VkSpecializationInfo spec = {.mapEntryCount = 3,
+                {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4}};
+            VkSpecializationInfo spec = {.mapEntryCount = 4,
                                          .pMapEntries = me,
                                          .dataSize = sizeof sv,
                                          .pData = &sv};
@@ -284,7 +296,7 @@ void uvas_gpu_kernel_free(struct uvas_kernel *k)
     free(k);
 }
 
-/* Serving the requests of a running kernel (G.run held). */
+/* Serving the requests of a running kernel (xlat.run held). */
 struct serve {
     struct uvas_hold_set *s;
     size_t nserved;
@@ -377,7 +389,8 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
     }
 }
 
-/* One run of k with the holds in place (G.run held): record, submit,
+/* One run of k with the holds in place (xlat.run held: one run at a
+ * time, the header's faults and the command buffer are its): record, submit,
  * wait while serving the kernel's faults. *nfaults, and up to
  * UVAS_XLAT_FAULTS addresses in fault[] of accesses that were not served
  * (0 of them when every fault was). */
@@ -387,7 +400,7 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
 {
     struct uvas_vulkan *d = G.d;
     volatile struct uvas_xlat_header *h = G.xlat.hdr;
-    bool wait = !(flags & UVAS_KERNEL_NO_WAIT);
+    bool wait = !(flags & UVAS_KERNEL_NO_WAIT) && fault_waits();
     uvas_xlat_run_begin(&G.xlat, wait);
     VkCommandBuffer cb = G.cb;
     vkResetCommandBuffer(cb, 0);
@@ -446,6 +459,16 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         atomic_fetch_add_explicit(&uvas_g.ctr.kernel_gpu_ns,
                                   (uint64_t)((double)(t[1] - t[0]) * G.ns_per_tick), RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
+    if (h->timed_out) { /* their accesses went to the sink: as if given up */
+        v.gave_up = true;
+        G.why = "it waited longer than the device lets a loop run";
+    } else if (!wait) {
+        G.why = flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
+                                            : "a kernel cannot wait on this device: it bounds "
+                                              "shader loops";
+    } else if (v.gave_up) {
+        G.why = v.busy_since ? "a transition held the block" : "uvas gave up on the run's waits";
+    }
     /* Accesses to no live memory end the launch, named. */
     if (h->stray_claim)
         return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is outside the "
@@ -500,8 +523,7 @@ static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t 
                          "kernel ran (%s); the access went nowhere and the launch failed: pass "
                          "the pointer as an argument, or launch with UVAS_KERNEL_IDEMPOTENT so "
                          "uvas may run the kernel again with that memory reachable", k->entry,
-                         p0, flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
-                                                          : "a transition held the block");
+                         p0, G.why);
     size_t before = s->nwant;
     for (uint32_t i = 0; i < n; i++) {
         int rc = UVAS_OK;
@@ -567,19 +589,19 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
     while (!rc && !(rc = uvas_hold_all(&s, &G.xlat))) {
         uint32_t n = 0;
         uint64_t fault[UVAS_XLAT_FAULTS];
-        pthread_mutex_lock(&G.run);
+        pthread_mutex_lock(&G.xlat.run);
+        uvas_hold_publish(&s, &G.xlat);
         rc = run_once(k, &s, groups, args, args_size, flags, &n, fault);
-        /* Translations change only between runs: a held block is let go
-         * before the next run starts (a kernel that reads a translation it
-         * did not ask for sees it valid for its whole run). */
+        /* Translations change only between runs (and, during one, for the
+         * blocks it asks for): a kernel sees every translation it reads
+         * stay for its whole run. */
         uvas_hold_release(&s, &G.xlat);
-        pthread_mutex_unlock(&G.run);
+        pthread_mutex_unlock(&G.xlat.run);
         if (rc || !n)
             break;
         rc = take_faults(k, &s, n, fault, flags);
     }
-    uvas_hold_release(&s, &G.xlat);
-    uvas_hold_free(&s);
+    uvas_hold_free(&s); /* nothing held: each run let go, a failed hold too */
     return rc;
 }
 
@@ -600,6 +622,8 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
                                       .set = G.set,
                                       .max_args = G.push,
                                       .shared_queue = G.d->cqueue_shared,
+                                      .fault_waits = fault_waits(),
+                                      .fault_waits_spec = fault_waits(),
                                       .range_base = (uintptr_t)uvas_g.base,
                                       .block_shift = uvas_g.shift,
                                       .nblocks = (uint32_t)uvas_g.nblocks};
@@ -626,6 +650,11 @@ int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold *
                            "uvas allocation", i, ptrs[i]);
     if (!rc)
         rc = uvas_hold_all(&h->set, &G.xlat);
+    if (!rc) { /* for the user's own pipelines: out now */
+        pthread_mutex_lock(&G.xlat.run);
+        uvas_hold_publish(&h->set, &G.xlat);
+        pthread_mutex_unlock(&G.xlat.run);
+    }
     if (rc) {
         uvas_hold_free(&h->set);
         free(h);
@@ -644,7 +673,9 @@ int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold *
 /* G.mu held. */
 static void hold_down(struct uvas_gpu_hold *h)
 {
+    pthread_mutex_lock(&G.xlat.run);
     uvas_hold_release(&h->set, &G.xlat);
+    pthread_mutex_unlock(&G.xlat.run);
     uvas_hold_free(&h->set);
     if (h->prev)
         h->prev->next = h->next;

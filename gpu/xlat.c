@@ -1,6 +1,7 @@
 /* The kernels' translation table (xlat.h). */
 #include "gpu/xlat.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "uvas.h"
@@ -10,7 +11,9 @@ static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits)
 {
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    /* Device-local first: every access of a kernel reads an entry. */
+    /* Device-local first: every access of a kernel reads an entry. Memory
+     * that is not coherent would need flushes the table's writers do not
+     * make. */
     const VkMemoryPropertyFlags want[2] = {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host};
     for (int w = 0; w < 2; w++)
         for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++)
@@ -57,10 +60,13 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
                    size_t nblocks)
 {
     memset(x, 0, sizeof *x);
+    pthread_mutex_init(&x->run, NULL);
     x->dev = d;
+    if (!(x->reach = calloc(nblocks, sizeof *x->reach)))
+        return uvas_fail(UVAS_ERR_NOMEM, "out of memory for the translation table");
     x->nreq0 = (nblocks + 31) / 32;
     x->nreq1 = (x->nreq0 + 31) / 32;
-    size_t req_off = sizeof(struct uvas_xlat_header) + nblocks * sizeof(uint64_t);
+    size_t req_off = sizeof(struct uvas_xlat_header) + nblocks * sizeof(struct uvas_xlat_entry);
     x->bytes = req_off + (x->nreq0 + x->nreq1) * sizeof(uint32_t);
     int rc = make(d, x->bytes, UINT32_MAX, &x->buf, &x->mem, "translation table");
     if (rc)
@@ -72,7 +78,7 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     }
     memset(p, 0, x->bytes);
     x->hdr = p;
-    x->entry = (_Atomic uint64_t *)((char *)p + sizeof(struct uvas_xlat_header));
+    x->entry = (struct uvas_xlat_entry *)((char *)p + sizeof(struct uvas_xlat_header));
     x->req0 = (volatile uint32_t *)((char *)p + req_off);
     x->req1 = x->req0 + x->nreq0;
     rc = make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, &x->sink, &x->sink_mem, "fault sink");
@@ -93,6 +99,8 @@ void uvas_xlat_fini(struct uvas_xlat *x)
     struct uvas_vulkan *d = x->dev;
     if (!d)
         return;
+    free(x->reach);
+    pthread_mutex_destroy(&x->run);
     if (x->hdr)
         vkUnmapMemory(d->dev, x->mem);
     if (x->buf)
@@ -112,6 +120,7 @@ void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait)
     h->nfaults = 0;
     h->stray = 0;
     h->stray_claim = 0;
+    h->timed_out = 0;
     for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
         h->fault[i] = 0;
     for (size_t i = 0; i < x->nreq0; i++)

@@ -1,11 +1,21 @@
 /*
  * The translation table kernels read to turn a uvas address into a device
  * address (include/uvas.glsl mirrors its layout): a header, then one
- * 64-bit entry per block of the range, 0 where the block is not reachable
- * now, else what to add to a uvas address of the block to get its device
- * address, with bit 0 set (valid) and bit 1 for host memory: a kernel's
- * translation is one table read, one mask and one add. An entry is written only for a block kernels hold (gpu/hold.c), so
- * it cannot change under a running kernel; the last holder clears it.
+ * 16-byte entry per block of the range: `idx`, 0 where the block is not
+ * reachable now, else the block's index + 1, and `delta`, what to add to
+ * a uvas address of the block to get its device address. A kernel reads
+ * idx, then delta of entry idx - 1 (so the second read depends on the
+ * first), and adds. An entry is set only for a block kernels hold
+ * (gpu/hold.c) and the last holder clears it; every change is made under
+ * `run`, which a kernel holds while it runs: during a run, the only
+ * entries that change are those of blocks it asked for, from none to set.
+ *
+ * Why two words and not one 64-bit entry: while a kernel runs, entries of
+ * blocks it asked for are published under it, and a 64-bit load is not
+ * one access everywhere (lavapipe splits some into two 32-bit loads: a
+ * half-written entry read as valid sent writes to a wild address). idx is
+ * 32 bits, and delta is written before idx is and never changes while idx
+ * is set, so any read sees either no translation or a whole one.
  *
  * Host-visible, coherent memory (device-local where the device offers
  * such memory), written by the CPU with plain stores. Bound at set 0,
@@ -13,13 +23,14 @@
  *
  * While a kernel runs, an access that finds no translation asks for its
  * block in a two-level bitmap after the entries (a bit per block, and a
- * bit per word of those) and waits on the entry: uvas publishes the
- * translation (the kernel goes on) or gives up on the run's waits (they
- * go to the sink, and the launch decides after the run).
+ * bit per word of those) and waits on idx: uvas publishes the translation
+ * (the kernel goes on) or gives up on the run's waits (they go to the
+ * sink, and the launch decides after the run).
  */
 #ifndef UVAS_GPU_XLAT_H
 #define UVAS_GPU_XLAT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,14 +45,13 @@
 #define UVAS_XLAT_SPEC_BASE 2032u
 #define UVAS_XLAT_SPEC_SHIFT 2033u
 #define UVAS_XLAT_SPEC_NBLOCKS 2034u
+#define UVAS_XLAT_SPEC_WAITS 2035u
 
 /* Faulting addresses a run records (the rest are only counted). */
 #define UVAS_XLAT_FAULTS 16
-/* Entry bits: a translation is there; the block is host memory, reached
+/* Entry flags (not read by kernels): the block is host memory, reached
  * through its imported pages. */
-#define UVAS_XLAT_VALID 1ull
-#define UVAS_XLAT_HOST 2ull
-#define UVAS_XLAT_BITS 3ull
+#define UVAS_XLAT_HOST 1u
 /* Header flags: faulting accesses wait for uvas; uvas gave up on them all. */
 #define UVAS_XLAT_WAIT 1u
 #define UVAS_XLAT_GIVE_UP 2u
@@ -58,19 +68,28 @@ struct uvas_xlat_header {
     uint64_t req;       /* device address of the request bitmaps */
     uint64_t stray;     /* an access outside the range, if stray_claim */
     uint32_t stray_claim;
-    uint32_t pad;
+    uint32_t timed_out; /* accesses that stopped waiting on their own */
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
 _Static_assert(sizeof(struct uvas_xlat_header) == 56 + 8 * UVAS_XLAT_FAULTS,
                "uvas.glsl's uvas_xlat_entries header is 56 + 8 * UVAS_XLAT_FAULTS bytes");
 
+struct uvas_xlat_entry {
+    _Atomic uint32_t idx;   /* 0, or the block's index + 1 */
+    uint32_t flags;         /* UVAS_XLAT_HOST */
+    _Atomic uint64_t delta; /* device address - uvas address */
+};
+_Static_assert(sizeof(struct uvas_xlat_entry) == 16, "uvas.glsl's uvas_xlat_entry is 16 bytes");
+
 struct uvas_xlat {
+    pthread_mutex_t run;  /* one kernel runs at a time; entries change under it */
+    uint64_t *reach;      /* per block, while held: its device address | 1 if host */
     struct uvas_vulkan *dev;
     VkBuffer buf;
     VkDeviceMemory mem;
     VkDeviceSize bytes;
     volatile struct uvas_xlat_header *hdr;
-    _Atomic uint64_t *entry;
+    struct uvas_xlat_entry *entry;
     volatile uint32_t *req0, *req1; /* a bit per block; a bit per req0 word */
     size_t nreq0, nreq1;
     VkBuffer sink;
@@ -87,13 +106,26 @@ void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait);
  * (again on every call: the caller knows which it has served). */
 void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), void *arg);
 
-/* Block bi (at uvas address `at`) is at device address dev (host: its
- * imported pages); dev 0 clears the entry. */
-static inline void uvas_xlat_set(struct uvas_xlat *x, size_t bi, uintptr_t at, uint64_t dev,
-                                 bool host)
+/* Publish block bi's translation from x->reach (run held). delta goes out
+ * before idx: the sequentially consistent store of idx is a locked
+ * instruction on x86, which also drains the write-combining buffers a
+ * mapping of device memory may use. */
+static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t at)
 {
-    uint64_t e = dev ? (dev - at) | UVAS_XLAT_VALID | (host ? UVAS_XLAT_HOST : 0) : 0;
-    atomic_store_explicit(&x->entry[bi], e, memory_order_release);
+    struct uvas_xlat_entry *e = &x->entry[bi];
+    uint64_t r = x->reach[bi];
+    if (atomic_load_explicit(&e->idx, memory_order_relaxed))
+        return; /* published by another holder's run: the same */
+    atomic_store_explicit(&e->delta, (r & ~1ull) - at, memory_order_relaxed);
+    e->flags = r & 1 ? UVAS_XLAT_HOST : 0;
+    atomic_store_explicit(&e->idx, (uint32_t)(bi + 1), memory_order_seq_cst);
+}
+
+/* No translation for block bi any more (run held; its last holder). */
+static inline void uvas_xlat_clear(struct uvas_xlat *x, size_t bi)
+{
+    atomic_store_explicit(&x->entry[bi].idx, 0, memory_order_seq_cst);
+    x->reach[bi] = 0;
 }
 
 

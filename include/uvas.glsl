@@ -41,16 +41,24 @@
 layout(constant_id = 2032) const uint64_t UVAS_BASE = 0;
 layout(constant_id = 2033) const uint UVAS_SHIFT = 21;
 layout(constant_id = 2034) const uint UVAS_NBLOCKS = 0;
+/* Can a faulting access wait here (uvas_gpu_info's fault_waits)? Where it
+ * cannot, the waiting code is compiled out of every access. */
+layout(constant_id = 2035) const bool UVAS_FAULTS_WAIT = true;
 
 /* Mirrors gpu/xlat.h: change both together. */
 #define UVAS_XLAT_FAULTS 16
-#define UVAS_XLAT_VALID 1ul
-#define UVAS_XLAT_HOST 2ul
-#define UVAS_XLAT_BITS 3ul
 #define UVAS_XLAT_WAIT 1u
 #define UVAS_XLAT_GIVE_UP 2u
 const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_SINK_BYTES 4096
+
+/* A block's translation: idx is 0 (none) or the block's index + 1, and
+ * delta (written before idx, unchanged while it is set) is what to add. */
+struct uvas_xlat_entry {
+    uint idx;
+    uint flags;
+    uint64_t delta;
+};
 
 layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t base;
@@ -62,9 +70,9 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t req;
     uint64_t stray;
     uint stray_claim;
-    uint pad;
+    uint timed_out;
     uint64_t fault[UVAS_XLAT_FAULTS];
-    uint64_t entry[];
+    uvas_xlat_entry entry[];
 } uvas_xlat;
 
 /* The same, as a faulting access waits on it: every read goes to memory,
@@ -79,9 +87,9 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
     uint64_t req;
     uint64_t stray;
     uint stray_claim;
-    uint pad;
+    uint timed_out;
     uint64_t fault[UVAS_XLAT_FAULTS];
-    uint64_t entry[];
+    uvas_xlat_entry entry[];
 } uvas_xlat_v;
 
 /* The same table as translations read it: read-only and not aliased by
@@ -89,7 +97,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
  * and the device read them through its read-only caches. */
 layout(set = 0, binding = 0, std430) restrict readonly buffer uvas_xlat_entries {
     uint64_t header[(56 + 8 * UVAS_XLAT_FAULTS) / 8];
-    uint64_t entry[];
+    uvas_xlat_entry entry[];
 } uvas_xlat_ro;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer uvas_ref_u32 { uint v; };
@@ -113,32 +121,45 @@ uint64_t uvas_fault(uint64_t a)
     if (bi >= uint64_t(UVAS_NBLOCKS)) {
         if (atomicCompSwap(uvas_xlat.stray_claim, 0u, 1u) == 0u)
             uvas_xlat.stray = a;
-    } else if ((uvas_xlat_v.flags & UVAS_XLAT_WAIT) != 0u) {
+    } else if (UVAS_FAULTS_WAIT && (uvas_xlat_v.flags & UVAS_XLAT_WAIT) != 0u) {
         uint b = uint(bi);
         atomicOr(uvas_ref_u32(uvas_xlat.req + 4ul * (b >> 5)).v, 1u << (b & 31u));
         memoryBarrierBuffer();
         atomicOr(uvas_ref_u32(uvas_xlat.req + 4ul * (UVAS_REQ0_WORDS + (b >> 10))).v,
                  1u << ((b >> 5) & 31u));
-        for (;;) {
-            uint64_t e = uvas_xlat_v.entry[b];
-            if ((e & UVAS_XLAT_VALID) != 0ul)
-                return a + (e & ~UVAS_XLAT_BITS);
-            if (e != 0ul || (uvas_xlat_v.flags & UVAS_XLAT_GIVE_UP) != 0u)
-                break;
+        /* Nested and bounded: lavapipe ends any loop after 65535
+         * iterations (three levels wait minutes there, the host's
+         * scheduling included), and an access that stops waiting on its
+         * own says so: the launch then treats it as not served. */
+        bool gave_up = false;
+        for (uint o = 0u; o < 65535u && !gave_up; o++) {
+            for (uint m = 0u; m < 1024u && !gave_up; m++) {
+                for (uint i = 0u; i < 1024u; i++) {
+                    uint idx = uvas_xlat_v.entry[b].idx;
+                    if (idx != 0u)
+                        return a + uvas_xlat_v.entry[idx - 1u].delta;
+                    if ((uvas_xlat_v.flags & UVAS_XLAT_GIVE_UP) != 0u) {
+                        gave_up = true;
+                        break;
+                    }
+                }
+            }
         }
+        if (!gave_up)
+            atomicAdd(uvas_xlat.timed_out, 1u);
     }
     return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
 }
 
-/* The device address of uvas address a: an entry holds what to add (an
+/* The device address of uvas address a: the entry's delta added (an
  * address below the range wraps to a block past its end). */
 uint64_t uvas_translate(uint64_t a)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
-    uint64_t e = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)] : 0;
-    if ((e & UVAS_XLAT_VALID) == 0ul)
+    uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].idx : 0u;
+    if (idx == 0u)
         return uvas_fault(a);
-    return a + (e & ~UVAS_XLAT_BITS);
+    return a + uvas_xlat_ro.entry[idx - 1u].delta;
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }

@@ -84,10 +84,12 @@ struct uvas_gpu_info {
     VkDescriptorSet set;
     uint32_t max_args;               /* bytes of a kernel's arguments */
     int shared_queue;                /* kernels and migrations share one queue */
-    /* uvas.glsl's specialization constants (ids 2032, 2033, 2034): a
-     * pipeline of the user's own sets them to these. */
+    int fault_waits;                 /* a fault waits in the kernel (else: replay or fail) */
+    /* uvas.glsl's specialization constants (ids 2032, 2033, 2034, 2035):
+     * a pipeline of the user's own sets them to these. */
     uint64_t range_base;
     uint32_t block_shift, nblocks;
+    uint32_t fault_waits_spec;       /* VkBool32 for id 2035: fault_waits */
 };
 int uvas_gpu_info(struct uvas_gpu_info *out);
 
