@@ -37,6 +37,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "uvas/atomics.h"
 #include "uvas/vulkan.h"
 
 /* Specialization constants of include/uvas.glsl: the range's base, block
@@ -107,9 +108,8 @@ void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait);
 void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), void *arg);
 
 /* Publish block bi's translation from x->reach (run held). delta goes out
- * before idx: the sequentially consistent store of idx is a locked
- * instruction on x86, which also drains the write-combining buffers a
- * mapping of device memory may use. */
+ * before idx (uvas_store_fence: the table may be mapped write-combining);
+ * plain stores, as the device is the reader. */
 static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t at)
 {
     struct uvas_xlat_entry *e = &x->entry[bi];
@@ -118,13 +118,14 @@ static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t a
         return; /* published by another holder's run: the same */
     atomic_store_explicit(&e->delta, (r & ~1ull) - at, memory_order_relaxed);
     e->flags = r & 1 ? UVAS_XLAT_HOST : 0;
-    atomic_store_explicit(&e->idx, (uint32_t)(bi + 1), memory_order_seq_cst);
+    uvas_store_fence();
+    atomic_store_explicit(&e->idx, (uint32_t)(bi + 1), memory_order_release);
 }
 
 /* No translation for block bi any more (run held; its last holder). */
 static inline void uvas_xlat_clear(struct uvas_xlat *x, size_t bi)
 {
-    atomic_store_explicit(&x->entry[bi].idx, 0, memory_order_seq_cst);
+    atomic_store_explicit(&x->entry[bi].idx, 0, memory_order_release);
     x->reach[bi] = 0;
 }
 
