@@ -21,12 +21,15 @@
  * it is until the kernel has finished (a migration of it waits; a CPU
  * access to a held device-resident block waits; the rest of the range
  * moves freely). An access to memory the arguments did not name (a
- * pointer read from memory) finds no translation: it goes to a scratch
- * area instead, and after the run the launch either runs the kernel again
- * with that allocation reachable (UVAS_KERNEL_IDEMPOTENT: the kernel may
- * run twice) or fails naming the first such address. An address outside
- * every live allocation fails the launch with its address; it never
- * reaches device memory that is not its own.
+ * pointer read from memory) finds no translation and waits while uvas
+ * makes its block reachable, then goes on (every access executes once).
+ * Where it cannot wait (UVAS_KERNEL_NO_WAIT, or a device that bounds
+ * shader loops: lavapipe; uvas_gpu_info says), it goes to a scratch area,
+ * and after the run the launch either runs the kernel again with that
+ * allocation reachable (UVAS_KERNEL_IDEMPOTENT: the kernel may run twice)
+ * or fails naming the first such address. An address outside every live
+ * allocation fails the launch with its address; it never reaches device
+ * memory that is not its own.
  *
  * Synchronous: uvas_kernel_launch returns when the kernel has finished and
  * its writes are visible to the CPU. Launches from several threads are
