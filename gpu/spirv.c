@@ -30,6 +30,9 @@ int uvas_spirv_check(const void *code, size_t bytes, const char *entry,
                      struct uvas_spirv_info *info)
 {
     memset(info, 0, sizeof *info);
+    if (!entry || !entry[0])
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_load: no entry point named (the "
+                         "compute shader's function, usually \"main\")");
     if (!code || bytes < 20 || bytes % 4)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_load: %zu bytes are not a SPIR-V module "
                          "(a header of 5 words, then whole words)", bytes);
