@@ -43,7 +43,6 @@ static struct {
     VkQueryPool stamps;   /* a run's start and end on the device's clock */
     double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
     uint8_t *served;      /* a bit per block: a request served this run */
-    const char *why;      /* why the last run's waits ended unserved */
     size_t *served_list;  /* those blocks, to clear the bits after */
     struct uvas_kernel *kernels;
     struct uvas_gpu_hold *holds;
@@ -409,7 +408,7 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
  * (0 of them when every fault was). */
 static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32_t groups[3],
                     const void *args, size_t args_size, unsigned flags, uint32_t *nfaults,
-                    uint64_t *fault)
+                    uint64_t *fault, const char **why)
 {
     struct uvas_vulkan *d = G.d;
     volatile struct uvas_xlat_header *h = G.xlat.hdr;
@@ -474,13 +473,13 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
     if (h->timed_out) { /* their accesses went to the sink: as if given up */
         v.gave_up = true;
-        G.why = "it waited longer than the device lets a loop run";
+        *why = "it waited longer than the device lets a loop run";
     } else if (!wait) {
-        G.why = flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
+        *why = flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
                                             : "a kernel cannot wait on this device: it bounds "
                                               "shader loops";
     } else if (v.gave_up) {
-        G.why = v.busy_since ? "a transition held the block" : "uvas gave up on the run's waits";
+        *why = v.busy_since ? "a transition held the block" : "uvas gave up on the run's waits";
     }
     /* Accesses to no live memory end the launch, named. */
     if (h->stray_claim)
@@ -515,7 +514,7 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
 /* After a run with faults: the allocations they name join the set (the
  * kernel runs again) or the launch fails. Status. */
 static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t n,
-                       const uint64_t *fault, unsigned flags)
+                       const uint64_t *fault, unsigned flags, const char *why)
 {
     char *base;
     size_t size;
@@ -536,7 +535,7 @@ static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t 
                          "kernel ran (%s); the access went nowhere and the launch failed: pass "
                          "the pointer as an argument, or launch with UVAS_KERNEL_IDEMPOTENT so "
                          "uvas may run the kernel again with that memory reachable", k->entry,
-                         p0, G.why);
+                         p0, why);
     size_t before = s->nwant;
     for (uint32_t i = 0; i < n; i++) {
         int rc = UVAS_OK;
@@ -602,9 +601,10 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
     while (!rc && !(rc = uvas_hold_all(&s, &G.xlat))) {
         uint32_t n = 0;
         uint64_t fault[UVAS_XLAT_FAULTS];
+        const char *why = "it was not served";
         pthread_mutex_lock(&G.xlat.run);
         uvas_hold_publish(&s, &G.xlat);
-        rc = run_once(k, &s, groups, args, args_size, flags, &n, fault);
+        rc = run_once(k, &s, groups, args, args_size, flags, &n, fault, &why);
         /* Translations change only between runs (and, during one, for the
          * blocks it asks for): a kernel sees every translation it reads
          * stay for its whole run. */
@@ -612,7 +612,7 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
         pthread_mutex_unlock(&G.xlat.run);
         if (rc || !n)
             break;
-        rc = take_faults(k, &s, n, fault, flags);
+        rc = take_faults(k, &s, n, fault, flags, why);
     }
     uvas_hold_free(&s); /* nothing held: each run let go, a failed hold too */
     return rc;
