@@ -110,6 +110,11 @@ def block(machine, d):
         over = g("kernel.launch_overhead_us")
         if over is not None:
             out.append(f"| synchronous launch beyond the kernel (holds, translations, submit, wait) | {over:.0f} µs | | | |")
+        for key, what in (("fault_wait_us_per_block", "a fault served while the kernel waits, per block"),
+                          ("fault_replay_us_per_block", "a fault served by running the kernel again, per block")):
+            v = g(f"kernel.{key}")
+            if v is not None:
+                out.append(f"| {what} | {v:.1f} µs | blocks held before the launch | 0 | |")
         out.append("")
     kinds = {"put_lat": (0, "put + quiet latency, µs"), "get_lat": (1, "get latency, µs"),
              "put_bw": (2, "put bandwidth, MB/s"), "amo": (3, "atomic on a long, Mops/s")}
