@@ -114,7 +114,7 @@ def block(machine, d):
                           ("fault_replay_us_per_block", "a fault served by running the kernel again, per block")):
             v = g(f"kernel.{key}")
             if v is not None:
-                out.append(f"| {what} | {v:.1f} µs | blocks held before the launch | 0 | |")
+                out.append(f"| {what} | {v:.1f} µs | over the same launch with its blocks held beforehand | - | |")
         out.append("")
     kinds = {"put_lat": (0, "put + quiet latency, µs"), "get_lat": (1, "get latency, µs"),
              "put_bw": (2, "put bandwidth, MB/s"), "amo": (3, "atomic on a long, Mops/s")}
