@@ -166,17 +166,12 @@ static int context_up(void)
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if ((r = vkCreateFence(d->dev, &fci, NULL, &G.fence)))
         return vkfail("vkCreateFence", r);
-    uint32_t nq = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, NULL);
-    VkQueueFamilyProperties qf[32];
-    nq = nq > 32 ? 32 : nq;
-    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &nq, qf);
     VkPhysicalDeviceProperties pp;
     vkGetPhysicalDeviceProperties(d->phys, &pp);
     VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                  .queryType = VK_QUERY_TYPE_TIMESTAMP,
                                  .queryCount = 2};
-    if (d->cfam < nq && qf[d->cfam].timestampValidBits && pp.limits.timestampPeriod > 0 &&
+    if (d->ctimestamp_bits && pp.limits.timestampPeriod > 0 &&
         vkCreateQueryPool(d->dev, &qci, NULL, &G.stamps) == VK_SUCCESS)
         G.ns_per_tick = pp.limits.timestampPeriod;
     G.up = true;

@@ -35,13 +35,16 @@ use_mpi() {
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion" | head -4
 
-if [ "$what" = tests ] || [ "$what" = all ]; then
-    pass=0 fail=0 skip=0
-    for t in "$B"/tests/test-* "$B"/tests/unit-*; do
+# Run single-process test programs, each bounded by SECONDS, a log each in
+# $OUT, and tally them. usage: run_tests LABEL SECONDS PROGRAM...
+run_tests() {
+    local label=$1 secs=$2 pass=0 fail=0 skip=0
+    shift 2
+    for t in "$@"; do
         [ -f "$t" ] && [ -x "$t" ] || continue
         n=$(basename "$t")
         [ -f "tests/multi/$n.c" ] && continue # multi-PE: run under mpirun below
-        timeout 120 "$t" >"$OUT/$n.log" 2>&1
+        timeout "$secs" "$t" >"$OUT/$n.log" 2>&1
         rc=$?
         case $rc in
             0) pass=$((pass + 1)) ;;
@@ -49,23 +52,15 @@ if [ "$what" = tests ] || [ "$what" = all ]; then
             *) fail=$((fail + 1)); echo "FAIL $n (rc $rc):"; tail -5 "$OUT/$n.log" ;;
         esac
     done
-    echo "device tests: $pass passed, $fail failed, $skip skipped"
+    echo "device $label: $pass passed, $fail failed, $skip skipped"
+}
+
+if [ "$what" = tests ] || [ "$what" = all ]; then
+    run_tests tests 120 "$B"/tests/test-* "$B"/tests/unit-*
 fi
 if [ "$what" = gpu ] || [ "$what" = all ]; then
     # Kernels over uvas pointers (tests/gpu) and what translation costs.
-    pass=0 fail=0 skip=0
-    for t in "$B"/tests/gpu/test-gpu-*; do
-        [ -x "$t" ] || continue
-        n=$(basename "$t")
-        timeout 180 "$t" >"$OUT/$n.log" 2>&1
-        rc=$?
-        case $rc in
-            0) pass=$((pass + 1)) ;;
-            77) skip=$((skip + 1)); echo "SKIP $n: $(grep -m1 SKIP "$OUT/$n.log")" ;;
-            *) fail=$((fail + 1)); echo "FAIL $n (rc $rc):"; tail -5 "$OUT/$n.log" ;;
-        esac
-    done
-    echo "device gpu tests: $pass passed, $fail failed, $skip skipped"
+    run_tests "gpu tests" 180 "$B"/tests/gpu/test-gpu-*
     "$B"/bench/uvas-bench kernel -s "${KERNEL_MIB:-256}" -r 9 2>&1 | tee "$OUT/kernel.txt"
 fi
 if [ "$what" = multi ] || [ "$what" = all ]; then

@@ -71,14 +71,21 @@ static const char *unusable(VkPhysicalDevice p, struct exts *x)
     return why;
 }
 
-static void pick_queue(struct uvas_vulkan *d)
+/* The device's queue families (at most 32, in q): how many. */
+static uint32_t families(const struct uvas_vulkan *d, VkQueueFamilyProperties q[32])
 {
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
-    VkQueueFamilyProperties q[32];
     if (n > 32)
         n = 32;
     vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, q);
+    return n;
+}
+
+static void pick_queue(struct uvas_vulkan *d)
+{
+    VkQueueFamilyProperties q[32];
+    uint32_t n = families(d, q);
     const VkQueueFlags gc = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
     d->qfam = 0;
     /* A copy-engine-only family first: migrations then run beside the
@@ -101,12 +108,8 @@ static void pick_queue(struct uvas_vulkan *d)
  * family if it has one, else that very queue, shared. *index: in cfam. */
 static void pick_compute(struct uvas_vulkan *d, uint32_t *index)
 {
-    uint32_t n = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, NULL);
     VkQueueFamilyProperties q[32];
-    if (n > 32)
-        n = 32;
-    vkGetPhysicalDeviceQueueFamilyProperties(d->phys, &n, q);
+    uint32_t n = families(d, q);
     uint32_t pick = UINT32_MAX;
     for (uint32_t i = 0; i < n && pick == UINT32_MAX; i++)
         if ((q[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(q[i].queueFlags & VK_QUEUE_GRAPHICS_BIT))
@@ -115,6 +118,7 @@ static void pick_compute(struct uvas_vulkan *d, uint32_t *index)
         if (q[i].queueFlags & VK_QUEUE_COMPUTE_BIT)
             pick = i;
     d->cfam = pick;
+    d->ctimestamp_bits = pick < n ? q[pick].timestampValidBits : 0;
     *index = 0;
     if (pick == d->qfam) {
         d->cqueue_shared = q[pick].queueCount < 2;

@@ -73,6 +73,7 @@ struct uvas_vulkan {
     uint32_t cfam;
     bool cqueue_shared;      /* cqueue is `queue`: copies wait behind kernels */
     uint32_t families[2];    /* qfam, cfam: buffers both use are shared by them */
+    uint32_t ctimestamp_bits; /* of cfam: 0, kernels cannot be timed */
     bool kernels;            /* buffer device addresses and 64-bit integers in
                                 shaders: uvas pointers can be used by kernels */
     bool f64, atomic_i64, atomic_f32_add, atomic_f64_add;
