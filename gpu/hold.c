@@ -63,7 +63,8 @@ static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, bool *busy)
     struct uvas_block *b = &uvas_g.bt[bi];
     *busy = false;
     /* A launch that may touch the block is one device access to the
-     * policies (its accesses per block are not counted on the GPU yet). */
+     * policies; what its kernel counts adds to it after the run (a
+     * kernel built without counters has only this). */
     atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
     if (uvas_blk_hold_more(b)) /* held by another launch: translated already */
         return UVAS_OK;
@@ -157,6 +158,35 @@ int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, boo
         uvas_xlat_publish(x, bi, (uintptr_t)uvas_block_addr(bi));
     }
     return rc;
+}
+
+/* *c += v, stopping at UINT32_MAX (a policy compares counts; wrapped,
+ * the hottest block would look cold). */
+static void add_saturating(_Atomic uint32_t *c, uint64_t v)
+{
+    uint32_t old = atomic_load_explicit(c, RLX), now;
+    do
+        now = old + v >= UINT32_MAX ? UINT32_MAX : (uint32_t)(old + v);
+    while (old != now && !atomic_compare_exchange_weak_explicit(c, &old, now, RLX, RLX));
+}
+
+static void count_one(const struct uvas_xlat *x, size_t bi, uint64_t scale)
+{
+    uint32_t c = uvas_xlat_count(x, bi);
+    if (!c)
+        return;
+    struct uvas_block *b = &uvas_g.bt[bi];
+    add_saturating(&b->acc[UVAS_AGENT_DEVICE], c * scale);
+    add_saturating(&b->gpu_acc, c * scale);
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_accesses, c * scale, RLX);
+}
+
+void uvas_hold_count(const struct uvas_hold_set *s, const struct uvas_xlat *x, uint64_t scale)
+{
+    for (size_t i = 0; i < s->nheld; i++)
+        count_one(x, s->want[i], scale);
+    for (size_t i = 0; i < s->nextra; i++)
+        count_one(x, s->extra[i], scale);
 }
 
 void uvas_hold_publish(struct uvas_hold_set *s, struct uvas_xlat *x)

@@ -38,6 +38,10 @@ void uvas_hold_publish(struct uvas_hold_set *s, struct uvas_xlat *x);
  * copies' queue is the kernel's). Status. */
 int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, bool in_place,
                     bool *busy);
+/* After a run (x->run held, its counters copied): every held block's
+ * counted accesses, times `scale` (the sample's), reach the block as the
+ * device agent's accesses. */
+void uvas_hold_count(const struct uvas_hold_set *s, const struct uvas_xlat *x, uint64_t scale);
 /* Does the set hold block bi? */
 bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi);
 /* Let go of every hold (the set keeps what it asked for); x->run held. */

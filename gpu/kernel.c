@@ -418,6 +418,7 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         vkCmdResetQueryPool(cb, G.stamps, 0, 2);
         vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, G.stamps, 0);
     }
+    uvas_xlat_record_begin(&G.xlat, cb);
     vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
     if (args_size)
@@ -426,6 +427,7 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
     if (G.stamps)
         vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
+    uvas_xlat_record_counts(&G.xlat, cb);
     /* The kernel's writes, for the CPU and for copies that follow (a
      * migration of what it wrote, on the transfer queue). */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
@@ -466,6 +468,11 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         atomic_fetch_add_explicit(&uvas_g.ctr.kernel_gpu_ns,
                                   (uint64_t)((double)(t[1] - t[0]) * G.ns_per_tick), RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
+    /* The sample: one invocation per workgroup counted (a size given by
+     * specialization constants is not known here: 1). */
+    uint64_t wg = (uint64_t)k->info.local_size[0] * k->info.local_size[1] *
+                  k->info.local_size[2];
+    uvas_hold_count(s, &G.xlat, wg ? wg : 1);
     if (h->timed_out) { /* their accesses went to the sink: as if given up */
         v.gave_up = true;
         *why = "it waited longer than the device lets a loop run";

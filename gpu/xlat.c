@@ -7,14 +7,14 @@
 #include "uvas.h"
 #include "uvas/status.h"
 
-static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits)
+/* Host-visible coherent memory, preferring `also` (Memory that is not
+ * coherent would need flushes and invalidations the table's users do not
+ * make). */
+static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits, VkMemoryPropertyFlags also)
 {
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    /* Device-local first: every access of a kernel reads an entry. Memory
-     * that is not coherent would need flushes the table's writers do not
-     * make. */
-    const VkMemoryPropertyFlags want[2] = {host | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, host};
+    const VkMemoryPropertyFlags want[2] = {host | also, host};
     for (int w = 0; w < 2; w++)
         for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++)
             if ((bits & (1u << i)) && (d->mem.memoryTypes[i].propertyFlags & want[w]) == want[w])
@@ -23,21 +23,24 @@ static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits)
 }
 
 /* A buffer of `bytes` with a device address, in memory of type `type`
- * (UINT32_MAX: the first host-visible coherent one). Status. */
-static int make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type, VkBuffer *buf,
-                VkDeviceMemory *mem, const char *what)
+ * (UINT32_MAX: host-visible coherent memory, preferably with `also`).
+ * Status. */
+static int make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
+                VkMemoryPropertyFlags also, VkBuffer *buf, VkDeviceMemory *mem, const char *what)
 {
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = bytes,
                               .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                       VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT};
+                                       VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT};
     uvas_vulkan_share(d, &bci);
     if (vkCreateBuffer(d->dev, &bci, NULL, buf) != VK_SUCCESS)
         return uvas_fail(UVAS_ERR_NOMEM, "cannot create the %s buffer on '%s'", what, d->name);
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(d->dev, *buf, &req);
     if (type == UINT32_MAX)
-        type = pick_type(d, req.memoryTypeBits);
+        type = pick_type(d, req.memoryTypeBits, also);
     VkMemoryAllocateFlagsInfo fi;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                 .pNext = uvas_vulkan_addr_alloc(d, &fi, NULL),
@@ -68,7 +71,9 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->nreq1 = (x->nreq0 + 31) / 32;
     size_t req_off = sizeof(struct uvas_xlat_header) + nblocks * sizeof(struct uvas_xlat_entry);
     x->bytes = req_off + (x->nreq0 + x->nreq1) * sizeof(uint32_t);
-    int rc = make(d, x->bytes, UINT32_MAX, &x->buf, &x->mem, "translation table");
+    /* Device-local if it can be: every access of a kernel reads an entry. */
+    int rc = make(d, x->bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &x->buf, &x->mem,
+                  "translation table");
     if (rc)
         return rc;
     void *p;
@@ -81,16 +86,31 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->entry = (struct uvas_xlat_entry *)((char *)p + sizeof(struct uvas_xlat_header));
     x->req0 = (volatile uint32_t *)((char *)p + req_off);
     x->req1 = x->req0 + x->nreq0;
-    rc = make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, &x->sink, &x->sink_mem, "fault sink");
+    rc = make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, 0, &x->sink, &x->sink_mem, "fault sink");
+    /* Counters where the atomics are cheap, read by the CPU from a copy in
+     * cached memory: reads of device memory through the BAR cost about a
+     * microsecond each. */
+    VkDeviceSize cbytes = nblocks * sizeof(uint32_t);
+    if (!rc)
+        rc = make(d, cbytes, d->dev_type, 0, &x->counts, &x->counts_mem, "access counters");
+    if (!rc)
+        rc = make(d, cbytes, UINT32_MAX, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &x->counts_host,
+                  &x->counts_host_mem, "access counters' copy");
+    if (!rc && vkMapMemory(d->dev, x->counts_host_mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+        rc = uvas_fail(UVAS_ERR_NOMEM, "cannot map the access counters' copy on '%s'", d->name);
     if (rc) {
         uvas_xlat_fini(x);
         return rc;
     }
+    x->counted = p;
     x->hdr->base = base;
     x->hdr->shift = shift;
     x->hdr->nblocks = (uint32_t)nblocks;
     x->hdr->sink = uvas_vulkan_address(d, x->sink);
     x->hdr->req = uvas_vulkan_address(d, x->buf) + req_off;
+    x->hdr->counts = uvas_vulkan_address(d, x->counts);
+    /* Counters start at zero (device memory does not). */
+    x->zero_counts = true;
     return UVAS_OK;
 }
 
@@ -111,6 +131,16 @@ void uvas_xlat_fini(struct uvas_xlat *x)
         vkDestroyBuffer(d->dev, x->sink, NULL);
     if (x->sink_mem)
         vkFreeMemory(d->dev, x->sink_mem, NULL);
+    if (x->counted)
+        vkUnmapMemory(d->dev, x->counts_host_mem);
+    VkBuffer bufs[2] = {x->counts, x->counts_host};
+    VkDeviceMemory mems[2] = {x->counts_mem, x->counts_host_mem};
+    for (int i = 0; i < 2; i++) {
+        if (bufs[i])
+            vkDestroyBuffer(d->dev, bufs[i], NULL);
+        if (mems[i])
+            vkFreeMemory(d->dev, mems[i], NULL);
+    }
     memset(x, 0, sizeof *x);
 }
 
@@ -147,4 +177,40 @@ void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), v
             }
         }
     }
+}
+
+void uvas_xlat_record_begin(struct uvas_xlat *x, VkCommandBuffer cb)
+{
+    VkDeviceSize bytes = x->hdr->nblocks * sizeof(uint32_t);
+    if (x->zero_counts) { /* the first run: fresh device memory */
+        vkCmdFillBuffer(cb, x->counts, 0, bytes, 0);
+        x->zero_counts = false;
+    }
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
+                                           VK_ACCESS_SHADER_WRITE_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb)
+{
+    VkDeviceSize bytes = x->hdr->nblocks * sizeof(uint32_t);
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         0, 1, &mb, 0, NULL, 0, NULL);
+    VkBufferCopy r = {.srcOffset = 0, .dstOffset = 0, .size = bytes};
+    vkCmdCopyBuffer(cb, x->counts, x->counts_host, 1, &r);
+    /* The fill waits for the copy's reads (an execution dependency). */
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
+                         NULL, 0, NULL, 0, NULL);
+    vkCmdFillBuffer(cb, x->counts, 0, bytes, 0);
+    VkMemoryBarrier hb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &hb,
+                         0, NULL, 0, NULL);
 }

@@ -21,6 +21,13 @@
  * such memory), written by the CPU with plain stores. Bound at set 0,
  * binding 0 of every kernel.
  *
+ * Access counters: a u32 per block in device memory, which the first
+ * invocation of every workgroup adds 1 to on each of its accesses (the
+ * sample: counts are accesses / workgroup size, which the launcher scales
+ * back). Every run copies them to host memory and zeroes them on the
+ * device, after the kernel, in the run's own command buffer; the launcher
+ * reads the blocks it held from the copy (uvas_xlat_take_count).
+ *
  * While a kernel runs, an access that finds no translation asks for its
  * block in a two-level bitmap after the entries (a bit per block, and a
  * bit per word of those) and waits on idx: uvas publishes the translation
@@ -70,10 +77,13 @@ struct uvas_xlat_header {
     uint64_t stray;     /* an access outside the range, if stray_claim */
     uint32_t stray_claim;
     uint32_t timed_out; /* accesses that stopped waiting on their own */
+    uint64_t counts;    /* device address of the access counters, a u32 per block */
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
-_Static_assert(sizeof(struct uvas_xlat_header) == 56 + 8 * UVAS_XLAT_FAULTS,
-               "uvas.glsl's uvas_xlat_entries header is 56 + 8 * UVAS_XLAT_FAULTS bytes");
+_Static_assert(sizeof(struct uvas_xlat_header) == 64 + 8 * UVAS_XLAT_FAULTS,
+               "uvas.glsl's uvas_xlat_entries header is 64 + 8 * UVAS_XLAT_FAULTS bytes");
+_Static_assert(offsetof(struct uvas_xlat_header, counts) == 8 * 7,
+               "uvas.glsl reads counts as header[UVAS_XLAT_COUNTS_WORD = 7]");
 
 struct uvas_xlat_entry {
     _Atomic uint32_t idx;   /* 0, or the block's index + 1 */
@@ -95,6 +105,10 @@ struct uvas_xlat {
     size_t nreq0, nreq1;
     VkBuffer sink;
     VkDeviceMemory sink_mem;
+    VkBuffer counts, counts_host;        /* device counters; the run's copy of them */
+    VkDeviceMemory counts_mem, counts_host_mem;
+    const volatile uint32_t *counted;    /* counts_host, mapped */
+    bool zero_counts;                    /* the next run zeroes the counters first */
 };
 
 int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, unsigned shift,
@@ -106,6 +120,18 @@ void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait);
 /* fn(bi, arg) for every block the running kernel has asked for so far
  * (again on every call: the caller knows which it has served). */
 void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), void *arg);
+
+/* Record, after a kernel's dispatch in cb: the counters copied for the
+ * host, then zeroed for the next run (whose shaders wait for it: the
+ * barrier at the start of uvas_xlat_record_begin). */
+void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb);
+/* Before a dispatch in cb: the last run's zeroing done before shaders count. */
+void uvas_xlat_record_begin(struct uvas_xlat *x, VkCommandBuffer cb);
+/* Block bi's sampled accesses in the run that ended (its copy complete). */
+static inline uint32_t uvas_xlat_count(const struct uvas_xlat *x, size_t bi)
+{
+    return x->counted[bi];
+}
 
 /* Publish block bi's translation from x->reach (run held). delta goes out
  * before idx (uvas_store_fence: the table may be mapped write-combining);

@@ -19,6 +19,12 @@
  * uvas, and goes to a scratch area (loads read garbage from it); the
  * launch then runs the kernel again or fails (uvas_gpu.h).
  *
+ * Accesses are counted per block for the placement policy (sampled: the
+ * first invocation of each workgroup counts its own, one atomic add per
+ * access of one invocation in a workgroup's worth). A kernel that wants
+ * no counting defines UVAS_NO_COUNTERS before including this file; its
+ * blocks then count one device access per launch.
+ *
  * Accesses are naturally aligned (4 bytes for 32-bit types, 8 for 64-bit,
  * 16 for vec4 and uvec4) and do not cross a block; uvas allocations keep
  * their elements so.
@@ -51,6 +57,7 @@ layout(constant_id = 2035) const bool UVAS_FAULTS_WAIT = true;
 #define UVAS_XLAT_GIVE_UP 2u
 const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_SINK_BYTES 4096
+#define UVAS_XLAT_COUNTS_WORD 7 /* header[7]: counts */
 
 /* A block's translation: idx is 0 (none) or the block's index + 1, and
  * delta (written before idx, unchanged while it is set) is what to add. */
@@ -71,6 +78,7 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t stray;
     uint stray_claim;
     uint timed_out;
+    uint64_t counts;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat;
@@ -88,6 +96,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
     uint64_t stray;
     uint stray_claim;
     uint timed_out;
+    uint64_t counts;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat_v;
@@ -96,7 +105,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
  * any buffer reference, so the compiler may keep entries in registers
  * and the device read them through its read-only caches. */
 layout(set = 0, binding = 0, std430) restrict readonly buffer uvas_xlat_entries {
-    uint64_t header[(56 + 8 * UVAS_XLAT_FAULTS) / 8];
+    uint64_t header[(64 + 8 * UVAS_XLAT_FAULTS) / 8];
     uvas_xlat_entry entry[];
 } uvas_xlat_ro;
 
@@ -156,6 +165,13 @@ uint64_t uvas_fault(uint64_t a)
 uint64_t uvas_translate(uint64_t a)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
+#ifndef UVAS_NO_COUNTERS
+    /* The access counters: the first invocation of each workgroup counts
+     * its accesses, one atomic per access of one invocation in
+     * workgroup-size many (uvas scales the sample back). */
+    if (gl_LocalInvocationIndex == 0u && bi < uint64_t(UVAS_NBLOCKS))
+        atomicAdd(uvas_ref_u32(uvas_xlat_ro.header[UVAS_XLAT_COUNTS_WORD] + 4ul * bi).v, 1u);
+#endif
     uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].idx : 0u;
     if (idx == 0u)
         return uvas_fault(a);

@@ -296,6 +296,9 @@ struct uvas_stats {
     uint64_t kernel_launches, kernel_translations, kernel_faults, kernel_fault_waits;
     uint64_t kernel_replays;
     uint64_t kernel_gpu_ns; /* time the kernels ran, by the device's clock (0 if it has none) */
+    /* Accesses the kernels counted (include/uvas.glsl: a sample, scaled
+     * back by the workgroup size), which the policies see as the device's. */
+    uint64_t kernel_accesses;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

@@ -54,6 +54,7 @@ int main(int argc, char **argv)
     good("interleave");
     good("interleave:ratio=0.25");
     good("access-counter:threshold=3,thrash=2,window_ms=50");
+    good("access-counter:threshold=3,gpu_threshold=256");
     good("hot-cold:fraction=0.5,tick_ms=10");
     good("hot-cold:sample=writes");
     good("hot-cold:sample=none,fraction=1");
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
     bad("interleave:speed=1", "speed");
     bad("access-counter:threshold", "threshold");
     bad("access-counter:threshold=0", "threshold=0");
+    bad("access-counter:gpu_threshold=0", "gpu_threshold=0");
+    bad("access-counter:gpu_threshold=x", "gpu_threshold=x");
     bad("hot-cold:tick_ms=abc", "tick_ms=abc");
     bad("hot-cold:sample=reads", "sample=reads");
     bad("host:x=1", "takes no parameters");

@@ -8,6 +8,7 @@
  *   uvas-stat PID              statistics and tier occupancy
  *   uvas-stat -m PID           residency per allocation (H host, D device, . untouched)
  *   uvas-stat -s PID           blocks not at rest: in a transition, CPU-mapped, pinned
+ *   uvas-stat -a PID           accesses per touched block: CPU, device, kernels' counts
  *   uvas-stat -i SECONDS ...   refresh every SECONDS until interrupted
  */
 #include <errno.h>
@@ -153,11 +154,12 @@ static const char *why_none(long pid, char *buf, size_t len)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: uvas-stat [-m] [-b] [-s] [-i SECONDS] [PID]\n"
+    fprintf(f, "usage: uvas-stat [-m] [-b] [-s] [-a] [-i SECONDS] [PID]\n"
                "  no PID   list the running uvas processes of this user\n"
                "  -m       residency per allocation\n"
                "  -b       one character per block of every allocation\n"
                "  -s       blocks in a transition, CPU-mapped, duplicated or pinned\n"
+               "  -a       accesses per touched block (CPU, device, kernels' counts)\n"
                "  -i SEC   refresh every SEC seconds\n");
 }
 
@@ -166,11 +168,12 @@ int main(int argc, char **argv)
     const char *req = "stats";
     double every = 0;
     int opt;
-    while ((opt = getopt(argc, argv, "mbsi:h")) != -1) {
+    while ((opt = getopt(argc, argv, "mbsai:h")) != -1) {
         switch (opt) {
         case 'm': req = "map"; break;
         case 'b': req = "blocks"; break;
         case 's': req = "states"; break;
+        case 'a': req = "accesses"; break;
         case 'i':
             every = atof(optarg);
             if (every <= 0) {

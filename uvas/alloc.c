@@ -75,6 +75,7 @@ static void forget_block(struct uvas_block *b)
     atomic_store_explicit(&b->tier_pref, 0, RLX);
     atomic_store_explicit(&b->acc[0], 0, RLX);
     atomic_store_explicit(&b->acc[1], 0, RLX);
+    atomic_store_explicit(&b->gpu_acc, 0, RLX);
     atomic_store_explicit(&b->moves, 0, RLX);
     atomic_store_explicit(&b->writes, 0, RLX);
     atomic_store_explicit(&b->moved_ns, 0, RLX);

@@ -54,6 +54,7 @@ struct uvas_block {
     _Atomic uint8_t refilled; /* HOST: a fault found its memfd pages punched and
                                  mapped new ones (BUSY holder) */
     _Atomic uint32_t acc[2];  /* accesses seen per agent (enum uvas_agent) */
+    _Atomic uint32_t gpu_acc; /* of acc[DEVICE], those kernels counted */
     _Atomic uint32_t moves;   /* migrations between the tiers */
     _Atomic uint32_t writes;  /* tick intervals in which the CPU wrote it */
     _Atomic uint64_t moved_ns; /* CLOCK_MONOTONIC of the last one */

@@ -9,7 +9,8 @@
  * connection: "stats", "map" (per allocation), "blocks" (one character
  * per block of every allocation) or "states" (every block that is in a
  * transition, mapped for the CPU, duplicated, closed or pinned: what to
- * look at when something waits). Served by one thread; the answers are
+ * look at when something waits) or "accesses" (every touched block's
+ * accesses per agent, the kernels' counts among them). Served by one thread; the answers are
  * built from the same lock-free reads as uvas_query, so the process is
  * never stopped. UVAS_STAT=0 turns it off.
  */
@@ -50,11 +51,13 @@ static void write_map(FILE *out, bool blocks_only)
         if (n == 0 || bi + n > uvas_g.nblocks)
             n = 1;
         size_t cnt[UVAS_RES_COUNT] = {0};
+        uint64_t gpu = 0;
         char line[160];
         size_t k = 0;
         for (size_t i = bi; i < bi + n; i++) {
             int r = uvas_blk_res(atomic_load_explicit(&uvas_g.bt[i].state, RLX));
             cnt[r]++;
+            gpu += atomic_load_explicit(&uvas_g.bt[i].gpu_acc, RLX);
             if (k < sizeof line - 4)
                 line[k++] = glyph[r];
         }
@@ -66,13 +69,15 @@ static void write_map(FILE *out, bool blocks_only)
         if (blocks_only)
             fprintf(out, "%s\n", line);
         else
-            fprintf(out, "%p %-6s %12zu B %-7s %5zu host %5zu device %5zu untouched  %s\n",
+            fprintf(out, "%p %-6s %12zu B %-7s %5zu host %5zu device %5zu untouched %10llu "
+                    "GPU accesses  %s\n",
                     (void *)uvas_block_addr(bi), kind == UVAS_BK_SLAB ? "slab" : "extent",
                     kind == UVAS_BK_SLAB ? uvas_g.block_size
                                          : (size_t)atomic_load_explicit(&b->size, RLX),
                     (const char *[]){"-", "host", "device", "?"}[atomic_load_explicit(&b->hints,
                                                                                       RLX) & 3],
-                    cnt[UVAS_RES_HOST], cnt[UVAS_RES_DEVICE], cnt[UVAS_RES_UNPOPULATED], line);
+                    cnt[UVAS_RES_HOST], cnt[UVAS_RES_DEVICE], cnt[UVAS_RES_UNPOPULATED],
+                    (unsigned long long)gpu, line);
         bi += n;
     }
 }
@@ -101,6 +106,29 @@ static void write_states(FILE *out)
         shown++;
     }
     fprintf(out, "%zu of %zu blocks not at rest\n", shown, uvas_g.nblocks);
+}
+
+/* Every block some agent has touched: its residence and the accesses
+ * the policies see (CPU faults; the device's touches and, of them, what
+ * kernels counted), since it was placed. */
+static void write_accesses(FILE *out)
+{
+    static const char *res[] = {"untouched", "host", "device", "?"};
+    size_t shown = 0;
+    for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
+        struct uvas_block *b = &uvas_g.bt[bi];
+        uint32_t cpu = atomic_load_explicit(&b->acc[0], RLX);
+        uint32_t dev = atomic_load_explicit(&b->acc[1], RLX);
+        uint32_t gpu = atomic_load_explicit(&b->gpu_acc, RLX);
+        if (!atomic_load_explicit(&b->owner, RLX) || !(cpu | dev))
+            continue;
+        fprintf(out, "block %zu (%p) %-9s cpu %10u  device %10u  (kernels counted %10u)  "
+                "moves %u\n", bi, (void *)uvas_block_addr(bi),
+                res[uvas_blk_res(atomic_load_explicit(&b->state, RLX)) & 3], cpu, dev, gpu,
+                atomic_load_explicit(&b->moves, RLX));
+        shown++;
+    }
+    fprintf(out, "%zu blocks touched\n", shown);
 }
 
 static void answer(int fd)
@@ -132,8 +160,10 @@ static void answer(int fd)
         write_map(out, req[0] == 'b');
     } else if (!strcmp(req, "states")) {
         write_states(out);
+    } else if (!strcmp(req, "accesses")) {
+        write_accesses(out);
     } else {
-        fprintf(out, "unknown request '%s': stats, map, blocks or states\n", req);
+        fprintf(out, "unknown request '%s': stats, map, blocks, states or accesses\n", req);
     }
     fclose(out);
     for (size_t off = 0; off < len;) {

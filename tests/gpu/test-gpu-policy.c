@@ -1,9 +1,10 @@
 /*
- * Kernels are the device agent the policies hear: under
- * access-counter:threshold=3, a host block that kernels use is served in
- * place (through its imported pages) on the first two launches, counted
- * as the device's accesses, and promoted to the device on the third;
- * the data stays right throughout. Under host, it never moves. Under
+ * Kernels are the device agent the policies hear, through the accesses
+ * they count (include/uvas.glsl): under access-counter, host blocks that
+ * kernels touch lightly are served in place (through their imported
+ * pages), and a launch that uses them heavily gets them promoted for the
+ * next; the counts are exact for inc.comp's sample; the data stays right
+ * throughout. Under host, it never moves. Under
  * first-touch, untouched memory a kernel writes first lands on the device,
  * memory the CPU wrote first moves there when the kernel uses it.
  */
@@ -31,32 +32,74 @@ static void check_values(const uint32_t *x, uint32_t base, const char *when)
         CHECK(x[i] == base + i, "%s: x[%u] = %u, expected %u", when, i, x[i], base + i);
 }
 
+/* Accesses inc.comp's kernel makes over n elements as its counters see
+ * them: the first invocation of each 64-wide workgroup counts its load and
+ * its store, scaled back by 64. */
+static uint64_t counted(uint32_t n)
+{
+    return (uint64_t)(n + 63) / 64 * 2 * 64;
+}
+
 int main(void)
 {
     uvas_kernel_t *k;
-    uint32_t *x = start("access-counter:threshold=3", &k, "inc");
+    /* 64 KiB blocks of 16384 elements: a full pass counts 32768 accesses
+     * per block (3456 in the last, 1696 elements), a pass over 256
+     * elements 512 in block 0 (3 of them and their launches: 1539). */
+    uint32_t *x = start("access-counter:threshold=3,gpu_threshold=2000", &k, "inc");
     for (uint32_t i = 0; i < N; i++)
         x[i] = i;
-    struct args a = {(uintptr_t)x, N, 1};
-    for (int l = 1; l <= 3; l++) {
+    struct args a = {(uintptr_t)x, 256, 1};
+    for (int l = 1; l <= 3; l++) { /* lightly used: served in place */
         struct uvas_stats s0 = tu_stats();
-        CHECK_OK(tu_launch(k, N, &a, sizeof a));
+        CHECK_OK(tu_launch(k, 256, &a, sizeof a));
         struct uvas_stats s1 = tu_stats();
-        int res = l < 3 ? UVAS_RES_HOST : UVAS_RES_DEVICE;
-        tu_expect_blocks(x, N * 4, res, l < 3 ? "served in place" : "promoted");
-        CHECK(l == 3 || s1.device_remote > s0.device_remote, "launch %d: no remote service "
-              "counted", l);
-        printf("  access-counter, launch %d: %s (%llu blocks served in place)\n", l,
-               uvas_residence_name(res),
-               (unsigned long long)(s1.device_remote - s0.device_remote));
+        tu_expect_blocks(x, N * 4, UVAS_RES_HOST, "a block kernels touch lightly");
+        CHECK(s1.device_remote > s0.device_remote, "launch %d: no remote service counted", l);
+        CHECK(s1.kernel_accesses - s0.kernel_accesses == counted(256),
+              "launch %d over 256 elements: %llu accesses counted, expected %llu", l,
+              (unsigned long long)(s1.kernel_accesses - s0.kernel_accesses),
+              (unsigned long long)counted(256));
     }
-    check_values(x, 3, "access-counter");
+    printf("  access-counter: 3 light launches counted %llu accesses each, block 0 stays on "
+           "the host\n", (unsigned long long)counted(256));
+    a.n = N;
+    struct uvas_stats s0 = tu_stats();
+    CHECK_OK(tu_launch(k, N, &a, sizeof a)); /* hot: every block counts >= 2000 (the last, partly used, 3456) */
+    struct uvas_stats s1 = tu_stats();
+    tu_expect_blocks(x, N * 4, UVAS_RES_HOST, "the first heavy launch (served in place)");
+    CHECK(s1.kernel_accesses - s0.kernel_accesses == counted(N),
+          "a launch over %u elements: %llu accesses counted, expected %llu", N,
+          (unsigned long long)(s1.kernel_accesses - s0.kernel_accesses),
+          (unsigned long long)counted(N));
+    CHECK_OK(tu_launch(k, N, &a, sizeof a)); /* the counts reached the policy */
+    tu_expect_blocks(x, N * 4, UVAS_RES_DEVICE, "promoted after a heavy launch");
+    printf("  access-counter: a heavy launch (%llu accesses counted) promotes every block on "
+           "the next\n", (unsigned long long)counted(N));
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t want = i + (i < 256 ? 5 : 2);
+        CHECK(x[i] == want, "access-counter: x[%u] = %u, expected %u", i, x[i], want);
+    }
+    uvas_kernel_free(k);
+    CHECK_OK(uvas_finalize());
+
+    /* Without gpu_threshold, threshold counts the device's accesses too. */
+    x = start("access-counter:threshold=3", &k, "inc");
+    for (uint32_t i = 0; i < N; i++)
+        x[i] = i;
+    a = (struct args){(uintptr_t)x, N, 1};
+    CHECK_OK(tu_launch(k, N, &a, sizeof a));
+    tu_expect_blocks(x, N * 4, UVAS_RES_HOST, "first launch (served in place)");
+    CHECK_OK(tu_launch(k, N, &a, sizeof a));
+    tu_expect_blocks(x, N * 4, UVAS_RES_DEVICE, "threshold=3 passed by the first launch");
+    check_values(x, 2, "access-counter:threshold=3");
     uvas_kernel_free(k);
     CHECK_OK(uvas_finalize());
 
     x = start("host", &k, "inc");
     for (uint32_t i = 0; i < N; i++)
         x[i] = i;
+    a.x = (uintptr_t)x;
     for (int l = 0; l < 3; l++)
         CHECK_OK(tu_launch(k, N, &a, sizeof a));
     tu_expect_blocks(x, N * 4, UVAS_RES_HOST, "host policy");
