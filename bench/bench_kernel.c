@@ -9,7 +9,9 @@
  *     through their imported pages), against plain buffers in
  *     host-visible system memory: the bus as Vulkan sees it.
  * Kernel time is the device's own clock (timestamps around the dispatch);
- * GB/s counts 12 bytes per element (two reads, one write). Also the time a
+ * GB/s counts 12 bytes per element (two reads, one write). The float
+ * triad also runs built without the access counters (UVAS_NO_COUNTERS),
+ * against the same reference: what counting costs. Also the time a
  * synchronous launch takes beyond the kernel (holds, translations,
  * submission, wait), per launch, and what a fault costs: a kernel whose
  * 64 accesses each reach a device-resident block through a pointer read
@@ -39,6 +41,9 @@ int bench_kernel(int argc, char **argv)
 
 static const uint32_t triad_spv[] =
 #include "triad.spv.h"
+    ;
+static const uint32_t triad_nocount_spv[] =
+#include "triad-nocount.spv.h"
     ;
 static const uint32_t triad_raw_spv[] =
 #include "triad-raw.spv.h"
@@ -377,9 +382,11 @@ int bench_kernel(int argc, char **argv)
         return 1;
     }
     uvas_range(&d);
-    uvas_kernel_t *k, *k4;
+    uvas_kernel_t *k, *k4, *kn;
     if (uvas_kernel_load(triad_spv, sizeof triad_spv, "main", &k) ||
-        uvas_kernel_load(triad4_spv, sizeof triad4_spv, "main", &k4) || uvas_gpu_info(&R.gi)) {
+        uvas_kernel_load(triad4_spv, sizeof triad4_spv, "main", &k4) ||
+        uvas_kernel_load(triad_nocount_spv, sizeof triad_nocount_spv, "main", &kn) ||
+        uvas_gpu_info(&R.gi)) {
         fprintf(stderr, "kernel: %s\n", uvas_last_error());
         return 1;
     }
@@ -398,12 +405,16 @@ int bench_kernel(int argc, char **argv)
     struct pair pd = triad_pair(k, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
     struct pair p4 = triad_pair(k4, 1, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
     struct pair ph = triad_pair(k, 0, n, groups, reps, UVAS_HINT_HOST, -1, sysmem, notdev);
+    struct pair pn = triad_pair(kn, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
     double udev = pd.uvas, rdev = pd.raw, udev4 = p4.uvas, rdev4 = p4.raw;
     double uhost = ph.uvas, rhost = ph.raw, over_dev = pd.over_us, over_host = ph.over_us;
     printf("  device-resident, float: uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev,
            rdev, udev / rdev);
     printf("  device-resident, vec4:  uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev4,
            rdev4, udev4 / rdev4);
+    printf("  no counters, float:     uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f "
+           "(counting costs %.1f%%)\n", pn.uvas, pn.raw, pn.uvas / pn.raw,
+           100.0 * (1.0 - (udev / rdev) / (pn.uvas / pn.raw)));
     printf("  host-resident, float:   uvas %7.1f GB/s  raw     %7.1f GB/s  ratio %.3f\n", uhost,
            rhost, uhost / rhost);
     printf("  launch beyond the kernel: %.0f us (device-resident), %.0f us (host-resident), "
@@ -415,6 +426,8 @@ int bench_kernel(int argc, char **argv)
     bench_metric("kernel.triad_host.uvas_gbs", uhost, NULL);
     bench_metric("kernel.triad_host.raw_gbs", rhost, NULL);
     bench_metric("kernel.launch_overhead_us", over_dev, NULL);
+    bench_metric("kernel.triad_nocount.uvas_gbs", pn.uvas, NULL);
+    bench_metric("kernel.triad_nocount.raw_gbs", pn.raw, NULL);
     uvas_kernel_t *kc;
     if (uvas_kernel_load(chase_spv, sizeof chase_spv, "main", &kc)) {
         fprintf(stderr, "kernel: %s\n", uvas_last_error());
@@ -425,6 +438,7 @@ int bench_kernel(int argc, char **argv)
     printf("kernel ratio uvas/raw: %.3f\n", udev / rdev);
     uvas_kernel_free(k);
     uvas_kernel_free(k4);
+    uvas_kernel_free(kn);
     raw_teardown();
     uvas_finalize();
     return 0;

@@ -22,13 +22,8 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc)
+static bool want(struct uvas_hold_set *s, const char *base, size_t size, int *rc)
 {
-    char *base;
-    size_t size;
-    *rc = UVAS_OK;
-    if (!uvas_span_alloc(p, &base, &size))
-        return false;
     size_t first = uvas_block_index(base), last = uvas_block_index(base + size - 1);
     size_t need = s->nwant + (last - first + 1);
     if (need > s->cap) {
@@ -54,6 +49,26 @@ bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc)
             s->want[k++] = s->want[i];
     s->nwant = k;
     return true;
+}
+
+bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc)
+{
+    char *base;
+    size_t size;
+    *rc = UVAS_OK;
+    return uvas_span_alloc(p, &base, &size) && want(s, base, size, rc);
+}
+
+bool uvas_hold_want_range(struct uvas_hold_set *s, const void *p, size_t len, int *rc)
+{
+    char *base;
+    size_t size;
+    *rc = UVAS_OK;
+    const char *c = p;
+    if (!len || !uvas_span_alloc(p, &base, &size) || c < base || (size_t)(c - base) >= size ||
+        len > size - (size_t)(c - base))
+        return false;
+    return want(s, c, len, rc);
 }
 
 /* Hold block bi: *busy if another agent has it (nothing held then). how:
@@ -170,9 +185,9 @@ static void add_saturating(_Atomic uint32_t *c, uint64_t v)
     while (old != now && !atomic_compare_exchange_weak_explicit(c, &old, now, RLX, RLX));
 }
 
-static void count_one(const struct uvas_xlat *x, size_t bi, uint64_t scale)
+static void count_one(struct uvas_xlat *x, size_t bi, uint64_t scale)
 {
-    uint32_t c = uvas_xlat_count(x, bi);
+    uint32_t c = uvas_xlat_take_count(x, bi);
     if (!c)
         return;
     struct uvas_block *b = &uvas_g.bt[bi];
@@ -181,7 +196,7 @@ static void count_one(const struct uvas_xlat *x, size_t bi, uint64_t scale)
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_accesses, c * scale, RLX);
 }
 
-void uvas_hold_count(const struct uvas_hold_set *s, const struct uvas_xlat *x, uint64_t scale)
+void uvas_hold_count(const struct uvas_hold_set *s, struct uvas_xlat *x, uint64_t scale)
 {
     for (size_t i = 0; i < s->nheld; i++)
         count_one(x, s->want[i], scale);

@@ -27,6 +27,9 @@ struct uvas_hold_set {
 /* Ask for the blocks of the live allocation holding p; false if p is in
  * none (nothing asked). Status through *rc (memory for the set). */
 bool uvas_hold_want_alloc(struct uvas_hold_set *s, const void *p, int *rc);
+/* Ask for the blocks of [p, p + len), which must lie in one live
+ * allocation; false if it does not (nothing asked). Status through *rc. */
+bool uvas_hold_want_range(struct uvas_hold_set *s, const void *p, size_t len, int *rc);
 /* Hold every block asked for (and not yet held). Status; on failure the
  * set holds nothing. Takes x->run to let go (its translations may be out). */
 int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x);
@@ -40,8 +43,9 @@ int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, boo
                     bool *busy);
 /* After a run (x->run held, its counters copied): every held block's
  * counted accesses, times `scale` (the sample's), reach the block as the
- * device agent's accesses. */
-void uvas_hold_count(const struct uvas_hold_set *s, const struct uvas_xlat *x, uint64_t scale);
+ * device agent's accesses; taken from the copy, so a block in several
+ * sets counts once. */
+void uvas_hold_count(const struct uvas_hold_set *s, struct uvas_xlat *x, uint64_t scale);
 /* Does the set hold block bi? */
 bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi);
 /* Let go of every hold (the set keeps what it asked for); x->run held. */

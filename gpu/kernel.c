@@ -23,7 +23,9 @@ struct uvas_kernel {
 };
 
 struct uvas_gpu_hold {
-    struct uvas_gpu_hold *next, *prev;
+    struct uvas_gpu_hold *next, *prev;   /* G.holds (G.mu) */
+    struct uvas_gpu_hold *cnext, *cprev; /* G.counted (xlat.run) */
+    bool counted;
     struct uvas_hold_set set;
 };
 
@@ -46,6 +48,7 @@ static struct {
     size_t *served_list;  /* those blocks, to clear the bits after */
     struct uvas_kernel *kernels;
     struct uvas_gpu_hold *holds;
+    struct uvas_gpu_hold *counted; /* holds whose blocks runs count (xlat.run) */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static void context_down(void)
@@ -473,6 +476,10 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     uint64_t wg = (uint64_t)k->info.local_size[0] * k->info.local_size[1] *
                   k->info.local_size[2];
     uvas_hold_count(s, &G.xlat, wg ? wg : 1);
+    /* Blocks held for the user's own work: a kernel launched over them
+     * without naming them (UVAS_KERNEL_NO_SCAN) counted there. */
+    for (struct uvas_gpu_hold *u = G.counted; u; u = u->cnext)
+        uvas_hold_count(&u->set, &G.xlat, wg ? wg : 1);
     if (h->timed_out) { /* their accesses went to the sink: as if given up */
         v.gave_up = true;
         *why = "it waited longer than the device lets a loop run";
@@ -646,28 +653,20 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
     return rc;
 }
 
-int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out)
+/* h's set asked for: hold it, publish it and keep it. Status; on
+ * failure h is freed. */
+static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out)
 {
-    if (!out || (n && !ptrs))
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold: %s is NULL", out ? "ptrs" : "out");
-    *out = NULL;
-    pthread_mutex_lock(&G.mu);
-    int rc = context_up();
-    pthread_mutex_unlock(&G.mu);
-    if (rc)
-        return rc;
-    struct uvas_gpu_hold *h = calloc(1, sizeof *h);
-    if (!h)
-        return uvas_fail(UVAS_ERR_NOMEM, "uvas_gpu_hold: out of memory");
-    for (size_t i = 0; i < n && !rc; i++)
-        if (!uvas_hold_want_alloc(&h->set, ptrs[i], &rc))
-            rc = uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold: ptrs[%zu] = %p is in no live "
-                           "uvas allocation", i, ptrs[i]);
     if (!rc)
         rc = uvas_hold_all(&h->set, &G.xlat);
     if (!rc) { /* for the user's own pipelines: out now */
         pthread_mutex_lock(&G.xlat.run);
         uvas_hold_publish(&h->set, &G.xlat);
+        h->cnext = G.counted;
+        if (G.counted)
+            G.counted->cprev = h;
+        G.counted = h;
+        h->counted = true;
         pthread_mutex_unlock(&G.xlat.run);
     }
     if (rc) {
@@ -685,11 +684,67 @@ int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold *
     return UVAS_OK;
 }
 
+/* A new hold, the context up. Status. */
+static int hold_new(struct uvas_gpu_hold **h, const char *fn)
+{
+    pthread_mutex_lock(&G.mu);
+    int rc = context_up();
+    pthread_mutex_unlock(&G.mu);
+    if (rc)
+        return rc;
+    if (!(*h = calloc(1, sizeof **h)))
+        return uvas_fail(UVAS_ERR_NOMEM, "%s: out of memory", fn);
+    return UVAS_OK;
+}
+
+int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out)
+{
+    if (!out || (n && !ptrs))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold: %s is NULL", out ? "ptrs" : "out");
+    *out = NULL;
+    struct uvas_gpu_hold *h;
+    int rc = hold_new(&h, "uvas_gpu_hold");
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < n && !rc; i++)
+        if (!uvas_hold_want_alloc(&h->set, ptrs[i], &rc))
+            rc = uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold: ptrs[%zu] = %p is in no live "
+                           "uvas allocation", i, ptrs[i]);
+    return hold_keep(h, rc, out);
+}
+
+int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out)
+{
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold_range: out is NULL");
+    *out = NULL;
+    if (!len)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold_range: len is 0");
+    struct uvas_gpu_hold *h;
+    int rc = hold_new(&h, "uvas_gpu_hold_range");
+    if (rc)
+        return rc;
+    if (!uvas_hold_want_range(&h->set, ptr, len, &rc))
+        rc = uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold_range: [%p, +%zu) is not inside one "
+                       "live uvas allocation", ptr, len);
+    return hold_keep(h, rc, out);
+}
+
 /* G.mu held. */
 static void hold_down(struct uvas_gpu_hold *h)
 {
     pthread_mutex_lock(&G.xlat.run);
     uvas_hold_release(&h->set, &G.xlat);
+    if (h->counted) {
+        if (h->cprev)
+            h->cprev->cnext = h->cnext;
+        else
+            G.counted = h->cnext;
+        if (h->cnext)
+            h->cnext->cprev = h->cprev;
+        h->cnext = h->cprev = NULL;
+        h->counted = false;
+    }
     pthread_mutex_unlock(&G.xlat.run);
     uvas_hold_free(&h->set);
     if (h->prev)

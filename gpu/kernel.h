@@ -20,6 +20,7 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
 void uvas_gpu_kernel_free(struct uvas_kernel *k);
 int uvas_gpu_get_info(struct uvas_gpu_info *out);
 int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out);
+int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out);
 void uvas_gpu_release_hold(struct uvas_gpu_hold *h);
 
 /* uvas_finalize: every kernel's device objects go (the structs stay the

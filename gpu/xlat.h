@@ -107,7 +107,7 @@ struct uvas_xlat {
     VkDeviceMemory sink_mem;
     VkBuffer counts, counts_host;        /* device counters; the run's copy of them */
     VkDeviceMemory counts_mem, counts_host_mem;
-    const volatile uint32_t *counted;    /* counts_host, mapped */
+    volatile uint32_t *counted;          /* counts_host, mapped */
     bool zero_counts;                    /* the next run zeroes the counters first */
 };
 
@@ -127,10 +127,14 @@ void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), v
 void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb);
 /* Before a dispatch in cb: the last run's zeroing done before shaders count. */
 void uvas_xlat_record_begin(struct uvas_xlat *x, VkCommandBuffer cb);
-/* Block bi's sampled accesses in the run that ended (its copy complete). */
-static inline uint32_t uvas_xlat_count(const struct uvas_xlat *x, size_t bi)
+/* Block bi's sampled accesses in the run that ended (its copy
+ * complete), taken: a second call returns 0. */
+static inline uint32_t uvas_xlat_take_count(struct uvas_xlat *x, size_t bi)
 {
-    return x->counted[bi];
+    uint32_t c = x->counted[bi];
+    if (c)
+        x->counted[bi] = 0;
+    return c;
 }
 
 /* Publish block bi's translation from x->reach (run held). delta goes out

@@ -100,6 +100,12 @@ int uvas_gpu_info(struct uvas_gpu_info *out);
  * hold them (as a launch does) until uvas_gpu_release. Status. */
 typedef struct uvas_gpu_hold uvas_gpu_hold_t;
 int uvas_gpu_hold(const void *const *ptrs, size_t n, uvas_gpu_hold_t **out);
+/* The same for the blocks of [ptr, ptr + len) only, which must lie inside
+ * one live allocation: a kernel launched with UVAS_KERNEL_NO_SCAN then
+ * reaches exactly those (and faults elsewhere), and the policy sees the
+ * device touch those blocks and no others. Accesses kernels count in held
+ * blocks reach the policy when a launch's run ends. Status. */
+int uvas_gpu_hold_range(const void *ptr, size_t len, uvas_gpu_hold_t **out);
 void uvas_gpu_release(uvas_gpu_hold_t *h);
 
 #pragma GCC visibility pop

@@ -61,6 +61,7 @@ struct exp_config {
     int quiet;
     int plots;
     unsigned timeout_s;      /* per run */
+    int gpu_side;            /* enum gpu_side_mode: kernels, or the copy engine */
 };
 
 /* One finished run, as the parent keeps it. */

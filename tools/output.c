@@ -1,6 +1,8 @@
 /* results.csv, results.json, timeline.csv, summary.csv. */
 #include "output.h"
 
+#include "gpu_side.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +232,8 @@ static int write_json(const char *dir, const struct exp_config *cfg, const struc
     json_str(f, device);
     fputs(",\n    \"fault_path\": ", f);
     json_str(f, fault);
+    fputs(",\n    \"gpu_side\": ", f);
+    json_str(f, gpu_side_name(cfg->gpu_side));
     fputs("\n  },\n  \"runs\": [", f);
     for (size_t i = 0; i < nruns; i++) {
         const struct exp_run *x = &runs[i];

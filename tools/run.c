@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpu_side.h"
 #include "rng.h"
 #include "trace.h"
 #include "uvas.h"
@@ -172,6 +173,12 @@ static void child(int fd, const struct exp_config *cfg, const struct workload *w
     }
 
     char err[EXP_ERRLEN] = "";
+    struct gpu_side gpu;
+    if (gpu_side_open(&gpu, (enum gpu_side_mode)cfg->gpu_side, err, sizeof err)) {
+        set_error(&r, "the GPU's part: %s", err);
+        uvas_finalize();
+        send_and_exit(fd, &r, samples);
+    }
     struct sampler sp = {.buf = buf, .len = len, .s = samples};
     struct wl_ctx c = {
         .buf = buf,
@@ -180,6 +187,7 @@ static void child(int fd, const struct exp_config *cfg, const struct workload *w
         .ws = cfg->ws_bytes,
         .seed = rng_seed_for(cfg->seed, wl->name),
         .trace = cfg->trace,
+        .gpu = &gpu,
         .err = err,
         .errlen = sizeof err,
         .phase = take_sample,
@@ -220,6 +228,7 @@ static void child(int fd, const struct exp_config *cfg, const struct workload *w
     else
         r.checksum = checksum(buf, len, c.sink); /* the CPU reads it all: after the counters */
 
+    gpu_side_close(&gpu);
     if ((rc = uvas_try_free(buf)) && r.ok)
         set_error(&r, "uvas_free: %s: %s", uvas_strerror(rc), uvas_last_error());
     if ((rc = uvas_finalize()) && r.ok)

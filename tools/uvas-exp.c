@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "exp.h"
+#include "gpu_side.h"
 #include "output.h"
 #include "plot.h"
 #include "progress.h"
@@ -54,6 +55,9 @@ static void usage(FILE *f)
         "                         access a line: '<c|d> <r|w> <offset> <length>', 'phase'\n"
         "                         lines for residency samples, '#' comments\n"
         "  -T, --timeout S        seconds a run may take before it is killed (default %d)\n"
+        "  -g, --gpu SIDE         the GPU's part: 'kernel' (default: compute kernels over\n"
+        "                         the workload's pointers, include/uvas.glsl) or 'copy'\n"
+        "                         (the copy engine's reads and writes, uvas_device_access)\n"
         "  -q, --quiet            no progress and no table (errors still shown)\n"
         "      --no-plots         do not run gnuplot\n"
         "  -h, --help             this text\n"
@@ -229,6 +233,7 @@ int main(int argc, char **argv)
         {"out", required_argument, NULL, 'o'},
         {"trace", required_argument, NULL, 't'},
         {"timeout", required_argument, NULL, 'T'},
+        {"gpu", required_argument, NULL, 'g'},
         {"quiet", no_argument, NULL, 'q'},
         {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
         {"help", no_argument, NULL, 'h'},
@@ -237,7 +242,7 @@ int main(int argc, char **argv)
     int opt;
     uint64_t v;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":w:p:r:m:b:d:s:o:t:T:qh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":w:p:r:m:b:d:s:o:t:T:g:qh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'w':
             wlist = optarg;
@@ -282,6 +287,14 @@ int main(int argc, char **argv)
             if (parse_u64(optarg, &v) || v < 1 || v > 86400)
                 die_usage("-T %s: give a timeout in seconds, 1 to 86400", optarg);
             cfg.timeout_s = (unsigned)v;
+            break;
+        case 'g':
+            if (!strcmp(optarg, "kernel"))
+                cfg.gpu_side = GPU_SIDE_KERNEL;
+            else if (!strcmp(optarg, "copy"))
+                cfg.gpu_side = GPU_SIDE_COPY;
+            else
+                die_usage("-g %s: give 'kernel' or 'copy'", optarg);
             break;
         case 'q':
             cfg.quiet = 1;

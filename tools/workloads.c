@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "gpu_side.h"
 #include "rng.h"
 #include "trace.h"
 #include "uvas.h"
@@ -73,14 +74,26 @@ static void cpu_write(struct wl_ctx *c, size_t off, size_t len, unsigned char va
     c->bytes_cpu += len;
 }
 
-static int dev(struct wl_ctx *c, size_t off, size_t len, int write, unsigned char value)
+/* The GPU reads or writes [off, off+len); what a kernel read goes into the
+ * sink as the CPU's reads do (*sum, if asked for: its 32-bit word sum). */
+static int dev_sum(struct wl_ctx *c, size_t off, size_t len, int write, unsigned char value,
+                   uint32_t *sum)
 {
-    int rc = uvas_device_access(c->buf + off, len, write, value);
-    if (rc)
-        return failf(c, "uvas_device_access(buffer + %zu, %zu, %s) returned %d (%s): %s", off,
-                     len, write ? "write" : "read", rc, uvas_strerror(rc), uvas_last_error());
+    uint32_t s;
+    char why[EXP_ERRLEN - 64];
+    if (gpu_side_touch(c->gpu, c->buf + off, len, write, value, &s, why, sizeof why))
+        return failf(c, "buffer + %zu: %s", off, why);
+    if (!write)
+        c->sink = mix(c->sink, s);
+    if (sum)
+        *sum = s;
     c->bytes_device += len;
     return 0;
+}
+
+static int dev(struct wl_ctx *c, size_t off, size_t len, int write, unsigned char value)
+{
+    return dev_sum(c, off, len, write, value, NULL);
 }
 
 static size_t ws_bytes(size_t ws, size_t bs, const struct trace *t)
@@ -237,8 +250,15 @@ static int run_pingpong(struct wl_ctx *c)
         unsigned char v1 = (unsigned char)(2 * r + 1), v2 = (unsigned char)(2 * r + 2);
         cpu_write(c, 0, c->len, v1);
         phase(c);
-        if (dev(c, 0, c->len, 0, 0))
+        uint32_t got;
+        if (dev_sum(c, 0, c->len, 0, 0, &got))
             return -1;
+        /* A kernel read what the CPU wrote: every word 0x01010101 * v1. */
+        uint32_t expect = (uint32_t)(c->len / 4) * (0x01010101u * v1);
+        if (c->gpu->mode == GPU_SIDE_KERNEL && got != expect)
+            return failf(c, "data check: pingpong round %u: the GPU read words summing to "
+                         "%#x after the CPU wrote 0x%02x to the whole buffer (expected %#x)",
+                         r, got, v1, expect);
         phase(c);
         if (dev(c, 0, c->len, 1, v2))
             return -1;

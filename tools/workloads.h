@@ -1,7 +1,8 @@
 /*
  * The workloads of uvas-exp. Each runs in a fresh process over one buffer
  * from uvas_aligned_alloc: the CPU's part as ordinary loads and stores, the
- * GPU's part as uvas_device_access. A workload calls wl_phase() at the end
+ * GPU's part as compute kernels over the same pointers (or, as a named
+ * option, the copy engine: gpu_side.h). A workload calls wl_phase() at the end
  * of each of its phases: that is where the runner samples residency.
  */
 #ifndef UVAS_EXP_WORKLOADS_H
@@ -13,6 +14,7 @@
 #include "exp.h"
 
 struct trace;
+struct gpu_side;
 
 struct wl_ctx {
     unsigned char *buf;
@@ -21,6 +23,7 @@ struct wl_ctx {
     size_t ws;                /* the working set asked for (-m) */
     uint64_t seed;            /* the workload's seed (rng_seed_for) */
     const struct trace *trace;
+    struct gpu_side *gpu;     /* the GPU's part */
     uint64_t bytes_cpu, bytes_device; /* accounting of bytes touched */
     uint64_t sink;            /* every value the CPU read, mixed */
     char *err;                /* a failing workload writes why here */

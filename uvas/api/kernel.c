@@ -63,6 +63,16 @@ int uvas_gpu_hold(const void *const *ptrs, size_t n, uvas_gpu_hold_t **out)
     return rc;
 }
 
+int uvas_gpu_hold_range(const void *ptr, size_t len, uvas_gpu_hold_t **out)
+{
+    int rc = enter("uvas_gpu_hold_range");
+    if (rc)
+        return rc;
+    rc = uvas_gpu_hold_span(ptr, len, out);
+    uvas_api_leave();
+    return rc;
+}
+
 void uvas_gpu_release(uvas_gpu_hold_t *h)
 {
     uvas_gpu_release_hold(h);
