@@ -50,24 +50,25 @@ int gpu_side_open(struct gpu_side *g, enum gpu_side_mode mode, char *err, size_t
 #endif
 }
 
-int gpu_side_touch(struct gpu_side *g, void *p, size_t len, int write, unsigned char value,
-                   uint32_t *sum, char *err, size_t errlen)
+int gpu_side_touch(void *arg, void *p, size_t len, int write, unsigned char value, uint32_t *sum,
+                   char *err, size_t errlen)
 {
+    struct gpu_side *g = arg;
     *sum = 0;
     if (g->mode == GPU_SIDE_COPY) {
         int rc = uvas_device_access(p, len, write, value);
         if (rc)
             snprintf(err, errlen, "uvas_device_access(%p, %zu, %s): %s: %s", p, len,
                      write ? "write" : "read", uvas_strerror(rc), uvas_last_error());
-        return rc;
+        return rc ? -1 : 0;
     }
     uintptr_t a = (uintptr_t)p, first = a & ~(uintptr_t)3, end = a + len;
     uint64_t nwords = (end - first + 3) / 4;
     if (!len)
-        return UVAS_OK;
+        return 0;
     if (nwords > UINT32_MAX) {
         snprintf(err, errlen, "a GPU access of %zu bytes: the kernel takes up to 16 GiB", len);
-        return UVAS_ERR_INVAL;
+        return -1;
     }
     /* Little endian: byte k of a word is bits 8k to 8k+7. */
     unsigned lead = (unsigned)(a - first), trail = (unsigned)(end & 3);
@@ -97,10 +98,10 @@ int gpu_side_touch(struct gpu_side *g, void *p, size_t len, int write, unsigned 
     if (rc) {
         snprintf(err, errlen, "the GPU %s of %zu bytes at %p: %s: %s", write ? "write" : "read",
                  len, p, uvas_strerror(rc), uvas_last_error());
-        return rc;
+        return -1;
     }
     *sum = write ? 0 : *g->sum;
-    return UVAS_OK;
+    return 0;
 }
 
 void gpu_side_close(struct gpu_side *g)

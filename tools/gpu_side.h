@@ -25,9 +25,10 @@ struct gpu_side {
 int gpu_side_open(struct gpu_side *g, enum gpu_side_mode mode, char *err, size_t errlen);
 /* The GPU reads (write 0; *sum gets the 32-bit sum of the range's words,
  * bytes outside the range masked off; 0 in copy mode) or writes value over
- * [p, p + len). Status; a message in err. */
-int gpu_side_touch(struct gpu_side *g, void *p, size_t len, int write, unsigned char value,
-                   uint32_t *sum, char *err, size_t errlen);
+ * [p, p + len); g is a struct gpu_side (workloads.h's gpu hook). 0, or
+ * -1 with a message in err. */
+int gpu_side_touch(void *g, void *p, size_t len, int write, unsigned char value, uint32_t *sum,
+                   char *err, size_t errlen);
 void gpu_side_close(struct gpu_side *g);
 
 const char *gpu_side_name(enum gpu_side_mode mode);

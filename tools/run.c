@@ -104,21 +104,6 @@ static void send_and_exit(int fd, struct exp_result *r, const struct exp_sample 
     _exit(bad ? 3 : 0);
 }
 
-static uint64_t checksum(const unsigned char *p, size_t len, uint64_t sink)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
-    }
-    for (; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    h ^= sink;
-    return rng_next(&h);
-}
-
 static void child(int fd, const struct exp_config *cfg, const struct workload *wl,
                   const char *policy)
 {
@@ -187,7 +172,9 @@ static void child(int fd, const struct exp_config *cfg, const struct workload *w
         .ws = cfg->ws_bytes,
         .seed = rng_seed_for(cfg->seed, wl->name),
         .trace = cfg->trace,
-        .gpu = &gpu,
+        .gpu = gpu_side_touch,
+        .gpu_arg = &gpu,
+        .gpu_sums = gpu.mode == GPU_SIDE_KERNEL,
         .err = err,
         .errlen = sizeof err,
         .phase = take_sample,
@@ -226,7 +213,7 @@ static void child(int fd, const struct exp_config *cfg, const struct workload *w
     else if (sp.rc)
         set_error(&r, "%s", sp.err);
     else
-        r.checksum = checksum(buf, len, c.sink); /* the CPU reads it all: after the counters */
+        r.checksum = wl_checksum(&c); /* the CPU reads it all: after the counters */
 
     gpu_side_close(&gpu);
     if ((rc = uvas_try_free(buf)) && r.ok)

@@ -8,11 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_side.h"
 #include "rng.h"
 #include "trace.h"
-#include "uvas.h"
-#include "uvas_policy.h"
 
 #define STREAM_ITERS 4      /* CPU pass + device pass, this many times */
 #define RANDOM_PHASES 8     /* CPU updates then a device sweep, this many times */
@@ -81,7 +78,7 @@ static int dev_sum(struct wl_ctx *c, size_t off, size_t len, int write, unsigned
 {
     uint32_t s;
     char why[EXP_ERRLEN - 64];
-    if (gpu_side_touch(c->gpu, c->buf + off, len, write, value, &s, why, sizeof why))
+    if (c->gpu(c->gpu_arg, c->buf + off, len, write, value, &s, why, sizeof why))
         return failf(c, "buffer + %zu: %s", off, why);
     if (!write)
         c->sink = mix(c->sink, s);
@@ -255,7 +252,7 @@ static int run_pingpong(struct wl_ctx *c)
             return -1;
         /* A kernel read what the CPU wrote: every word 0x01010101 * v1. */
         uint32_t expect = (uint32_t)(c->len / 4) * (0x01010101u * v1);
-        if (c->gpu->mode == GPU_SIDE_KERNEL && got != expect)
+        if (c->gpu_sums && got != expect)
             return failf(c, "data check: pingpong round %u: the GPU read words summing to "
                          "%#x after the CPU wrote 0x%02x to the whole buffer (expected %#x)",
                          r, got, v1, expect);
@@ -344,4 +341,19 @@ const struct workload *workload_find(const char *name)
         if (!strcmp(exp_workloads[i].name, name))
             return &exp_workloads[i];
     return NULL;
+}
+
+uint64_t wl_checksum(const struct wl_ctx *c)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i = 0;
+    for (; i + 8 <= c->len; i += 8) {
+        uint64_t w;
+        memcpy(&w, c->buf + i, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    for (; i < c->len; i++)
+        h = (h ^ c->buf[i]) * 0x100000001b3ull;
+    h ^= c->sink;
+    return rng_next(&h);
 }

@@ -14,7 +14,6 @@
 #include "exp.h"
 
 struct trace;
-struct gpu_side;
 
 struct wl_ctx {
     unsigned char *buf;
@@ -23,7 +22,14 @@ struct wl_ctx {
     size_t ws;                /* the working set asked for (-m) */
     uint64_t seed;            /* the workload's seed (rng_seed_for) */
     const struct trace *trace;
-    struct gpu_side *gpu;     /* the GPU's part */
+    /* The GPU's part: read (write 0; *sum: the 32-bit sum of the words,
+     * bytes outside the range masked off) or write value over [p, p+len).
+     * 0, or -1 with a message in err. uvas-exp's is gpu_side.h's;
+     * bench/cuda's runs CUDA kernels on managed memory. */
+    int (*gpu)(void *arg, void *p, size_t len, int write, unsigned char value, uint32_t *sum,
+               char *err, size_t errlen);
+    void *gpu_arg;
+    int gpu_sums;             /* *sum is real (not the copy engine's 0) */
     uint64_t bytes_cpu, bytes_device; /* accounting of bytes touched */
     uint64_t sink;            /* every value the CPU read, mixed */
     char *err;                /* a failing workload writes why here */
@@ -46,5 +52,8 @@ extern const struct workload exp_workloads[];
 extern const size_t exp_nworkloads;
 
 const struct workload *workload_find(const char *name);
+
+/* The run's result: the buffer's final contents and every value read. */
+uint64_t wl_checksum(const struct wl_ctx *c);
 
 #endif
