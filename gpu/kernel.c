@@ -471,15 +471,17 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         atomic_fetch_add_explicit(&uvas_g.ctr.kernel_gpu_ns,
                                   (uint64_t)((double)(t[1] - t[0]) * G.ns_per_tick), RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
-    /* The sample: one invocation per workgroup counted (a size given by
-     * specialization constants is not known here: 1). */
+    /* The sample: one invocation per workgroup counted, every period-th
+     * access (a workgroup size given by specialization constants is not
+     * known here: 1). */
     uint64_t wg = (uint64_t)k->info.local_size[0] * k->info.local_size[1] *
                   k->info.local_size[2];
-    uvas_hold_count(s, &G.xlat, wg ? wg : 1);
+    wg = (wg ? wg : 1) * UVAS_XLAT_COUNT_PERIOD;
+    uvas_hold_count(s, &G.xlat, wg);
     /* Blocks held for the user's own work: a kernel launched over them
      * without naming them (UVAS_KERNEL_NO_SCAN) counted there. */
     for (struct uvas_gpu_hold *u = G.counted; u; u = u->cnext)
-        uvas_hold_count(&u->set, &G.xlat, wg ? wg : 1);
+        uvas_hold_count(&u->set, &G.xlat, wg);
     if (h->timed_out) { /* their accesses went to the sink: as if given up */
         v.gave_up = true;
         *why = "it waited longer than the device lets a loop run";

@@ -22,9 +22,9 @@
  * binding 0 of every kernel.
  *
  * Access counters: a u32 per block in device memory, which the first
- * invocation of every workgroup adds 1 to on each of its accesses (the
- * sample: counts are accesses / workgroup size, which the launcher scales
- * back). Every run copies them to host memory and zeroes them on the
+ * invocation of every workgroup adds 1 to on every UVAS_XLAT_COUNT_PERIOD-th
+ * of its accesses (the sample: counts are accesses / (workgroup size x
+ * period), which the launcher scales back). Every run copies them to host memory and zeroes them on the
  * device, after the kernel, in the run's own command buffer; the launcher
  * reads the blocks it held from the copy (uvas_xlat_take_count).
  *
@@ -55,6 +55,9 @@
 #define UVAS_XLAT_SPEC_NBLOCKS 2034u
 #define UVAS_XLAT_SPEC_WAITS 2035u
 
+/* The access counters' sample (uvas.glsl): every this many accesses of
+ * a workgroup's first invocation. */
+#define UVAS_XLAT_COUNT_PERIOD 8u
 /* Faulting addresses a run records (the rest are only counted). */
 #define UVAS_XLAT_FAULTS 16
 /* Entry flags (not read by kernels): the block is host memory, reached

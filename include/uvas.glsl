@@ -20,8 +20,8 @@
  * launch then runs the kernel again or fails (uvas_gpu.h).
  *
  * Accesses are counted per block for the placement policy (sampled: the
- * first invocation of each workgroup counts its own, one atomic add per
- * access of one invocation in a workgroup's worth). A kernel that wants
+ * first invocation of each workgroup counts every 8th of its own, one
+ * atomic add for 8 workgroups' worth of accesses). A kernel that wants
  * no counting defines UVAS_NO_COUNTERS before including this file; its
  * blocks then count one device access per launch.
  *
@@ -58,6 +58,7 @@ layout(constant_id = 2035) const bool UVAS_FAULTS_WAIT = true;
 const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_SINK_BYTES 4096
 #define UVAS_XLAT_COUNTS_WORD 7 /* header[7]: counts */
+#define UVAS_COUNT_PERIOD 8u
 
 /* A block's translation: idx is 0 (none) or the block's index + 1, and
  * delta (written before idx, unchanged while it is set) is what to add. */
@@ -160,6 +161,9 @@ uint64_t uvas_fault(uint64_t a)
     return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
 }
 
+/* This invocation's accesses so far, for the counters' sample. */
+uint uvas_sampled_ = 0u;
+
 /* The device address of uvas address a: the entry's delta added (an
  * address below the range wraps to a block past its end). */
 uint64_t uvas_translate(uint64_t a)
@@ -167,10 +171,16 @@ uint64_t uvas_translate(uint64_t a)
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
 #ifndef UVAS_NO_COUNTERS
     /* The access counters: the first invocation of each workgroup counts
-     * its accesses, one atomic per access of one invocation in
-     * workgroup-size many (uvas scales the sample back). */
-    if (gl_LocalInvocationIndex == 0u && bi < uint64_t(UVAS_NBLOCKS))
-        atomicAdd(uvas_ref_u32(uvas_xlat_ro.header[UVAS_XLAT_COUNTS_WORD] + 4ul * bi).v, 1u);
+     * every UVAS_COUNT_PERIOD-th of its accesses, starting at an offset
+     * that differs between neighbouring workgroups (a kernel's access
+     * pattern does not hide an array); uvas scales the sample back. One
+     * atomic for period x workgroup-size accesses. */
+    if (gl_LocalInvocationIndex == 0u) {
+        uint k = uvas_sampled_ + gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z;
+        uvas_sampled_++;
+        if ((k & (UVAS_COUNT_PERIOD - 1u)) == 0u && bi < uint64_t(UVAS_NBLOCKS))
+            atomicAdd(uvas_ref_u32(uvas_xlat_ro.header[UVAS_XLAT_COUNTS_WORD] + 4ul * bi).v, 1u);
+    }
 #endif
     uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].idx : 0u;
     if (idx == 0u)

@@ -66,7 +66,7 @@ fi
 if [ "$what" = exp ] || [ "$what" = all ]; then
     # uvas-exp's workloads under uvas's policies beside CUDA UM's (docs/experiments.md).
     command -v nvcc >/dev/null &&
-        scripts/exp-vs-cuda.sh "$OUT/exp-h100" "${EXP_MIB:-256}" "${EXP_REPS:-3}"
+        scripts/exp-vs-cuda.sh "$OUT/exp-h100" "${EXP_MIB:-128}" "${EXP_REPS:-2}"
 fi
 if [ "$what" = multi ] || [ "$what" = all ]; then
     use_mpi

@@ -33,11 +33,16 @@ static void check_values(const uint32_t *x, uint32_t base, const char *when)
 }
 
 /* Accesses inc.comp's kernel makes over n elements as its counters see
- * them: the first invocation of each 64-wide workgroup counts its load and
- * its store, scaled back by 64. */
+ * them (include/uvas.glsl): the first invocation of workgroup w makes its
+ * load (k = 0) and its store (k = 1), and counts access k when
+ * (k + w) % 8 == 0, scaled back by 64 x 8. */
 static uint64_t counted(uint32_t n)
 {
-    return (uint64_t)(n + 63) / 64 * 2 * 64;
+    uint64_t c = 0;
+    for (uint32_t w = 0; w < (n + 63) / 64; w++)
+        for (uint32_t k = 0; k < 2; k++)
+            c += (k + w) % 8 == 0 ? 64 * 8 : 0;
+    return c;
 }
 
 int main(void)
