@@ -23,8 +23,9 @@
  *
  * Access counters: a u32 per block in device memory, which the first
  * invocation of every workgroup adds 1 to on every UVAS_XLAT_COUNT_PERIOD-th
- * of its accesses (the sample: counts are accesses / (workgroup size x
- * period), which the launcher scales back). Every run copies them to host memory and zeroes them on the
+ * of its accesses to host-resident blocks (delta's UVAS_XLAT_DELTA_HOST;
+ * the sample: counts are accesses / (workgroup size x period), which the
+ * launcher scales back). Every run copies them to host memory and zeroes them on the
  * device, after the kernel, in the run's own command buffer; the launcher
  * reads the blocks it held from the copy (uvas_xlat_take_count).
  *
@@ -63,6 +64,8 @@
 /* Entry flags (not read by kernels): the block is host memory, reached
  * through its imported pages. */
 #define UVAS_XLAT_HOST 1u
+/* In delta, for kernels: the same (they count their accesses to it). */
+#define UVAS_XLAT_DELTA_HOST 1u
 /* Header flags: faulting accesses wait for uvas; uvas gave up on them all. */
 #define UVAS_XLAT_WAIT 1u
 #define UVAS_XLAT_GIVE_UP 2u
@@ -149,7 +152,10 @@ static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t a
     uint64_t r = x->reach[bi];
     if (atomic_load_explicit(&e->idx, memory_order_relaxed))
         return; /* published by another holder's run: the same */
-    atomic_store_explicit(&e->delta, (r & ~1ull) - at, memory_order_relaxed);
+    /* Both addresses are page aligned: bit 0 of delta is free to say
+     * host-resident to the kernel (uvas.glsl masks it off). */
+    atomic_store_explicit(&e->delta, ((r & ~1ull) - at) | (r & 1 ? UVAS_XLAT_DELTA_HOST : 0),
+                          memory_order_relaxed);
     e->flags = r & 1 ? UVAS_XLAT_HOST : 0;
     uvas_store_fence();
     atomic_store_explicit(&e->idx, (uint32_t)(bi + 1), memory_order_release);

@@ -19,11 +19,12 @@
  * uvas, and goes to a scratch area (loads read garbage from it); the
  * launch then runs the kernel again or fails (uvas_gpu.h).
  *
- * Accesses are counted per block for the placement policy (sampled: the
- * first invocation of each workgroup counts every 8th of its own, one
- * atomic add for 8 workgroups' worth of accesses). A kernel that wants
- * no counting defines UVAS_NO_COUNTERS before including this file; its
- * blocks then count one device access per launch.
+ * Accesses to host-resident blocks (over the bus) are counted per block
+ * for the placement policy, as NVIDIA's hardware access counters count a
+ * GPU's remote accesses (sampled: the first invocation of each workgroup
+ * counts every 8th of its own). Device-resident blocks, and every block
+ * of a kernel that defines UVAS_NO_COUNTERS before including this file,
+ * count one device access per launch.
  *
  * Accesses are naturally aligned (4 bytes for 32-bit types, 8 for 64-bit,
  * 16 for vec4 and uvec4) and do not cross a block; uvas allocations keep
@@ -59,9 +60,12 @@ const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_SINK_BYTES 4096
 #define UVAS_XLAT_COUNTS_WORD 7 /* header[7]: counts */
 #define UVAS_COUNT_PERIOD 8u
+#define UVAS_XLAT_DELTA_HOST 1u
 
 /* A block's translation: idx is 0 (none) or the block's index + 1, and
- * delta (written before idx, unchanged while it is set) is what to add. */
+ * delta (written before idx, unchanged while it is set) is what to add,
+ * bit 0 cleared: it is set for a host-resident block (whose accesses are
+ * counted). */
 struct uvas_xlat_entry {
     uint idx;
     uint flags;
@@ -147,7 +151,8 @@ uint64_t uvas_fault(uint64_t a)
                 for (uint i = 0u; i < 1024u; i++) {
                     uint idx = uvas_xlat_v.entry[b].idx;
                     if (idx != 0u)
-                        return a + uvas_xlat_v.entry[idx - 1u].delta;
+                        return a + (uvas_xlat_v.entry[idx - 1u].delta &
+                                    ~uint64_t(UVAS_XLAT_DELTA_HOST));
                     if ((uvas_xlat_v.flags & UVAS_XLAT_GIVE_UP) != 0u) {
                         gave_up = true;
                         break;
@@ -161,31 +166,40 @@ uint64_t uvas_fault(uint64_t a)
     return uvas_xlat.sink + (a & uint64_t(UVAS_XLAT_SINK_BYTES - 8));
 }
 
-/* This invocation's accesses so far, for the counters' sample. */
+/* This invocation's counted accesses so far, for the sample. */
 uint uvas_sampled_ = 0u;
+
+/* An access to host-resident block bi, over the bus: counted for the
+ * policy, as NVIDIA's access counters count a GPU's remote accesses. The
+ * first invocation of each workgroup counts every UVAS_COUNT_PERIOD-th of
+ * its own, starting at an offset that differs between neighbouring
+ * workgroups (so an access pattern does not hide an array); uvas scales
+ * the sample back. */
+void uvas_count_remote(uint64_t bi)
+{
+    if (gl_LocalInvocationIndex == 0u) {
+        uint k = uvas_sampled_ + gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z;
+        uvas_sampled_++;
+        if ((k & (UVAS_COUNT_PERIOD - 1u)) == 0u)
+            atomicAdd(uvas_ref_u32(uvas_xlat_ro.header[UVAS_XLAT_COUNTS_WORD] + 4ul * bi).v, 1u);
+    }
+}
 
 /* The device address of uvas address a: the entry's delta added (an
  * address below the range wraps to a block past its end). */
 uint64_t uvas_translate(uint64_t a)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
-#ifndef UVAS_NO_COUNTERS
-    /* The access counters: the first invocation of each workgroup counts
-     * every UVAS_COUNT_PERIOD-th of its accesses, starting at an offset
-     * that differs between neighbouring workgroups (a kernel's access
-     * pattern does not hide an array); uvas scales the sample back. One
-     * atomic for period x workgroup-size accesses. */
-    if (gl_LocalInvocationIndex == 0u) {
-        uint k = uvas_sampled_ + gl_WorkGroupID.x + gl_WorkGroupID.y + gl_WorkGroupID.z;
-        uvas_sampled_++;
-        if ((k & (UVAS_COUNT_PERIOD - 1u)) == 0u && bi < uint64_t(UVAS_NBLOCKS))
-            atomicAdd(uvas_ref_u32(uvas_xlat_ro.header[UVAS_XLAT_COUNTS_WORD] + 4ul * bi).v, 1u);
-    }
-#endif
     uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].idx : 0u;
     if (idx == 0u)
         return uvas_fault(a);
-    return a + uvas_xlat_ro.entry[idx - 1u].delta;
+    uint64_t d = uvas_xlat_ro.entry[idx - 1u].delta;
+#ifndef UVAS_NO_COUNTERS
+    /* Device-resident blocks run at full speed: nothing counted. */
+    if ((uint(d) & UVAS_XLAT_DELTA_HOST) != 0u)
+        uvas_count_remote(bi);
+#endif
+    return a + (d & ~uint64_t(UVAS_XLAT_DELTA_HOST));
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }

@@ -522,8 +522,15 @@ void uvas_migrate_write_fault(size_t bi)
 bool uvas_migrate_cpu_map(size_t bi, bool write)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
-    if (uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_CPU, write,
-                          uvas_cpuview_available()) != UVAS_ACTION_REMOTE)
+    /* Where the CPU reads device memory uncached (a discrete GPU's BAR:
+     * some 10 MB/s against GB/s for a migration), a view only where the
+     * user advised one; a policy's "remote" migrates, as CUDA's does on
+     * such machines. */
+    bool can = uvas_cpuview_available() &&
+               (uvas_g.devtier.cpu_reads_cached ||
+                (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_CPU_MAP));
+    if (uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_CPU, write, can) !=
+        UVAS_ACTION_REMOTE)
         return false;
     struct job x = {.bi = bi};
     if (!uvas_blk_take(b, false, &x.seen))

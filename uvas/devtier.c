@@ -56,10 +56,14 @@ int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t
     pthread_mutex_lock(&t->mu);
     grow(t);
     pthread_mutex_unlock(&t->mu);
+    t->cpu_reads_cached = t->dev.mem.memoryTypes[t->dev.dev_type].propertyFlags &
+                          VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
     size_t used = strlen(note);
-    snprintf(note + used, notelen - used, ", capacity %zu MiB, CPU view of device blocks: %s",
-             total * block_size >> 20,
-             t->fd_mappable ? "fd map" : t->dev.placed_map ? "placed map" : "none");
+    const char *view = t->fd_mappable ? "fd map" : t->dev.placed_map ? "placed map" : "none";
+    snprintf(note + used, notelen - used, ", capacity %zu MiB, CPU view of device blocks: %s%s",
+             total * block_size >> 20, view,
+             strcmp(view, "none") && !t->cpu_reads_cached
+                 ? " (advised only: the CPU reads device memory uncached here)" : "");
     return UVAS_OK;
 }
 

@@ -45,6 +45,8 @@ struct uvas_devtier {
     uint64_t retry_ns;        /* the driver refused a slab: no growth before */
     uint32_t refusals;        /* slabs refused in a row (the back-off doubles) */
     bool fd_mappable;         /* the exported slab fd can be mmapped (lavapipe) */
+    bool cpu_reads_cached;    /* the CPU reads device memory through its caches (not
+                                 a discrete GPU's BAR: uncached, ~10 MB/s) */
     size_t fd_base;           /* where the memory starts in that file */
     size_t block_size;
     struct uvas_dedicated *ded; /* dedicated allocations, slot numbers from ded_base */
