@@ -30,12 +30,12 @@ def read(d):
             uvas.setdefault(r["workload"], {})[r["policy"]] = float(r["time_s"])
     for r in csv.DictReader(open(os.path.join(d, "results.csv"))):
         if r["status"] == "ok":
-            sums.setdefault(r["workload"], set()).add(r["checksum"])
+            sums.setdefault(r["workload"], set()).add(int(r["checksum"], 0))
     for line in open(os.path.join(d, "cuda-um.txt")):
-        m = re.match(r"um-exp (\S+) (\S+) time_s (\S+) checksum (\d+)", line)
+        m = re.match(r"um-exp (\S+) (\S+) time_s (\S+) checksum (\S+)", line)
         if m:
             cuda.setdefault(m[1], {})[m[2]] = float(m[3])
-            sums.setdefault(m[1], set()).add(m[4])
+            sums.setdefault(m[1], set()).add(int(m[4], 0))
         elif line.startswith("um-exp:"):
             head = line.strip()
     return uvas, cuda, sums, head
@@ -82,14 +82,14 @@ def main():
     open(os.path.join(d, "vs-cuda.dat"), "w").write(
         "# workload uvas_default_ms uvas_best_ms cuda_default_ms cuda_best_ms\n" + "\n".join(dat) + "\n")
     print(text, end="")
-    gp = f"""set terminal pngcairo size 900,480
+    gp = f"""set terminal pngcairo size 1000,480
 set output '{os.path.join(d, "vs-cuda.png")}'
 set title 'uvas-exp workloads: time (lower is better), uvas and CUDA Unified Memory, same GPU'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.85 border -1
 set ylabel 'ms (median)'
-set key top left
+set key outside right top
 set yrange [0:*]
 plot '{os.path.join(d, "vs-cuda.dat")}' using 2:xtic(1) title 'uvas default (first-touch)', \\
      '' using 3 title 'uvas best policy', '' using 4 title 'CUDA UM default', \\

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
                 CK(cudaFree(buf));
             }
             std::sort(t.begin(), t.end());
-            printf("um-exp %s %s time_s %.6f checksum %llu\n", wl->name, mode_name[m],
+            printf("um-exp %s %s time_s %.6f checksum 0x%016llx\n", wl->name, mode_name[m],
                    t[t.size() / 2], sum);
         }
     }
