@@ -62,6 +62,13 @@ int main(int argc, char **argv)
     CHECK(strstr(out, addr) && strstr(out, "H..H....") && strstr(out, "2 host"),
           "uvas-stat -m shows the allocation at %s with blocks 0 and 3 on the host: %s", addr,
           out);
+    /* -a: accesses per touched block: blocks 0 and 3, one CPU fault each. */
+    CHECK_EQ(run_stat(argv[1], "-a", pid, out, sizeof out), 0, "uvas-stat -a PID exit status");
+    char b0[64], b3[64];
+    snprintf(b0, sizeof b0, "(%p) host      cpu          1  device          0", (void *)a);
+    snprintf(b3, sizeof b3, "(%p) host      cpu          1", (void *)(a + 3 * 65536));
+    CHECK(strstr(out, b0) && strstr(out, b3) && strstr(out, "2 blocks touched"),
+          "uvas-stat -a lists blocks 0 and 3 with one CPU access each: %s", out);
     /* -s: blocks not at rest. A read-mostly block on the device is one
      * (duplicated); without a device tier the list is empty. */
     bool dup = tu_range().device_present &&

@@ -12,7 +12,11 @@
  *  - after uvas_finalize the kernel fails to launch (UVAS_ERR_NOT_INIT), and
  *    after uvas_init again too ("load it again"), and can still be freed;
  *    a kernel loaded again runs; uvas_gpu_info describes the
- *    device; uvas_gpu_hold of a pointer outside any allocation fails.
+ *    device; uvas_gpu_hold of a pointer outside any allocation fails, and
+ *    uvas_gpu_hold_range of an empty range, one outside any allocation,
+ *    one that runs past its allocation's end (by a byte, or by a length
+ *    that would wrap) or starts past it, each fails naming it and holds
+ *    nothing.
  */
 #include "check.h"
 
@@ -99,6 +103,21 @@ int main(void)
     CHECK(h == NULL, "*out set by a failed hold");
     const void *inside[1] = {x};
     CHECK_OK(uvas_gpu_hold(inside, 1, &h));
+    uvas_gpu_release(h);
+    size_t bytes = cnt * 4;
+    uint64_t held0 = tu_stats().kernel_translations;
+    h = (uvas_gpu_hold_t *)1;
+    EXPECT(uvas_gpu_hold_range(x, 0, &h), UVAS_ERR_INVAL, "len is 0");
+    CHECK(h == NULL, "*out set by a failed range hold");
+    EXPECT(uvas_gpu_hold_range(&local, 4, &h), UVAS_ERR_NOT_OWNED, "not inside one live");
+    EXPECT(uvas_gpu_hold_range(x, bytes + 1, &h), UVAS_ERR_NOT_OWNED, "not inside one live");
+    EXPECT(uvas_gpu_hold_range((char *)x + 8, SIZE_MAX - 4, &h), UVAS_ERR_NOT_OWNED,
+           "not inside one live");
+    EXPECT(uvas_gpu_hold_range((char *)x + bytes, 4, &h), UVAS_ERR_NOT_OWNED,
+           "not inside one live");
+    EXPECT(uvas_gpu_hold_range(x, 4, NULL), UVAS_ERR_INVAL, "out is NULL");
+    CHECK(tu_stats().kernel_translations == held0, "a refused range hold held a block");
+    CHECK_OK(uvas_gpu_hold_range((char *)x + bytes - 4, 4, &h));
     uvas_gpu_release(h);
 
     CHECK_OK(tu_launch(k, cnt, &a, sizeof a));

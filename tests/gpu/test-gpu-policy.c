@@ -113,8 +113,38 @@ int main(void)
     uvas_kernel_free(k);
     CHECK_OK(uvas_finalize());
 
+    /* uvas_gpu_hold_range: a launch without the scan reaches the held
+     * blocks only; the rest of the allocation is not touched, and what the
+     * kernel counts in held host blocks reaches the policy. */
+    x = start("access-counter:gpu_threshold=1000000", &k, "inc");
+    const uint32_t per = 16384; /* elements of a 64 KiB block */
+    for (uint32_t i = 0; i < per; i++)
+        x[per + i] = i; /* block 1 on the host, the rest untouched */
+    uvas_gpu_hold_t *h;
+    CHECK_OK(uvas_gpu_hold_range(x + per, per * 4, &h));
+    a = (struct args){(uintptr_t)(x + per), per, 1};
+    struct uvas_stats h0 = tu_stats();
+    uint32_t g1[3] = {per / 64, 1, 1};
+    CHECK_OK(uvas_kernel_launch(k, g1, &a, sizeof a, UVAS_KERNEL_NO_SCAN));
+    struct uvas_stats h1 = tu_stats();
+    uvas_gpu_release(h);
+    CHECK(h1.kernel_accesses - h0.kernel_accesses == counted(per),
+          "a held range's kernel: %llu accesses counted, expected %llu",
+          (unsigned long long)(h1.kernel_accesses - h0.kernel_accesses),
+          (unsigned long long)counted(per));
+    tu_expect_blocks(x, per * 4, UVAS_RES_UNPOPULATED, "block 0, not held");
+    tu_expect_blocks(x + per, per * 4, UVAS_RES_HOST, "block 1, held and served in place");
+    tu_expect_blocks(x + 2 * per, (N - 2 * per) * 4, UVAS_RES_UNPOPULATED, "blocks 2-6");
+    for (uint32_t i = 0; i < per; i++)
+        CHECK(x[per + i] == i + 1, "held range: x[%u] = %u", per + i, x[per + i]);
+    printf("  uvas_gpu_hold_range: the kernel reached block 1 only, %llu accesses counted\n",
+           (unsigned long long)counted(per));
+    uvas_kernel_free(k);
+    CHECK_OK(uvas_finalize());
+
     x = start("first-touch", &k, "inc");
     a.x = (uintptr_t)x;
+    a.n = N;
     CHECK_OK(tu_launch(k, N, &a, sizeof a)); /* untouched: zeros + 1 */
     tu_expect_blocks(x, N * 4, UVAS_RES_DEVICE, "first touch by a kernel");
     for (uint32_t i = 0; i < N; i++)
