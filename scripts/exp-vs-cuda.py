@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """uvas's policies beside CUDA Unified Memory on uvas-exp's workloads.
 
-usage: exp-vs-cuda.py DIR [DOC]
+usage: exp-vs-cuda.py DIR [DOC...]
 
 DIR holds what scripts/exp-vs-cuda.sh left: uvas-exp's summary.csv and
 results.csv, and cuda-um.txt (bench/cuda/um-exp.cu's lines). Writes
 DIR/vs-cuda.md (the table), DIR/vs-cuda.dat and, with gnuplot, DIR/vs-cuda.png;
-with DOC, replaces the block between '<!-- vs-cuda begin -->' and
+in each DOC, replaces the block between '<!-- vs-cuda begin -->' and
 '<!-- vs-cuda end -->' there. Each row: the median time of uvas's default
 policy (first-touch) and of its best policy, of CUDA UM by default and
 with its best advice, and the ratios (CUDA time / uvas time: above 1, uvas
@@ -72,7 +72,7 @@ def table(uvas, cuda, sums, head, commit):
 
 def main():
     d = sys.argv[1]
-    doc = sys.argv[2] if len(sys.argv) > 2 else None
+    docs = sys.argv[2:]
     commit = "unknown commit"
     cpath = os.path.join(d, "commit.txt")
     if os.path.exists(cpath):
@@ -99,7 +99,7 @@ plot '{os.path.join(d, "vs-cuda.dat")}' using 2:xtic(1) title 'uvas default (fir
         subprocess.run(["gnuplot"], input=gp, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"exp-vs-cuda: no plot ({e})", file=sys.stderr)
-    if doc:
+    for doc in docs:
         s = open(doc).read()
         b, e = "<!-- vs-cuda begin -->", "<!-- vs-cuda end -->"
         if b not in s or e not in s:
