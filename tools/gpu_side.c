@@ -13,9 +13,8 @@ static const uint32_t touch_spv[] =
 #endif
 
 struct touch_args {
-    uint64_t addr, sum;
-    uint32_t nwords, head, tail, value, write;
-    uint32_t pad;
+    uint64_t start, end, sum;
+    uint32_t value, write;
 };
 
 const char *gpu_side_name(enum gpu_side_mode mode)
@@ -45,8 +44,20 @@ int gpu_side_open(struct gpu_side *g, enum gpu_side_mode mode, char *err, size_t
         snprintf(err, errlen, "uvas_kernel_load(touch): %s: %s (run with -g copy to use the "
                  "copy engine instead)", uvas_strerror(rc), uvas_last_error());
         gpu_side_close(g);
+        return rc;
     }
-    return rc;
+    /* Each invocation strides over the range: enough workgroups to fill a
+     * GPU; on a device that runs shaders on the CPU (lavapipe), where
+     * every workgroup costs a round of its barrier's coroutines, a few. */
+    struct uvas_gpu_info gi;
+    VkPhysicalDeviceProperties pp;
+    g->max_groups = 2048;
+    if (uvas_gpu_info(&gi) == UVAS_OK) {
+        vkGetPhysicalDeviceProperties(gi.physical_device, &pp);
+        if (pp.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
+            g->max_groups = 128;
+    }
+    return UVAS_OK;
 #endif
 }
 
@@ -62,28 +73,24 @@ int gpu_side_touch(void *arg, void *p, size_t len, int write, unsigned char valu
                      write ? "write" : "read", uvas_strerror(rc), uvas_last_error());
         return rc ? -1 : 0;
     }
-    uintptr_t a = (uintptr_t)p, first = a & ~(uintptr_t)3, end = a + len;
-    uint64_t nwords = (end - first + 3) / 4;
     if (!len)
         return 0;
-    if (nwords > UINT32_MAX) {
-        snprintf(err, errlen, "a GPU access of %zu bytes: the kernel takes up to 16 GiB", len);
+    uintptr_t a = (uintptr_t)p;
+    uint64_t units = (a + len - (a & ~(uintptr_t)15) + 15) / 16;
+    if (units > UINT32_MAX) {
+        snprintf(err, errlen, "a GPU access of %zu bytes: the kernel takes up to 64 GiB", len);
         return -1;
     }
-    /* Little endian: byte k of a word is bits 8k to 8k+7. */
-    unsigned lead = (unsigned)(a - first), trail = (unsigned)(end & 3);
     struct touch_args t = {
-        .addr = first,
+        .start = a,
+        .end = a + len,
         .sum = (uintptr_t)g->sum,
-        .nwords = (uint32_t)nwords,
-        .head = 0xffffffffu << (8 * lead),
-        .tail = trail ? 0xffffffffu >> (8 * (4 - trail)) : 0xffffffffu,
         .value = 0x01010101u * value,
         .write = write != 0,
     };
     *g->sum = 0;
-    uint32_t groups = (uint32_t)((nwords + 255) / 256);
-    uint32_t grid[3] = {groups < 4096 ? groups : 4096, 1, 1};
+    uint32_t groups = (uint32_t)((units + 255) / 256);
+    uint32_t grid[3] = {groups < g->max_groups ? groups : g->max_groups, 1, 1};
     /* The blocks the kernel touches and no others (a launch that scanned
      * its arguments would hold the whole buffer): the policy sees the
      * device touch what it touches, as with a GPU's page faults. */

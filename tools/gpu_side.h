@@ -19,6 +19,7 @@ struct gpu_side {
     enum gpu_side_mode mode;
     uvas_kernel_t *k;
     uint32_t *sum;        /* host-heap word the kernel adds reads into */
+    uint32_t max_groups;  /* a grid that fills the device, no larger */
 };
 
 /* Status; on failure a message in err. */
