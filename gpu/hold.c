@@ -212,6 +212,18 @@ void uvas_hold_publish(struct uvas_hold_set *s, struct uvas_xlat *x)
         uvas_xlat_publish(x, s->extra[i], (uintptr_t)uvas_block_addr(s->extra[i]));
 }
 
+void uvas_hold_span(const struct uvas_hold_set *s, size_t *lo, size_t *hi)
+{
+    if (s->nheld) { /* sorted */
+        *lo = s->want[0] < *lo ? s->want[0] : *lo;
+        *hi = s->want[s->nheld - 1] > *hi ? s->want[s->nheld - 1] : *hi;
+    }
+    for (size_t i = 0; i < s->nextra; i++) {
+        *lo = s->extra[i] < *lo ? s->extra[i] : *lo;
+        *hi = s->extra[i] > *hi ? s->extra[i] : *hi;
+    }
+}
+
 bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi)
 {
     if (s->nheld && bsearch(&bi, s->want, s->nheld, sizeof *s->want, cmp_size))

@@ -46,6 +46,8 @@ int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, boo
  * device agent's accesses; taken from the copy, so a block in several
  * sets counts once. */
 void uvas_hold_count(const struct uvas_hold_set *s, struct uvas_xlat *x, uint64_t scale);
+/* Widen [*lo, *hi] to the blocks the set holds. */
+void uvas_hold_span(const struct uvas_hold_set *s, size_t *lo, size_t *hi);
 /* Does the set hold block bi? */
 bool uvas_hold_has(const struct uvas_hold_set *s, size_t bi);
 /* Let go of every hold (the set keeps what it asked for); x->run held. */

@@ -430,7 +430,11 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
     if (G.stamps)
         vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
-    uvas_xlat_record_counts(&G.xlat, cb);
+    size_t lo = SIZE_MAX, hi = 0;
+    uvas_hold_span(s, &lo, &hi);
+    for (struct uvas_gpu_hold *u = G.counted; u; u = u->cnext)
+        uvas_hold_span(&u->set, &lo, &hi);
+    uvas_xlat_record_counts(&G.xlat, cb, lo, hi);
     /* The kernel's writes, for the CPU and for copies that follow (a
      * migration of what it wrote, on the transfer queue). */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,

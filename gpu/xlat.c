@@ -111,6 +111,8 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->hdr->counts = uvas_vulkan_address(d, x->counts);
     /* Counters start at zero (device memory does not). */
     x->zero_counts = true;
+    x->win_lo = 1; /* no run yet: an empty window */
+    x->win_hi = 0;
     return UVAS_OK;
 }
 
@@ -194,20 +196,24 @@ void uvas_xlat_record_begin(struct uvas_xlat *x, VkCommandBuffer cb)
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb)
+void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb, size_t lo, size_t hi)
 {
-    VkDeviceSize bytes = x->hdr->nblocks * sizeof(uint32_t);
+    x->win_lo = lo;
+    x->win_hi = hi;
+    if (lo > hi)
+        return;
+    VkDeviceSize off = lo * sizeof(uint32_t), bytes = (hi - lo + 1) * sizeof(uint32_t);
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT};
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                          0, 1, &mb, 0, NULL, 0, NULL);
-    VkBufferCopy r = {.srcOffset = 0, .dstOffset = 0, .size = bytes};
+    VkBufferCopy r = {.srcOffset = off, .dstOffset = off, .size = bytes};
     vkCmdCopyBuffer(cb, x->counts, x->counts_host, 1, &r);
     /* The fill waits for the copy's reads (an execution dependency). */
     vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0,
                          NULL, 0, NULL, 0, NULL);
-    vkCmdFillBuffer(cb, x->counts, 0, bytes, 0);
+    vkCmdFillBuffer(cb, x->counts, off, bytes, 0);
     VkMemoryBarrier hb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT};

@@ -115,6 +115,7 @@ struct uvas_xlat {
     VkDeviceMemory counts_mem, counts_host_mem;
     volatile uint32_t *counted;          /* counts_host, mapped */
     bool zero_counts;                    /* the next run zeroes the counters first */
+    size_t win_lo, win_hi;               /* the last run's window of counted[] */
 };
 
 int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, unsigned shift,
@@ -127,16 +128,22 @@ void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait);
  * (again on every call: the caller knows which it has served). */
 void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), void *arg);
 
-/* Record, after a kernel's dispatch in cb: the counters copied for the
- * host, then zeroed for the next run (whose shaders wait for it: the
- * barrier at the start of uvas_xlat_record_begin). */
-void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb);
+/* Record, after a kernel's dispatch in cb: the counters of blocks
+ * [lo, hi] (lo > hi: none) copied for the host, then zeroed for the next
+ * run (whose shaders wait for it: the barrier of uvas_xlat_record_begin).
+ * A window, not the whole table: a launch costs what it holds, not what
+ * the range could hold. A block counted outside the window (one a fault
+ * made reachable during the run) is taken by the next run whose window
+ * covers it. */
+void uvas_xlat_record_counts(struct uvas_xlat *x, VkCommandBuffer cb, size_t lo, size_t hi);
 /* Before a dispatch in cb: the last run's zeroing done before shaders count. */
 void uvas_xlat_record_begin(struct uvas_xlat *x, VkCommandBuffer cb);
 /* Block bi's sampled accesses in the run that ended (its copy
  * complete), taken: a second call returns 0. */
 static inline uint32_t uvas_xlat_take_count(struct uvas_xlat *x, size_t bi)
 {
+    if (bi < x->win_lo || bi > x->win_hi)
+        return 0; /* not copied by this run */
     uint32_t c = x->counted[bi];
     if (c)
         x->counted[bi] = 0;
