@@ -130,6 +130,9 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 void shmem_info_get_version(int *major, int *minor);
 void shmem_info_get_name(char *name);
 void shmem_global_exit(int status);
+/* Profiling control (OpenSHMEM 1.5 section 9.17): uvas has no profiling
+ * levels of its own; a tool that wraps the pshmem_ names sees the call. */
+void shmem_pcontrol(const int level, ...);
 
 /* Deprecated names of the same. */
 void start_pes(int npes);
@@ -190,7 +193,10 @@ void shfree(void *ptr);
 /* Pre-1.4 AMO names (shmem_int_fadd, ...). */
 #define UVAS_SHMEM_AMO_OLD_TYPES(X) X(int, int) X(long, long) X(longlong, long long)
 
-#define UVAS_SHMEM_P2P_TYPES(X) UVAS_SHMEM_AMO_TYPES(X)
+/* Point-to-point synchronisation: the AMO types, short and unsigned short
+ * (OpenSHMEM 1.5, Table 10). */
+#define UVAS_SHMEM_P2P_TYPES(X)                                                \
+    X(short, short) X(ushort, unsigned short) UVAS_SHMEM_AMO_TYPES(X)
 
 /* Reductions of OpenSHMEM 1.5: integers take every operation of their row
  * (bitwise only for UVAS_SHMEM_REDUCE_BIT_TYPES), floating types sum,
@@ -400,6 +406,25 @@ UVAS_SHMEM_P2P_TYPES(UVAS_SHMEM_DECL_P2P)
 /* Returns the signal value that satisfied the comparison. */
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
 
+/* Deprecated since OpenSHMEM 1.4, still in real programs: wait until
+ * *ivar != cmp_value. */
+void shmem_short_wait(short *ivar, short cmp_value);
+void shmem_int_wait(int *ivar, int cmp_value);
+void shmem_long_wait(long *ivar, long cmp_value);
+void shmem_longlong_wait(long long *ivar, long long cmp_value);
+#define shmem_wait(ivar, cmp_value)                                            \
+    _Generic(*(ivar), short: shmem_short_wait, int: shmem_int_wait,           \
+             long: shmem_long_wait, long long: shmem_longlong_wait)(ivar, cmp_value)
+
+/* Distributed locks over a symmetric long initialised to 0 (every PE
+ * passes the same one): granted in the order they were asked for (a
+ * ticket lock kept in PE 0's copy). shmem_clear_lock completes the
+ * holder's puts and AMOs (shmem_quiet) before it lets go; shmem_test_lock
+ * returns 0 having taken the lock, 1 if another PE holds it or waits. */
+void shmem_set_lock(long *lock);
+void shmem_clear_lock(long *lock);
+int shmem_test_lock(long *lock);
+
 /* ---- collectives ---------------------------------------------------------- */
 
 /* Team forms return 0, or nonzero for a team other than the world (or bad
@@ -557,6 +582,9 @@ int shmemx_device_present(void);
     int: shmem_int_##OP, long: shmem_long_##OP,                               \
     long long: shmem_longlong_##OP, unsigned int: shmem_uint_##OP,            \
     unsigned long: shmem_ulong_##OP, unsigned long long: shmem_ulonglong_##OP
+#define UVAS_SHMEM_G_P2P(OP)                                                   \
+    UVAS_SHMEM_G_AMO(OP), short: shmem_short_##OP,                            \
+    unsigned short: shmem_ushort_##OP
 #define UVAS_SHMEM_G_AMO_EXT(OP)                                               \
     UVAS_SHMEM_G_AMO(OP), float: shmem_float_##OP, double: shmem_double_##OP
 #define UVAS_SHMEM_G_AMO_BIT(OP)                                               \
@@ -665,43 +693,43 @@ int shmemx_device_present(void);
 #define shmem_add(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD(add))(dest, value, pe)
 
 #define shmem_wait_until(ivar, cmp, cmp_value)                                 \
-    _Generic(*(ivar), UVAS_SHMEM_G_AMO(wait_until))(ivar, cmp, cmp_value)
+    _Generic(*(ivar), UVAS_SHMEM_G_P2P(wait_until))(ivar, cmp, cmp_value)
 #define shmem_wait_until_all(ivars, nelems, status, cmp, cmp_value)            \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(wait_until_all))(ivars, nelems, status, cmp, \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(wait_until_all))(ivars, nelems, status, cmp, \
                                                           cmp_value)
 #define shmem_wait_until_any(ivars, nelems, status, cmp, cmp_value)            \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(wait_until_any))(ivars, nelems, status, cmp, \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(wait_until_any))(ivars, nelems, status, cmp, \
                                                           cmp_value)
 #define shmem_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value)  \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(wait_until_some))(ivars, nelems, indices,   \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(wait_until_some))(ivars, nelems, indices,   \
                                                            status, cmp, cmp_value)
 #define shmem_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values)    \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(wait_until_all_vector))(ivars, nelems,      \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(wait_until_all_vector))(ivars, nelems,      \
                                                                  status, cmp, cmp_values)
 #define shmem_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values)    \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(wait_until_any_vector))(ivars, nelems,      \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(wait_until_any_vector))(ivars, nelems,      \
                                                                  status, cmp, cmp_values)
 #define shmem_wait_until_some_vector(ivars, nelems, indices, status, cmp, cmp_values) \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(wait_until_some_vector))(ivars, nelems,     \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(wait_until_some_vector))(ivars, nelems,     \
                                                                   indices, status, cmp, \
                                                                   cmp_values)
 #define shmem_test(ivar, cmp, cmp_value)                                       \
-    _Generic(*(ivar), UVAS_SHMEM_G_AMO(test))(ivar, cmp, cmp_value)
+    _Generic(*(ivar), UVAS_SHMEM_G_P2P(test))(ivar, cmp, cmp_value)
 #define shmem_test_all(ivars, nelems, status, cmp, cmp_value)                  \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(test_all))(ivars, nelems, status, cmp, cmp_value)
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(test_all))(ivars, nelems, status, cmp, cmp_value)
 #define shmem_test_any(ivars, nelems, status, cmp, cmp_value)                  \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(test_any))(ivars, nelems, status, cmp, cmp_value)
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(test_any))(ivars, nelems, status, cmp, cmp_value)
 #define shmem_test_some(ivars, nelems, indices, status, cmp, cmp_value)        \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(test_some))(ivars, nelems, indices, status, \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(test_some))(ivars, nelems, indices, status, \
                                                      cmp, cmp_value)
 #define shmem_test_all_vector(ivars, nelems, status, cmp, cmp_values)          \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(test_all_vector))(ivars, nelems, status,    \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(test_all_vector))(ivars, nelems, status,    \
                                                            cmp, cmp_values)
 #define shmem_test_any_vector(ivars, nelems, status, cmp, cmp_values)          \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(test_any_vector))(ivars, nelems, status,    \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(test_any_vector))(ivars, nelems, status,    \
                                                            cmp, cmp_values)
 #define shmem_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values) \
-    _Generic(*(ivars), UVAS_SHMEM_G_AMO(test_some_vector))(ivars, nelems, indices,  \
+    _Generic(*(ivars), UVAS_SHMEM_G_P2P(test_some_vector))(ivars, nelems, indices,  \
                                                             status, cmp, cmp_values)
 
 #define shmem_broadcast(team, dest, source, nelems, PE_root)                   \

@@ -187,13 +187,11 @@ void *shmem_malloc_with_hints(size_t size, long hints)
     if (size == 0)
         return NULL;
     int heap;
-    if (hints & ~KNOWN_HINTS) {
-        uvas_shmem_fail(call, UVAS_ERR_INVAL, "unknown hint bits %#lx: known are "
-                               "SHMEM_MALLOC_ATOMICS_REMOTE, SHMEM_MALLOC_SIGNAL_REMOTE, "
-                               "SHMEM_MALLOC_HOST_HEAP and SHMEM_MALLOC_DEVICE_HEAP",
-                               (unsigned long)(hints & ~KNOWN_HINTS));
-        heap = -1;
-    } else if ((hints & HEAP_HINTS) == HEAP_HINTS) {
+    /* Hints are advice an implementation may ignore (OpenSHMEM 1.5,
+     * 9.3.2): bits uvas does not know are ignored, as another
+     * implementation's would be here. uvas_malloc_hint stays strict. */
+    hints &= KNOWN_HINTS;
+    if ((hints & HEAP_HINTS) == HEAP_HINTS) {
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "SHMEM_MALLOC_HOST_HEAP and "
                         "SHMEM_MALLOC_DEVICE_HEAP together: an allocation lives in one "
                         "heap; give neither for the default heap (" HEAP_ENV ")");

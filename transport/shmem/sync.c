@@ -145,20 +145,27 @@ static size_t scan(const struct waitset *w, size_t *indices, size_t *live)
     return hits;
 }
 
+/* Where this thread's next _any scan starts: one past the index the last
+ * returned, so that repeated calls return every index that matches, not
+ * only the lowest (a program that serves the index it gets and waits
+ * again must not starve the others). */
+static _Thread_local size_t any_next;
+
 static size_t first_hit(const struct waitset *w, size_t *live)
 {
-    size_t on = 0;
-    for (size_t i = 0; i < w->nelems; i++) {
+    size_t on = 0, n = w->nelems, start = n ? any_next % n : 0, hit = SIZE_MAX;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (start + k) % n;
         if (!enabled(w, i))
             continue;
         on++;
-        if (w->sat(w, i)) {
-            *live = on;
-            return i;
-        }
+        if (hit == SIZE_MAX && w->sat(w, i))
+            hit = i;
     }
     *live = on;
-    return SIZE_MAX;
+    if (hit != SIZE_MAX)
+        any_next = hit + 1;
+    return hit;
 }
 
 static int test_all(const struct waitset *w)
@@ -322,3 +329,13 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
         backoff(&spins);
     }
 }
+
+#define DEPRECATED_WAIT(NAME, TYPE)                                                \
+    void shmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value)                           \
+    {                                                                              \
+        shmem_##NAME##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                  \
+    }
+DEPRECATED_WAIT(short, short)
+DEPRECATED_WAIT(int, int)
+DEPRECATED_WAIT(long, long)
+DEPRECATED_WAIT(longlong, long long)
