@@ -80,6 +80,18 @@ int main(void)
     CHECK_EQ(shmemx_heap_of(stack_buf), -1, "shmemx_heap_of(stack)");
     expect_error("shmemx_heap_of of a stack address", "shmemx_heap_of", NULL);
 
+    /* A global is symmetric, but not a range that runs past the program's
+     * data (the owner would check the offset too: segment.c). */
+    static long gl[4];
+    shmemx_clear_error();
+    shmem_putmem(gl, src, (size_t)64 << 30, right);
+    expect_error("putmem from a global past the program's data", "shmem_putmem",
+                 "not symmetric");
+    shmem_getmem(src, gl + 2, (size_t)1 << 40, right);
+    expect_error("getmem from a global past the program's data", "shmem_getmem",
+                 "not symmetric");
+    CHECK_EQ(src[0], 1, "a refused get from a global left the destination alone");
+
     /* A freed symmetric object (whole blocks) is no longer symmetric. */
     long *gone = shmem_malloc((size_t)4 << 20);
     CHECK(gone != NULL, "shmem_malloc");

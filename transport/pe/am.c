@@ -14,6 +14,7 @@
 
 #include "transport/pe/job.h"
 #include "transport/pe/owner.h"
+#include "transport/pe/segment.h"
 #include "transport/pe/ucx.h"
 #include "transport/pe/ucx_sym.h"
 #include "uvas/inject.h"
@@ -21,7 +22,9 @@
 #include "uvas/status.h"
 
 enum { AM_REQ = 17, AM_REP = 18 };
-enum { OP_PUT = 1, OP_GET, OP_AMO, OP_RES };
+/* OP_S*: the same on the owner's program segment (segment.h), addr the
+ * offset there. */
+enum { OP_PUT = 1, OP_GET, OP_AMO, OP_RES, OP_SPUT, OP_SGET, OP_SAMO };
 
 struct am_req {
     uint8_t op, amo, width, pad;
@@ -103,6 +106,32 @@ static void serve(const struct am_req *q, const void *data)
         reply(q->src, q->cookie, old, rc, NULL, 0);
         break;
     }
+    case OP_SPUT:
+    case OP_SGET:
+    case OP_SAMO: {
+        /* An offset in our segment, checked against it: a peer names
+         * symmetric data, never an address of ours. */
+        size_t n = q->op == OP_SAMO ? q->width : q->len;
+        char *at = uvas_seg_at(q->addr, n);
+        uint64_t old = 0;
+        void *buf = NULL;
+        rc = at ? UVAS_OK : UVAS_ERR_NOT_OWNED;
+        if (!rc && q->op == OP_SAMO && ((q->width != 4 && q->width != 8) ||
+                                         ((uintptr_t)at & (q->width - 1)) ||
+                                         q->amo >= UVAS_AMO_COUNT))
+            rc = UVAS_ERR_INVAL;
+        if (!rc && q->op == OP_SPUT)
+            memcpy(at, data, n);
+        else if (!rc && q->op == OP_SAMO)
+            old = uvas_amo_apply(q->amo, at, q->width, q->operand, q->compare);
+        else if (!rc && q->op == OP_SGET && !(buf = malloc(n ? n : 1)))
+            rc = UVAS_ERR_NOMEM;
+        if (buf)
+            memcpy(buf, at, n);
+        reply(q->src, q->cookie, old, rc, buf, buf ? n : 0);
+        free(buf);
+        break;
+    }
     case OP_RES: {
         struct uvas_ptr_info info;
         rc = uvas_query(addr, &info);
@@ -146,7 +175,8 @@ static ucs_status_t on_req(void *arg, const void *header, size_t hlen, void *dat
     /* A request is checked against what arrived before anything is done
      * for it: a put carries exactly its length, a get asks for no more
      * than the range holds. */
-    if ((q->op == OP_PUT && q->len != len) || (q->op == OP_GET && q->len > uvas_g.size)) {
+    if (((q->op == OP_PUT || q->op == OP_SPUT) && q->len != len) ||
+        (q->op == OP_GET && q->len > uvas_g.size)) {
         reply(q->src, q->cookie, 0, UVAS_ERR_INVAL, NULL, 0);
         return UCS_OK;
     }
@@ -263,9 +293,9 @@ static int wait_reply(struct pending *p)
     return p->status;
 }
 
-int uvas_am_put(int pe, void *dest, const void *src, size_t n)
+static int am_put(int pe, uint8_t op, uint64_t addr, const void *src, size_t n)
 {
-    struct am_req q = {.op = OP_PUT, .addr = (uintptr_t)dest, .len = n};
+    struct am_req q = {.op = op, .addr = addr, .len = n};
     _Atomic uint32_t *behind = &uvas_job.peers[pe].am_puts;
     atomic_fetch_add_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(behind, 1, memory_order_relaxed);
@@ -279,10 +309,20 @@ int uvas_am_put(int pe, void *dest, const void *src, size_t n)
     return rc;
 }
 
-int uvas_am_get(int pe, void *dest, const void *src, size_t n)
+int uvas_am_put(int pe, void *dest, const void *src, size_t n)
+{
+    return am_put(pe, OP_PUT, (uintptr_t)dest, src, n);
+}
+
+int uvas_am_seg_put(int pe, uint64_t off, const void *src, size_t n)
+{
+    return am_put(pe, OP_SPUT, off, src, n);
+}
+
+static int am_get(int pe, uint8_t op, void *dest, uint64_t addr, size_t n)
 {
     struct pending p = {.dest = dest, .len = n};
-    struct am_req q = {.op = OP_GET, .addr = (uintptr_t)src, .len = n, .cookie = (uintptr_t)&p};
+    struct am_req q = {.op = op, .addr = addr, .len = n, .cookie = (uintptr_t)&p};
     int rc = send_req(pe, &q, NULL, 0);
     if (rc == UVAS_OK)
         rc = wait_reply(&p);
@@ -291,12 +331,22 @@ int uvas_am_get(int pe, void *dest, const void *src, size_t n)
     return rc ? uvas_fail(rc, "get of %zu bytes from PE %d failed at the owner", n, pe) : rc;
 }
 
-int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
-                uint64_t compare, uint64_t *fetched)
+int uvas_am_get(int pe, void *dest, const void *src, size_t n)
+{
+    return am_get(pe, OP_GET, dest, (uintptr_t)src, n);
+}
+
+int uvas_am_seg_get(int pe, void *dest, uint64_t off, size_t n)
+{
+    return am_get(pe, OP_SGET, dest, off, n);
+}
+
+static int am_amo(int pe, uint8_t kind, enum uvas_amo_op op, uint64_t addr, size_t width,
+                  uint64_t operand, uint64_t compare, uint64_t *fetched)
 {
     struct pending p = {0};
-    struct am_req q = {.op = OP_AMO, .amo = (uint8_t)op, .width = (uint8_t)width,
-                       .addr = (uintptr_t)target, .operand = operand, .compare = compare,
+    struct am_req q = {.op = kind, .amo = (uint8_t)op, .width = (uint8_t)width,
+                       .addr = addr, .operand = operand, .compare = compare,
                        .cookie = (uintptr_t)&p};
     int rc = send_req(pe, &q, NULL, 0);
     if (rc == UVAS_OK)
@@ -307,6 +357,18 @@ int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_
             *fetched = p.value;
     }
     return rc ? uvas_fail(rc, "atomic at PE %d failed at the owner", pe) : rc;
+}
+
+int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
+                uint64_t compare, uint64_t *fetched)
+{
+    return am_amo(pe, OP_AMO, op, (uintptr_t)target, width, operand, compare, fetched);
+}
+
+int uvas_am_seg_amo(int pe, enum uvas_amo_op op, uint64_t off, size_t width, uint64_t operand,
+                    uint64_t compare, uint64_t *fetched)
+{
+    return am_amo(pe, OP_SAMO, op, off, width, operand, compare, fetched);
 }
 
 int uvas_am_residence(int pe, const void *addr, int *res)

@@ -13,6 +13,11 @@ int uvas_am_get(int pe, void *dest, const void *src, size_t n);
 int uvas_am_amo(int pe, enum uvas_amo_op op, void *target, size_t width, uint64_t operand,
                 uint64_t compare, uint64_t *fetched);
 int uvas_am_residence(int pe, const void *addr, int *res);
+/* The same on the peer's program segment, at offset off (segment.h). */
+int uvas_am_seg_put(int pe, uint64_t off, const void *src, size_t n);
+int uvas_am_seg_get(int pe, void *dest, uint64_t off, size_t n);
+int uvas_am_seg_amo(int pe, enum uvas_amo_op op, uint64_t off, size_t width, uint64_t operand,
+                    uint64_t compare, uint64_t *fetched);
 int uvas_am_quiet(void);
 
 #endif

@@ -34,6 +34,7 @@
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
 #include "transport/pe/owner.h"
+#include "transport/pe/segment.h"
 #include "transport/pe/side.h"
 #include "transport/pe/ucx.h"
 #include "transport/pe/ucx_sym.h"
@@ -260,9 +261,33 @@ static inline bool cpu_side(const void *a)
                                              memory_order_relaxed)) == UVAS_RES_HOST;
 }
 
+/* ---- the program's globals (segment.h) ------------------------------------- */
+
+/* This PE's own globals are plain memory; a peer's are reached by active
+ * message, named by their offset in the segment. */
+static int seg_put(void *dest, const void *src, size_t n, int pe)
+{
+    if (pe != uvas_job.me)
+        return uvas_am_seg_put(pe, uvas_seg_offset(dest), src, n);
+    memmove(dest, src, n);
+    uvas_job_count(UVAS_PATH_LOCAL, n);
+    return UVAS_OK;
+}
+
+static int seg_get(void *dest, const void *src, size_t n, int pe)
+{
+    if (pe != uvas_job.me)
+        return uvas_am_seg_get(pe, dest, uvas_seg_offset(src), n);
+    memmove(dest, src, n);
+    uvas_job_count(UVAS_PATH_LOCAL, n);
+    return UVAS_OK;
+}
+
 int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
 {
     (void)nbi; /* every path completes the local side before it returns */
+    if (!uvas_in_range(dest) && uvas_seg_has(dest, n))
+        return seg_put(dest, src, n, pe);
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(dest, n) &&
         cpu_side(src) && small_put(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
@@ -305,6 +330,8 @@ static int get_piece(int pe, char *dest, const char *src, size_t n, void **bounc
 int uvas_pe_get(void *dest, const void *src, size_t n, int pe, bool nbi)
 {
     (void)nbi;
+    if (!uvas_in_range(src) && uvas_seg_has(src, n))
+        return seg_get(dest, src, n, pe);
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(src, n) &&
         cpu_side(dest) && small_get(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
@@ -320,6 +347,16 @@ int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operan
         (unsigned)op >= UVAS_AMO_COUNT)
         return uvas_fail(UVAS_ERR_INVAL, "atomic on %p: width %zu or operation %d is not "
                          "supported (4 or 8 bytes, naturally aligned)", target, width, (int)op);
+    if (!uvas_in_range(target) && uvas_seg_has(target, width)) {
+        if (pe != uvas_job.me)
+            return uvas_am_seg_amo(pe, op, uvas_seg_offset(target), width, operand, compare,
+                                   fetched);
+        uint64_t old = uvas_amo_apply(op, target, width, operand, compare);
+        if (fetched)
+            *fetched = old;
+        uvas_job_count(UVAS_PATH_LOCAL, width);
+        return UVAS_OK;
+    }
     if (pe == uvas_job.me) {
         uvas_job_count(UVAS_PATH_LOCAL, width);
         return uvas_owner_amo(op, target, width, operand, compare, fetched);

@@ -16,6 +16,7 @@
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
 #include "transport/pe/liveness.h"
+#include "transport/pe/segment.h"
 #include "transport/pe/ucx.h"
 #include "transport/pe/window.h"
 #include "uvas/config.h"
@@ -280,10 +281,17 @@ int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
         return uvas_fail(UVAS_ERR_INVAL, "%s: PE %d is out of range (the job has %d PEs: "
                          "0..%d)", call, pe, uvas_job.n, uvas_job.n - 1);
     const char *a = addr;
-    if (!uvas_in_range(a) || (len && (size_t)(uvas_g.base + uvas_g.size - a) < len))
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not symmetric (not from shmem_malloc "
-                         "and friends; the symmetric range is [%p, %p))", call, addr,
-                         (void *)uvas_g.base, (void *)(uvas_g.base + uvas_g.size));
+    if (!uvas_in_range(a) && uvas_seg_has(a, len))
+        return UVAS_OK; /* a global or static variable (segment.h) */
+    if (!uvas_in_range(a) || (len && (size_t)(uvas_g.base + uvas_g.size - a) < len)) {
+        const void *slo, *shi;
+        uvas_seg_bounds(&slo, &shi);
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not symmetric: neither from "
+                         "shmem_malloc and friends (the symmetric range is [%p, %p)) nor a "
+                         "global or static variable of the program (its data is [%p, %p))",
+                         call, addr, len, (void *)uvas_g.base,
+                         (void *)(uvas_g.base + uvas_g.size), slo, shi);
+    }
     /* One live allocation must hold all of it: the object's bounds, not
      * the blocks' (small objects share slab blocks; extents lie side by
      * side). */
@@ -365,6 +373,8 @@ int uvas_pe_residence(const void *addr, int pe)
     int rc = uvas_pe_check("shmemx_residence", addr, 1, pe);
     if (rc)
         return rc;
+    if (!uvas_in_range(addr))
+        return UVAS_RES_HOST; /* a global: the program's data never moves */
     if (pe == uvas_job.me) {
         struct uvas_ptr_info info;
         rc = uvas_query(addr, &info);
