@@ -5,9 +5,9 @@
  * header; the shmemx_ extensions at the end say which heap a pointer came
  * from and where it lives now.
  *
- * What uvas does not (yet) provide: communication contexts (shmem_ctx_*),
- * team creation (shmem_team_split_*): the world team is the only team, and
- * the classic active-set collectives accept only the whole job.
+ * What uvas does not (yet) provide: communication contexts (shmem_ctx_*)
+ * and the pshmem_ profiling names; the classic active-set collectives
+ * accept only the whole job (teams take any strided set).
  *
  * Bad input (a non-symmetric address, a PE out of range, an unknown
  * comparison, ...) prints "uvas: <call>: <what to do>" and ends the job,
@@ -106,6 +106,26 @@ typedef struct uvas_shmem_team *shmem_team_t;
 /* The PEs that reach this PE's memory with loads and stores: the world
  * when every PE of the job does, else this PE alone. */
 #define SHMEM_TEAM_SHARED ((shmem_team_t)2)
+
+/* What a team is made with (OpenSHMEM 1.5): the contexts it will use. */
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* New teams from a parent's PEs (collective over the parent; PEs left out
+ * get SHMEM_TEAM_INVALID): start + i * stride for i < size, in the
+ * parent's numbering; _2d: rows of xrange consecutive parent PEs (x) and
+ * the columns across them (y). 0, or nonzero (no team made). */
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team);
+int shmem_team_split_2d(shmem_team_t parent, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team);
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config);
+void shmem_team_destroy(shmem_team_t team);
 
 /* -1 for SHMEM_TEAM_INVALID. */
 int shmem_team_my_pe(shmem_team_t team);
@@ -353,12 +373,18 @@ void shmem_fence(void);
 void shmem_quiet(void);
 void shmem_barrier_all(void);
 void shmem_sync_all(void);
-/* 0, or nonzero for a team other than the world. */
+/* Every member of the team arrives before any leaves (no quiet). 0, or
+ * nonzero for a bad team. */
 int shmem_team_sync(shmem_team_t team);
 /* Classic active sets: only the whole job (PE_start 0, logPE_stride 0,
  * PE_size shmem_n_pes()). pSync is not used. */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* shmem_sync(team) (OpenSHMEM 1.5) and the deprecated active-set form
+ * share the name: the number of arguments picks. */
+#define UVAS_SHMEM_SYNC_PICK(_1, _2, _3, _4, NAME, ...) NAME
+#define shmem_sync(...)                                                        \
+    UVAS_SHMEM_SYNC_PICK(__VA_ARGS__, shmem_sync, -, -, shmem_team_sync)(__VA_ARGS__)
 
 /* Wait for / test the local symmetric ivars against cmp_value(s) with
  * cmp SHMEM_CMP_*. status (may be NULL): nonzero entries are skipped.

@@ -1,5 +1,6 @@
 /*
- * Collectives on the world team, built from gets and barriers: each PE
+ * Collectives on teams (team.c: the world, or any strided set of its
+ * PEs), built from gets and team barriers: each PE
  * pulls what it needs between an entering barrier (every source is ready)
  * and a leaving one (no source is reused while a peer still reads it).
  * Correctness first: O(n) gets per PE, no trees.
@@ -36,8 +37,7 @@ int uvas_shmem_coll_init(void)
     st = uvas_pe_barrier_all();
     if (st != UVAS_OK)
         return st;
-    uvas_shmem_team_init(count_slot);
-    return UVAS_OK;
+    return uvas_shmem_team_init(count_slot);
 }
 
 void uvas_shmem_coll_fini(void)
@@ -46,6 +46,7 @@ void uvas_shmem_coll_fini(void)
     if (count_slot)
         uvas_try_free(count_slot);
     count_slot = NULL;
+    uvas_shmem_team_fini();
     uvas_shmem_agree_fini();
 }
 
@@ -58,9 +59,9 @@ static int report(const char *call, int st)
     return st;
 }
 
-static int barrier(const char *call)
+static int barrier(const char *call, struct uvas_shmem_team *t)
 {
-    return report(call, uvas_pe_barrier_all());
+    return report(call, uvas_shmem_team_barrier(t));
 }
 
 /* The first failure of a collective, keeping the status of the first. */
@@ -97,43 +98,45 @@ static int check_local(const char *call, const void *dest, size_t n)
 
 /* ---- the operations, on bytes ----------------------------------------------- */
 
-static int broadcast(const char *call, void *dest, const void *source, size_t nelems,
-                     size_t elem, int root, bool root_writes)
+static int broadcast(const char *call, struct uvas_shmem_team *t, void *dest,
+                     const void *source, size_t nelems, size_t elem, int root,
+                     bool root_writes)
 {
-    int n = uvas_pe_count(), me = uvas_pe_me();
+    int n = t->size, me = t->me;
     size_t bytes;
     if (root < 0 || root >= n)
         return uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE_root %d is not a PE of the "
-                               "job (0..%d)", root, n - 1);
+                               "team (0..%d)", root, n - 1);
     if (!uvas_shmem_bytes(call, nelems, elem, &bytes))
         return UVAS_ERR_INVAL;
-    int st = barrier(call);
+    int st = barrier(call, t);
     if (st == UVAS_OK && (me != root || (root_writes && dest != source)))
-        st = get_from(call, dest, source, bytes, root);
-    return keep(st, barrier(call));
+        st = get_from(call, dest, source, bytes, uvas_shmem_team_pe(t, root));
+    return keep(st, barrier(call, t));
 }
 
-static int fcollect(const char *call, void *dest, const void *source, size_t nelems,
-                    size_t elem)
+static int fcollect(const char *call, struct uvas_shmem_team *t, void *dest,
+                    const void *source, size_t nelems, size_t elem)
 {
-    int n = uvas_pe_count();
+    int n = t->size;
     size_t bytes, total;
     if (!uvas_shmem_bytes(call, nelems, elem, &bytes) ||
         !uvas_shmem_bytes(call, bytes, (size_t)n, &total))
         return UVAS_ERR_INVAL;
     int st = check_local(call, dest, total);
-    st = keep(st, barrier(call));
+    st = keep(st, barrier(call, t));
     for (int pe = 0; st == UVAS_OK && pe < n; pe++)
-        st = get_from(call, (char *)dest + (size_t)pe * bytes, source, bytes, pe);
-    return keep(st, barrier(call));
+        st = get_from(call, (char *)dest + (size_t)pe * bytes, source, bytes,
+                      uvas_shmem_team_pe(t, pe));
+    return keep(st, barrier(call, t));
 }
 
 /* Counts differ per PE: each publishes its byte count in its count_slot,
  * every PE reads them all and places each block after its predecessors. */
-static int collect(const char *call, void *dest, const void *source, size_t nelems,
-                   size_t elem)
+static int collect(const char *call, struct uvas_shmem_team *t, void *dest,
+                   const void *source, size_t nelems, size_t elem)
 {
-    int n = uvas_pe_count();
+    int n = t->size;
     size_t bytes;
     uint64_t *counts = malloc((size_t)n * sizeof *counts);
     int st = UVAS_OK;
@@ -143,21 +146,21 @@ static int collect(const char *call, void *dest, const void *source, size_t nele
         st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for %d counts", n);
     else
         st = put_local(call, count_slot, &(uint64_t){bytes}, sizeof *count_slot);
-    st = keep(st, barrier(call));
+    st = keep(st, barrier(call, t));
     uint64_t total = 0;
     for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
-        st = get_from(call, &counts[pe], count_slot, sizeof *counts, pe);
+        st = get_from(call, &counts[pe], count_slot, sizeof *counts, uvas_shmem_team_pe(t, pe));
         total += st == UVAS_OK ? counts[pe] : 0;
     }
     if (st == UVAS_OK)
         st = check_local(call, dest, total);
     uint64_t off = 0;
     for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
-        st = get_from(call, (char *)dest + off, source, counts[pe], pe);
+        st = get_from(call, (char *)dest + off, source, counts[pe], uvas_shmem_team_pe(t, pe));
         off += counts[pe];
     }
     free(counts);
-    return keep(st, barrier(call));
+    return keep(st, barrier(call, t));
 }
 
 /* Bytes that count elements at stride (elements, >= 1) cover. */
@@ -182,10 +185,11 @@ static bool strided_span(const char *call, size_t count, ptrdiff_t stride, size_
 /* Strides in elements, >= 1; contiguous alltoall is dst = sst = 1. The
  * block from PE i lands at dest + i * nelems * dst; the block for PE j
  * starts at source + j * nelems * sst. */
-static int alltoalls(const char *call, void *dest, const void *source, ptrdiff_t dst,
-                     ptrdiff_t sst, size_t nelems, size_t elem)
+static int alltoalls(const char *call, struct uvas_shmem_team *t, void *dest,
+                     const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                     size_t elem)
 {
-    int n = uvas_pe_count(), me = uvas_pe_me();
+    int n = t->size, me = t->me;
     size_t bytes, dspan = 0;
     if (dst < 1 || sst < 1)
         return uvas_shmem_fail(call, UVAS_ERR_INVAL, "strides dst %td and sst %td must "
@@ -195,19 +199,20 @@ static int alltoalls(const char *call, void *dest, const void *source, ptrdiff_t
         !strided_span(call, nelems * (size_t)n, sst, elem, &(size_t){0}))
         return UVAS_ERR_INVAL;
     int st = check_local(call, dest, dspan);
-    st = keep(st, barrier(call));
+    st = keep(st, barrier(call, t));
     for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
         char *d = (char *)dest + (size_t)pe * nelems * (size_t)dst * elem;
         const char *s = (const char *)source + (size_t)me * nelems * (size_t)sst * elem;
+        int w = uvas_shmem_team_pe(t, pe);
         if (dst == 1 && sst == 1) {
-            st = get_from(call, d, s, bytes, pe);
+            st = get_from(call, d, s, bytes, w);
             continue;
         }
         for (size_t k = 0; st == UVAS_OK && k < nelems; k++)
             st = get_from(call, d + k * (size_t)dst * elem, s + k * (size_t)sst * elem,
-                          elem, pe);
+                          elem, w);
     }
-    return keep(st, barrier(call));
+    return keep(st, barrier(call, t));
 }
 
 typedef void combine_fn(void *acc, const void *in, size_t n);
@@ -215,10 +220,10 @@ typedef void combine_fn(void *acc, const void *in, size_t n);
 /* Every PE combines all sources in PE order, so every PE gets the same
  * bits (floating point included). dest may be source: it is written only
  * after the middle barrier, when no peer reads sources any more. */
-static int reduce(const char *call, void *dest, const void *source, size_t nreduce,
-                  size_t elem, combine_fn *combine)
+static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
+                  const void *source, size_t nreduce, size_t elem, combine_fn *combine)
 {
-    int n = uvas_pe_count();
+    int n = t->size;
     size_t bytes;
     if (!uvas_shmem_bytes(call, nreduce, elem, &bytes))
         return UVAS_ERR_INVAL;
@@ -227,15 +232,15 @@ static int reduce(const char *call, void *dest, const void *source, size_t nredu
     if (st == UVAS_OK && (!acc || !in))
         st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for two %zu-byte buffers",
                              bytes);
-    st = keep(st, barrier(call));
+    st = keep(st, barrier(call, t));
     if (st == UVAS_OK)
-        st = get_from(call, acc, source, bytes, 0);
+        st = get_from(call, acc, source, bytes, uvas_shmem_team_pe(t, 0));
     for (int pe = 1; st == UVAS_OK && pe < n; pe++) {
-        st = get_from(call, in, source, bytes, pe);
+        st = get_from(call, in, source, bytes, uvas_shmem_team_pe(t, pe));
         if (st == UVAS_OK)
             combine(acc, in, nreduce);
     }
-    st = keep(st, barrier(call));
+    st = keep(st, barrier(call, t));
     if (st == UVAS_OK)
         st = put_local(call, dest, acc, bytes);
     free(acc);
@@ -245,41 +250,45 @@ static int reduce(const char *call, void *dest, const void *source, size_t nredu
 
 /* ---- team and active-set frames ------------------------------------------- */
 
-#define TEAM(call, team) \
-    if (uvas_shmem_team_is_world(call, team) != UVAS_OK) return -1
-#define SET(call, start, stride, size) \
-    if (uvas_shmem_active_set_is_world(call, start, stride, size) != UVAS_OK) return
+#define TEAM(call, team)                                                               \
+    struct uvas_shmem_team *t = uvas_shmem_team_of(call, team);                        \
+    if (!t)                                                                            \
+    return -1
+#define SET(call, start, stride, size)                                                 \
+    struct uvas_shmem_team *t = uvas_shmem_world_team();                               \
+    if (uvas_shmem_active_set_is_world(call, start, stride, size) != UVAS_OK)          \
+    return
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root)
 {
     TEAM(__func__, team);
-    return broadcast(__func__, dest, source, nelems, 1, PE_root, true) ? -1 : 0;
+    return broadcast(__func__, t, dest, source, nelems, 1, PE_root, true) ? -1 : 0;
 }
 
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     TEAM(__func__, team);
-    return collect(__func__, dest, source, nelems, 1) ? -1 : 0;
+    return collect(__func__, t, dest, source, nelems, 1) ? -1 : 0;
 }
 
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     TEAM(__func__, team);
-    return fcollect(__func__, dest, source, nelems, 1) ? -1 : 0;
+    return fcollect(__func__, t, dest, source, nelems, 1) ? -1 : 0;
 }
 
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     TEAM(__func__, team);
-    return alltoalls(__func__, dest, source, 1, 1, nelems, 1) ? -1 : 0;
+    return alltoalls(__func__, t, dest, source, 1, 1, nelems, 1) ? -1 : 0;
 }
 
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t nelems)
 {
     TEAM(__func__, team);
-    return alltoalls(__func__, dest, source, dst, sst, nelems, 1) ? -1 : 0;
+    return alltoalls(__func__, t, dest, source, dst, sst, nelems, 1) ? -1 : 0;
 }
 
 #define COLL(NAME, TYPE)                                                               \
@@ -287,32 +296,32 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                                  size_t nelems, int PE_root)                           \
     {                                                                                  \
         TEAM(__func__, team);                                                          \
-        return broadcast(__func__, dest, source, nelems, sizeof(TYPE), PE_root, true)  \
+        return broadcast(__func__, t, dest, source, nelems, sizeof(TYPE), PE_root, true)  \
                    ? -1 : 0;                                                           \
     }                                                                                  \
     int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,      \
                                size_t nelems)                                          \
     {                                                                                  \
         TEAM(__func__, team);                                                          \
-        return collect(__func__, dest, source, nelems, sizeof(TYPE)) ? -1 : 0;         \
+        return collect(__func__, t, dest, source, nelems, sizeof(TYPE)) ? -1 : 0;         \
     }                                                                                  \
     int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,     \
                                 size_t nelems)                                         \
     {                                                                                  \
         TEAM(__func__, team);                                                          \
-        return fcollect(__func__, dest, source, nelems, sizeof(TYPE)) ? -1 : 0;        \
+        return fcollect(__func__, t, dest, source, nelems, sizeof(TYPE)) ? -1 : 0;        \
     }                                                                                  \
     int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,     \
                                 size_t nelems)                                         \
     {                                                                                  \
         TEAM(__func__, team);                                                          \
-        return alltoalls(__func__, dest, source, 1, 1, nelems, sizeof(TYPE)) ? -1 : 0; \
+        return alltoalls(__func__, t, dest, source, 1, 1, nelems, sizeof(TYPE)) ? -1 : 0; \
     }                                                                                  \
     int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,    \
                                  ptrdiff_t dst, ptrdiff_t sst, size_t nelems)          \
     {                                                                                  \
         TEAM(__func__, team);                                                          \
-        return alltoalls(__func__, dest, source, dst, sst, nelems, sizeof(TYPE)) ? -1  \
+        return alltoalls(__func__, t, dest, source, dst, sst, nelems, sizeof(TYPE)) ? -1  \
                                                                                  : 0;  \
     }
 UVAS_SHMEM_RMA_TYPES(COLL)
@@ -324,14 +333,14 @@ UVAS_SHMEM_RMA_TYPES(COLL)
     {                                                                                  \
         (void)pSync;                                                                   \
         SET(__func__, PE_start, logPE_stride, PE_size);                                \
-        broadcast(__func__, dest, source, nelems, BYTES, PE_root, false);              \
+        broadcast(__func__, t, dest, source, nelems, BYTES, PE_root, false);              \
     }                                                                                  \
     void shmem_collect##BITS(void *dest, const void *source, size_t nelems,            \
                              int PE_start, int logPE_stride, int PE_size, long *pSync) \
     {                                                                                  \
         (void)pSync;                                                                   \
         SET(__func__, PE_start, logPE_stride, PE_size);                                \
-        collect(__func__, dest, source, nelems, BYTES);                                \
+        collect(__func__, t, dest, source, nelems, BYTES);                                \
     }                                                                                  \
     void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,           \
                               int PE_start, int logPE_stride, int PE_size,             \
@@ -339,7 +348,7 @@ UVAS_SHMEM_RMA_TYPES(COLL)
     {                                                                                  \
         (void)pSync;                                                                   \
         SET(__func__, PE_start, logPE_stride, PE_size);                                \
-        fcollect(__func__, dest, source, nelems, BYTES);                               \
+        fcollect(__func__, t, dest, source, nelems, BYTES);                               \
     }                                                                                  \
     void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,           \
                               int PE_start, int logPE_stride, int PE_size,             \
@@ -347,7 +356,7 @@ UVAS_SHMEM_RMA_TYPES(COLL)
     {                                                                                  \
         (void)pSync;                                                                   \
         SET(__func__, PE_start, logPE_stride, PE_size);                                \
-        alltoalls(__func__, dest, source, 1, 1, nelems, BYTES);                        \
+        alltoalls(__func__, t, dest, source, 1, 1, nelems, BYTES);                        \
     }                                                                                  \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,          \
                                ptrdiff_t sst, size_t nelems, int PE_start,             \
@@ -355,7 +364,7 @@ UVAS_SHMEM_RMA_TYPES(COLL)
     {                                                                                  \
         (void)pSync;                                                                   \
         SET(__func__, PE_start, logPE_stride, PE_size);                                \
-        alltoalls(__func__, dest, source, dst, sst, nelems, BYTES);                    \
+        alltoalls(__func__, t, dest, source, dst, sst, nelems, BYTES);                    \
     }
 CLASSIC(32, 4)
 CLASSIC(64, 8)
@@ -398,7 +407,7 @@ UVAS_SHMEM_REDUCE_COMPLEX_TYPES(COMBINE_ARITH)
                                      size_t nreduce)                                   \
     {                                                                                  \
         TEAM(__func__, team);                                                          \
-        return reduce(__func__, dest, source, nreduce, sizeof(TYPE),                   \
+        return reduce(__func__, t, dest, source, nreduce, sizeof(TYPE),                   \
                       combine_##NAME##_##OP) ? -1 : 0;                                 \
     }
 #define REDUCE_ARITH(NAME, TYPE) REDUCE(NAME, TYPE, sum) REDUCE(NAME, TYPE, prod)
@@ -421,7 +430,7 @@ static void to_all(const char *call, void *dest, const void *source, int nreduce
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "nreduce %d is negative", nreduce);
         return;
     }
-    reduce(call, dest, source, (size_t)nreduce, elem, combine);
+    reduce(call, t, dest, source, (size_t)nreduce, elem, combine);
 }
 
 #define TOALL(NAME, TYPE, OP)                                                          \

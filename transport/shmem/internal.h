@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "shmem.h"
 #include "transport/shmem/error.h"
@@ -28,16 +29,38 @@ int uvas_shmem_heap_env_check(void);
 /* Before uvas_pe_finalize: release the scratch. */
 void uvas_shmem_coll_fini(void);
 
-/* Teams (team.c). Does every PE reach this PE's memory with loads and
- * stores (so that SHMEM_TEAM_SHARED is the world)? Known once team_init
- * has tried a symmetric probe object on every peer (uvas_shmem_coll_init). */
-void uvas_shmem_team_init(const void *probe);
+/* Teams (team.c): a strided set of world PEs, member i is world PE
+ * start + i * stride. */
+struct uvas_shmem_team {
+    int start, stride, size;
+    int me;            /* this PE's index in it */
+    int slot;          /* its sync counters; -1: the world's barrier */
+    uint64_t epoch;    /* syncs made */
+    shmem_team_config_t config;
+};
+static inline int uvas_shmem_team_pe(const struct uvas_shmem_team *t, int i)
+{
+    return t->start + i * t->stride;
+}
+/* Collective, in uvas_shmem_coll_init: the world, the shared team (does
+ * every PE reach this PE's memory with loads and stores? tried with a
+ * symmetric probe object on every peer), the teams' symmetric counters.
+ * Status. */
+int uvas_shmem_team_init(const void *probe);
+void uvas_shmem_team_fini(void);
 bool uvas_shmem_shared_is_world(void);
-
-/* 0 if team names all PEs of the job (the only teams collectives run on);
- * otherwise reported, a negative status. */
-int uvas_shmem_team_is_world(const char *call, shmem_team_t team);
-/* The same for a classic active set (PE_start, logPE_stride, PE_size). */
+/* The team a handle names, or NULL: _of reports it (INVALID, or not a
+ * team of this PE), _find says nothing. */
+struct uvas_shmem_team *uvas_shmem_team_of(const char *call, shmem_team_t team);
+struct uvas_shmem_team *uvas_shmem_team_find(shmem_team_t team);
+struct uvas_shmem_team *uvas_shmem_world_team(void);
+/* Every member arrives before any leaves; _barrier completes this PE's
+ * puts and AMOs first (shmem_quiet). Status. */
+int uvas_shmem_team_sync(struct uvas_shmem_team *t);
+int uvas_shmem_team_barrier(struct uvas_shmem_team *t);
+/* 0 if a classic active set (PE_start, logPE_stride, PE_size) is the
+ * whole job (the only one the classic collectives take); otherwise
+ * reported, a negative status. */
 int uvas_shmem_active_set_is_world(const char *call, int PE_start, int logPE_stride,
                                    int PE_size);
 

@@ -57,10 +57,10 @@ void shmem_sync_all(void)
 
 int shmem_team_sync(shmem_team_t team)
 {
-    int st = uvas_shmem_team_is_world(__func__, team);
-    if (st != UVAS_OK)
+    struct uvas_shmem_team *t = uvas_shmem_team_of(__func__, team);
+    if (!t)
         return 1;
-    st = uvas_pe_sync_all();
+    int st = uvas_shmem_team_sync(t);
     check(__func__, st);
     return st != UVAS_OK;
 }
@@ -72,7 +72,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
         check(__func__, uvas_pe_barrier_all());
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     (void)pSync;
     if (uvas_shmem_active_set_is_world(__func__, PE_start, logPE_stride, PE_size) == UVAS_OK)

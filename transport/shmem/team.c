@@ -1,24 +1,80 @@
 /*
- * Teams: the world, and the shared team, which is the world when every PE
- * reaches every other with loads and stores (one node, windows on), else
- * this PE alone. uvas creates no other teams.
+ * Teams. A team is a strided set of world PEs (member i is world PE
+ * start + i * stride): the world, the shared team (the world when every PE
+ * reaches every other with loads and stores, else this PE alone), and the
+ * teams shmem_team_split_strided and _2d make from a parent (strided
+ * subsets of a strided set stay strided).
+ *
+ * A created team synchronises through a slot of symmetric counters, one
+ * per round of a dissemination barrier: in round k, member i adds 1 to
+ * member (i + 2^k) mod n's counter k and waits for its own to reach the
+ * number of syncs the team has made, so counters only grow and nothing is
+ * reset between syncs. A split picks the slot all of the parent's members
+ * agree is free: each PE publishes a mask of the slots its teams use, and
+ * the parent ORs them (two PEs that share a team both have its bit, so two
+ * teams with a common member never share a slot; disjoint teams, such as
+ * the rows of a 2D split, may).
  */
+#include <sched.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "shmem.h"
 #include "transport/pe/pe.h"
 #include "transport/shmem/internal.h"
 #include "uvas.h"
 
-static bool shared_world;
+#define SLOTS 63
+#define ROUNDS 32
 
-void uvas_shmem_team_init(const void *probe)
+struct uvas_shmem_team_reg {
+    struct uvas_shmem_team t;
+    struct uvas_shmem_team_reg *next; /* the teams this PE made, to know a handle */
+};
+
+static struct uvas_shmem_team world = {.slot = -1}, self = {.slot = -1};
+static bool shared_world;
+static uint64_t (*slots)[ROUNDS]; /* symmetric: SLOTS x ROUNDS counters */
+static uint64_t *used;            /* symmetric: this PE's teams' slots, a bit each */
+static struct uvas_shmem_team_reg *made;
+
+int uvas_shmem_team_init(const void *probe)
 {
     int me = uvas_pe_me(), n = uvas_pe_count();
+    world = (struct uvas_shmem_team){.start = 0, .stride = 1, .size = n, .me = me, .slot = -1};
+    self = (struct uvas_shmem_team){.start = me, .stride = 1, .size = 1, .me = 0, .slot = -1};
     shared_world = true;
     for (int pe = 0; pe < n; pe++)
         if (pe != me && !uvas_pe_ptr(probe, pe))
             shared_world = false;
+    /* Collective, right after the collectives' own scratch: the same
+     * addresses everywhere. Host memory: peers add to it with AMOs. */
+    if (!slots) {
+        slots = uvas_malloc_hint(sizeof(uint64_t[SLOTS][ROUNDS]), UVAS_HINT_HOST);
+        used = uvas_malloc_hint(sizeof *used, UVAS_HINT_HOST);
+        if (!slots || !used)
+            return UVAS_ERR_NOMEM;
+        memset(slots, 0, sizeof(uint64_t[SLOTS][ROUNDS]));
+        *used = 0;
+    }
+    return UVAS_OK;
+}
+
+void uvas_shmem_team_fini(void)
+{
+    while (made) {
+        struct uvas_shmem_team_reg *r = made;
+        made = r->next;
+        free(r);
+    }
+    if (slots)
+        uvas_try_free(slots);
+    if (used)
+        uvas_try_free(used);
+    slots = NULL;
+    used = NULL;
 }
 
 bool uvas_shmem_shared_is_world(void)
@@ -26,36 +82,65 @@ bool uvas_shmem_shared_is_world(void)
     return shared_world || uvas_pe_count() == 1;
 }
 
-static bool shared_is_self(shmem_team_t team)
+struct uvas_shmem_team *uvas_shmem_team_find(shmem_team_t team)
 {
-    return team == SHMEM_TEAM_SHARED && !uvas_shmem_shared_is_world();
+    if (team == SHMEM_TEAM_WORLD)
+        return &world;
+    if (team == SHMEM_TEAM_SHARED)
+        return uvas_shmem_shared_is_world() ? &world : &self;
+    for (struct uvas_shmem_team_reg *r = made; r; r = r->next)
+        if ((shmem_team_t)&r->t == team)
+            return &r->t;
+    return NULL;
 }
 
-static bool is_world(shmem_team_t team)
+struct uvas_shmem_team *uvas_shmem_team_of(const char *call, shmem_team_t team)
 {
-    return team == SHMEM_TEAM_WORLD ||
-           (team == SHMEM_TEAM_SHARED && uvas_shmem_shared_is_world());
+    struct uvas_shmem_team *t = uvas_shmem_team_find(team);
+    if (!t)
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, team == SHMEM_TEAM_INVALID
+                            ? "team is SHMEM_TEAM_INVALID"
+                            : "team handle %p is not a team of this PE (destroyed, or "
+                              "never made)", (void *)team);
+    return t;
 }
 
-static int unknown_team(const char *call, shmem_team_t team)
+struct uvas_shmem_team *uvas_shmem_world_team(void)
 {
-    return uvas_shmem_fail(call, UVAS_ERR_INVAL, "team handle %p is not SHMEM_TEAM_WORLD "
-                           "or SHMEM_TEAM_SHARED (uvas creates no other teams)",
-                           (void *)team);
+    return &world;
 }
 
-int uvas_shmem_team_is_world(const char *call, shmem_team_t team)
+/* Wait for a local counter to reach v: peers' AMOs land in it. */
+static void wait_at_least(uint64_t *c, uint64_t v)
 {
-    if (is_world(team))
+    for (unsigned spins = 0; __atomic_load_n(c, __ATOMIC_ACQUIRE) < v; spins++)
+        if (spins > 64)
+            sched_yield();
+}
+
+int uvas_shmem_team_sync(struct uvas_shmem_team *t)
+{
+    if (t->size == 1)
         return UVAS_OK;
-    if (team == SHMEM_TEAM_INVALID)
-        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "team is SHMEM_TEAM_INVALID");
-    if (shared_is_self(team))
-        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "SHMEM_TEAM_SHARED is this PE alone "
-                               "(its peers are not reachable with loads and stores); "
-                               "uvas runs collectives on the world team only: use "
-                               "SHMEM_TEAM_WORLD");
-    return unknown_team(call, team);
+    if (t->slot < 0)
+        return uvas_pe_sync_all();
+    uint64_t e = ++t->epoch;
+    for (int k = 0, d = 1; d < t->size; k++, d <<= 1) {
+        int partner = uvas_shmem_team_pe(t, (t->me + d) % t->size);
+        int st = uvas_pe_amo(UVAS_AMO_ADD, &slots[t->slot][k], 8, 1, 0, NULL, partner);
+        if (st != UVAS_OK)
+            return st;
+        wait_at_least(&slots[t->slot][k], e);
+    }
+    return UVAS_OK;
+}
+
+int uvas_shmem_team_barrier(struct uvas_shmem_team *t)
+{
+    if (t->slot < 0 && t->size > 1)
+        return uvas_pe_barrier_all();
+    int st = uvas_pe_quiet();
+    return st != UVAS_OK ? st : uvas_shmem_team_sync(t);
 }
 
 int uvas_shmem_active_set_is_world(const char *call, int PE_start, int logPE_stride,
@@ -66,44 +151,198 @@ int uvas_shmem_active_set_is_world(const char *call, int PE_start, int logPE_str
         return UVAS_OK;
     return uvas_shmem_fail(call, UVAS_ERR_INVAL, "active set (PE_start %d, logPE_stride "
                            "%d, PE_size %d) is not the whole job: uvas supports only "
-                           "PE_start 0, logPE_stride 0, PE_size %d", PE_start,
-                           logPE_stride, PE_size, n);
+                           "PE_start 0, logPE_stride 0, PE_size %d for the classic "
+                           "collectives (make a team with shmem_team_split_strided for "
+                           "others)", PE_start, logPE_stride, PE_size, n);
 }
+
+/* ---- queries ---------------------------------------------------------------- */
 
 int shmem_team_my_pe(shmem_team_t team)
 {
-    if (team == SHMEM_TEAM_INVALID)
-        return -1;
-    if (is_world(team))
-        return uvas_pe_me();
-    if (shared_is_self(team))
-        return 0;
-    unknown_team("shmem_team_my_pe", team);
-    return -1;
+    struct uvas_shmem_team *t = uvas_shmem_team_find(team);
+    return t ? t->me : -1;
 }
 
 int shmem_team_n_pes(shmem_team_t team)
 {
-    if (team == SHMEM_TEAM_INVALID)
+    struct uvas_shmem_team *t = uvas_shmem_team_find(team);
+    return t ? t->size : -1;
+}
+
+/* A member's index of world PE w, or -1. */
+static int index_of(const struct uvas_shmem_team *t, int w)
+{
+    int d = w - t->start;
+    if (d < 0 || d % t->stride)
         return -1;
-    if (is_world(team))
-        return uvas_pe_count();
-    if (shared_is_self(team))
-        return 1;
-    unknown_team("shmem_team_n_pes", team);
-    return -1;
+    return d / t->stride < t->size ? d / t->stride : -1;
 }
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
-    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID)
+    struct uvas_shmem_team *s = uvas_shmem_team_find(src_team),
+                           *d = uvas_shmem_team_find(dest_team);
+    if (!s || !d || src_pe < 0 || src_pe >= s->size)
         return -1;
-    int n_src = shmem_team_n_pes(src_team), n_dest = shmem_team_n_pes(dest_team);
-    if (n_src < 0 || n_dest < 0 || src_pe < 0 || src_pe >= n_src)
-        return -1;
-    /* Every team is the world or this PE alone: go through world numbers. */
-    int world = shared_is_self(src_team) ? uvas_pe_me() : src_pe;
-    if (shared_is_self(dest_team))
-        return world == uvas_pe_me() ? 0 : -1;
-    return world;
+    return index_of(d, uvas_shmem_team_pe(s, src_pe));
+}
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+    struct uvas_shmem_team *t = uvas_shmem_team_of(__func__, team);
+    if (!t)
+        return 1;
+    if (!config) {
+        uvas_shmem_fail(__func__, UVAS_ERR_INVAL, "config is NULL");
+        return 1;
+    }
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = t->config.num_contexts;
+    return 0;
+}
+
+/* ---- making teams ----------------------------------------------------------- */
+
+/* The parent's members agree on `want` slots free at every one of them
+ * (collective over the parent). Status; the slots in out[]. */
+static int agree_slots(const char *call, struct uvas_shmem_team *p, int want, int *out)
+{
+    int st = uvas_shmem_team_barrier(p);
+    uint64_t all = *used, m = 0;
+    for (int i = 0; st == UVAS_OK && i < p->size; i++) {
+        st = uvas_pe_get(&m, used, sizeof m, uvas_shmem_team_pe(p, i), false);
+        all |= m;
+    }
+    /* Nobody changes its mask until every member has read them all. */
+    int st2 = uvas_shmem_team_barrier(p);
+    if (st == UVAS_OK)
+        st = st2;
+    if (st != UVAS_OK)
+        return uvas_shmem_fail(call, st, "the parent team's members could not agree on a "
+                               "team slot");
+    int k = 0;
+    for (int s = 0; s < SLOTS && k < want; s++)
+        if (!(all & (1ull << s)))
+            out[k++] = s;
+    if (k < want)
+        return uvas_shmem_fail(call, UVAS_ERR_NOMEM, "every one of the %d team slots is in "
+                               "use by a team of some member: destroy teams no longer used",
+                               SLOTS);
+    return UVAS_OK;
+}
+
+/* This PE's part of the team [start, stride, size] (world numbers) on slot. */
+static int join(const char *call, int start, int stride, int size, int slot,
+                const shmem_team_config_t *config, long mask, shmem_team_t *out)
+{
+    struct uvas_shmem_team_reg *r = calloc(1, sizeof *r);
+    if (!r)
+        return uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for a team");
+    r->t = (struct uvas_shmem_team){.start = start, .stride = size > 1 ? stride : 1,
+                                    .size = size, .slot = slot};
+    r->t.me = index_of(&r->t, uvas_pe_me());
+    if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
+        r->t.config.num_contexts = config->num_contexts;
+    memset(slots[slot], 0, sizeof slots[slot]); /* counters of a team before */
+    *used |= 1ull << slot;
+    r->next = made;
+    made = r;
+    *out = (shmem_team_t)&r->t;
+    return UVAS_OK;
+}
+
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team)
+{
+    static const char call[] = "shmem_team_split_strided";
+    if (!new_team) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "new_team is NULL");
+        return 1;
+    }
+    *new_team = SHMEM_TEAM_INVALID;
+    struct uvas_shmem_team *p = uvas_shmem_team_of(call, parent);
+    if (!p)
+        return 1;
+    if (size < 1 || start < 0 || (size > 1 && stride < 1) ||
+        (long)start + (long)(size - 1) * (size > 1 ? stride : 0) >= p->size) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "start %d, stride %d, size %d do not name PEs "
+                        "of the parent team (its %d PEs: 0..%d; stride at least 1)", start,
+                        stride, size, p->size, p->size - 1);
+        return 1;
+    }
+    int slot[1];
+    int st = agree_slots(call, p, 1, slot);
+    int wstart = uvas_shmem_team_pe(p, start), wstride = p->stride * (size > 1 ? stride : 1);
+    struct uvas_shmem_team probe = {.start = wstart, .stride = wstride, .size = size};
+    if (st == UVAS_OK && index_of(&probe, uvas_pe_me()) >= 0)
+        st = join(call, wstart, wstride, size, slot[0], config, config_mask, new_team);
+    /* Counters zeroed everywhere before any member syncs on them. */
+    int st2 = uvas_shmem_team_barrier(p);
+    return st != UVAS_OK || st2 != UVAS_OK;
+}
+
+int shmem_team_split_2d(shmem_team_t parent, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team)
+{
+    static const char call[] = "shmem_team_split_2d";
+    if (!xaxis_team || !yaxis_team) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "xaxis_team or yaxis_team is NULL");
+        return 1;
+    }
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    struct uvas_shmem_team *p = uvas_shmem_team_of(call, parent);
+    if (!p)
+        return 1;
+    if (xrange < 1) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "xrange %d is less than 1", xrange);
+        return 1;
+    }
+    if (xrange > p->size)
+        xrange = p->size; /* one row: the whole parent (as the specification says) */
+    int slot[2];
+    int st = agree_slots(call, p, 2, slot);
+    /* This PE's row (x: consecutive parent PEs) and column (y: every
+     * xrange-th); rows are disjoint, so they share a slot, as columns do. */
+    int i = p->me, row0 = i / xrange * xrange, col = i % xrange;
+    int xsize = p->size - row0 < xrange ? p->size - row0 : xrange;
+    int ysize = (p->size - col + xrange - 1) / xrange;
+    if (st == UVAS_OK)
+        st = join(call, uvas_shmem_team_pe(p, row0), p->stride, xsize, slot[0], xaxis_config,
+                  xaxis_mask, xaxis_team);
+    if (st == UVAS_OK)
+        st = join(call, uvas_shmem_team_pe(p, col), p->stride * xrange, ysize, slot[1],
+                  yaxis_config, yaxis_mask, yaxis_team);
+    int st2 = uvas_shmem_team_barrier(p);
+    return st != UVAS_OK || st2 != UVAS_OK;
+}
+
+void shmem_team_destroy(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED || team == SHMEM_TEAM_INVALID) {
+        if (team != SHMEM_TEAM_INVALID)
+            uvas_shmem_fail("shmem_team_destroy", UVAS_ERR_INVAL, "the predefined teams "
+                            "cannot be destroyed");
+        return;
+    }
+    for (struct uvas_shmem_team_reg **pp = &made; *pp; pp = &(*pp)->next) {
+        struct uvas_shmem_team_reg *r = *pp;
+        if ((shmem_team_t)&r->t != team)
+            continue;
+        /* Every member's syncs are done (they all reached destroy): the
+         * slot is free for the next team. */
+        bool shared = false;
+        for (struct uvas_shmem_team_reg *o = made; o; o = o->next)
+            shared |= o != r && o->t.slot == r->t.slot;
+        if (!shared)
+            *used &= ~(1ull << r->t.slot);
+        *pp = r->next;
+        free(r);
+        return;
+    }
+    uvas_shmem_fail("shmem_team_destroy", UVAS_ERR_INVAL, "team handle %p is not a team of "
+                    "this PE", (void *)team);
 }
