@@ -5,9 +5,9 @@
  * header; the shmemx_ extensions at the end say which heap a pointer came
  * from and where it lives now.
  *
- * What uvas does not (yet) provide: communication contexts (shmem_ctx_*)
- * and the pshmem_ profiling names; the classic active-set collectives
- * accept only the whole job (teams take any strided set).
+ * What uvas does not (yet) provide: the pshmem_ profiling names; the
+ * classic active-set collectives accept only the whole job (teams take
+ * any strided set).
  *
  * Bad input (a non-symmetric address, a PE out of range, an unknown
  * comparison, ...) prints "uvas: <call>: <what to do>" and ends the job,
@@ -367,6 +367,90 @@ UVAS_SHMEM_AMO_EXT_TYPES(UVAS_SHMEM_DECL_AMO_OLD_EXT)
 #undef UVAS_SHMEM_DECL_AMO_OLD
 #undef UVAS_SHMEM_DECL_AMO_OLD_EXT
 
+/* ---- communication contexts ------------------------------------------------ */
+
+/* A context is an ordering domain: shmem_ctx_quiet and shmem_ctx_fence
+ * wait for and order its own operations only (a put that completes late
+ * is counted in the context it was made in). Every operation of the
+ * standard RMA and AMO interface has a shmem_ctx_ form taking the context
+ * first; the C11 generic names take one first or not. */
+typedef struct uvas_shmem_ctx *shmem_ctx_t;
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+#define SHMEM_CTX_DEFAULT ((shmem_ctx_t)1)
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+/* 0, or nonzero (*ctx SHMEM_CTX_INVALID). */
+int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+/* Completes the context's operations, then frees it. */
+void shmem_ctx_destroy(shmem_ctx_t ctx);
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void shmem_ctx_fence(shmem_ctx_t ctx);
+void shmem_ctx_quiet(shmem_ctx_t ctx);
+#define UVAS_SHMEM_DECL_RMA_CTX(NAME, TYPE)                                                                                                                          \
+    void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, int pe);                                                             \
+    void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, int pe);                                                             \
+    void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, int pe);                                                         \
+    void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, int pe);                                                         \
+    void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                                                                                      \
+    TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *source, int pe);                                                                                          \
+    void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);                              \
+    void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);                              \
+    void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);     \
+    void shmem_ctx_##NAME##_put_signal_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+#define UVAS_SHMEM_DECL_AMO_FSS_CTX(NAME, TYPE)                                                            \
+    TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *source, int pe);                     \
+    void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                   \
+    TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                  \
+    void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *fetch, const TYPE *source, int pe);    \
+    void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe);
+#define UVAS_SHMEM_DECL_AMO_CTX(NAME, TYPE)                                                                                   \
+    TYPE shmem_ctx_##NAME##_atomic_compare_swap(shmem_ctx_t ctx, TYPE *dest, TYPE cond, TYPE value, int pe);                  \
+    TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *dest, int pe);                                            \
+    void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *dest, int pe);                                                  \
+    TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                                \
+    void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                                      \
+    void shmem_ctx_##NAME##_atomic_compare_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe); \
+    void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, int pe);                           \
+    void shmem_ctx_##NAME##_atomic_fetch_add_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe);
+#define UVAS_SHMEM_DECL_AMO_BIT_CTX(NAME, TYPE)                                                                 \
+    TYPE shmem_ctx_##NAME##_atomic_fetch_and(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                  \
+    void shmem_ctx_##NAME##_atomic_and(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                        \
+    void shmem_ctx_##NAME##_atomic_fetch_and_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe); \
+    TYPE shmem_ctx_##NAME##_atomic_fetch_or(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                   \
+    void shmem_ctx_##NAME##_atomic_or(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                         \
+    void shmem_ctx_##NAME##_atomic_fetch_or_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe);  \
+    TYPE shmem_ctx_##NAME##_atomic_fetch_xor(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                  \
+    void shmem_ctx_##NAME##_atomic_xor(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);                        \
+    void shmem_ctx_##NAME##_atomic_fetch_xor_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe);
+#define UVAS_SHMEM_DECL_SIZED_CTX(BITS, BYTES)                                                                                                                      \
+    void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);                                                               \
+    void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);                                                               \
+    void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);                                                         \
+    void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);                                                         \
+    void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);                                \
+    void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);                                \
+    void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);     \
+    void shmem_ctx_put##BITS##_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+UVAS_SHMEM_RMA_TYPES(UVAS_SHMEM_DECL_RMA_CTX)
+UVAS_SHMEM_AMO_TYPES(UVAS_SHMEM_DECL_AMO_FSS_CTX)
+UVAS_SHMEM_AMO_EXT_TYPES(UVAS_SHMEM_DECL_AMO_FSS_CTX)
+UVAS_SHMEM_AMO_TYPES(UVAS_SHMEM_DECL_AMO_CTX)
+UVAS_SHMEM_AMO_BIT_TYPES(UVAS_SHMEM_DECL_AMO_BIT_CTX)
+UVAS_SHMEM_SIZES(UVAS_SHMEM_DECL_SIZED_CTX)
+#undef UVAS_SHMEM_DECL_RMA_CTX
+#undef UVAS_SHMEM_DECL_AMO_FSS_CTX
+#undef UVAS_SHMEM_DECL_AMO_CTX
+#undef UVAS_SHMEM_DECL_AMO_BIT_CTX
+#undef UVAS_SHMEM_DECL_SIZED_CTX
+void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
+void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
 /* ---- ordering and synchronisation ---------------------------------------- */
 
 void shmem_fence(void);
@@ -596,27 +680,32 @@ int shmemx_device_present(void);
 /* Selection is by the C type an argument points to; fixed-width and
  * size/ptrdiff types are aliases of these, so listing them would repeat a
  * type (an error in _Generic). */
-#define UVAS_SHMEM_G_RMA(OP)                                                   \
-    float: shmem_float_##OP, double: shmem_double_##OP,                       \
-    long double: shmem_longdouble_##OP, char: shmem_char_##OP,                \
-    signed char: shmem_schar_##OP, short: shmem_short_##OP,                   \
-    int: shmem_int_##OP, long: shmem_long_##OP,                               \
-    long long: shmem_longlong_##OP, unsigned char: shmem_uchar_##OP,          \
-    unsigned short: shmem_ushort_##OP, unsigned int: shmem_uint_##OP,         \
-    unsigned long: shmem_ulong_##OP, unsigned long long: shmem_ulonglong_##OP
-#define UVAS_SHMEM_G_AMO(OP)                                                   \
-    int: shmem_int_##OP, long: shmem_long_##OP,                               \
-    long long: shmem_longlong_##OP, unsigned int: shmem_uint_##OP,            \
-    unsigned long: shmem_ulong_##OP, unsigned long long: shmem_ulonglong_##OP
+/* P: shmem_, or shmem_ctx_ for the forms that take a context first. */
+#define UVAS_SHMEM_G_RMA_P(P, OP)                                              \
+    float: P##float_##OP, double: P##double_##OP,                             \
+    long double: P##longdouble_##OP, char: P##char_##OP,                      \
+    signed char: P##schar_##OP, short: P##short_##OP,                         \
+    int: P##int_##OP, long: P##long_##OP,                                     \
+    long long: P##longlong_##OP, unsigned char: P##uchar_##OP,                \
+    unsigned short: P##ushort_##OP, unsigned int: P##uint_##OP,               \
+    unsigned long: P##ulong_##OP, unsigned long long: P##ulonglong_##OP
+#define UVAS_SHMEM_G_AMO_P(P, OP)                                              \
+    int: P##int_##OP, long: P##long_##OP,                                     \
+    long long: P##longlong_##OP, unsigned int: P##uint_##OP,                  \
+    unsigned long: P##ulong_##OP, unsigned long long: P##ulonglong_##OP
+#define UVAS_SHMEM_G_AMO_EXT_P(P, OP)                                          \
+    UVAS_SHMEM_G_AMO_P(P, OP), float: P##float_##OP, double: P##double_##OP
+#define UVAS_SHMEM_G_AMO_BIT_P(P, OP)                                          \
+    unsigned int: P##uint_##OP, unsigned long: P##ulong_##OP,                 \
+    unsigned long long: P##ulonglong_##OP, int32_t: P##int32_##OP,            \
+    int64_t: P##int64_##OP
+#define UVAS_SHMEM_G_RMA(OP) UVAS_SHMEM_G_RMA_P(shmem_, OP)
+#define UVAS_SHMEM_G_AMO(OP) UVAS_SHMEM_G_AMO_P(shmem_, OP)
 #define UVAS_SHMEM_G_P2P(OP)                                                   \
     UVAS_SHMEM_G_AMO(OP), short: shmem_short_##OP,                            \
     unsigned short: shmem_ushort_##OP
-#define UVAS_SHMEM_G_AMO_EXT(OP)                                               \
-    UVAS_SHMEM_G_AMO(OP), float: shmem_float_##OP, double: shmem_double_##OP
-#define UVAS_SHMEM_G_AMO_BIT(OP)                                               \
-    unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,           \
-    unsigned long long: shmem_ulonglong_##OP, int32_t: shmem_int32_##OP,      \
-    int64_t: shmem_int64_##OP
+#define UVAS_SHMEM_G_AMO_EXT(OP) UVAS_SHMEM_G_AMO_EXT_P(shmem_, OP)
+#define UVAS_SHMEM_G_AMO_BIT(OP) UVAS_SHMEM_G_AMO_BIT_P(shmem_, OP)
 #define UVAS_SHMEM_G_OLD(OP)                                                   \
     int: shmem_int_##OP, long: shmem_long_##OP, long long: shmem_longlong_##OP
 #define UVAS_SHMEM_G_OLD_EXT(OP)                                               \
@@ -639,73 +728,207 @@ int shmemx_device_present(void);
     int16_t: shmem_int16_##OP, int32_t: shmem_int32_##OP,                    \
     int64_t: shmem_int64_##OP
 
-#define shmem_put(dest, source, nelems, pe)                                    \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(put))(dest, source, nelems, pe)
-#define shmem_get(dest, source, nelems, pe)                                    \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(get))(dest, source, nelems, pe)
-#define shmem_put_nbi(dest, source, nelems, pe)                                \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(put_nbi))(dest, source, nelems, pe)
-#define shmem_get_nbi(dest, source, nelems, pe)                                \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(get_nbi))(dest, source, nelems, pe)
-#define shmem_p(dest, value, pe)                                               \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(p))(dest, value, pe)
-#define shmem_g(source, pe) _Generic(*(source), UVAS_SHMEM_G_RMA(g))(source, pe)
-#define shmem_iput(dest, source, dst, sst, nelems, pe)                         \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(iput))(dest, source, dst, sst, nelems, pe)
-#define shmem_iget(dest, source, dst, sst, nelems, pe)                         \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(iget))(dest, source, dst, sst, nelems, pe)
-#define shmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe)   \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(put_signal))(dest, source, nelems,     \
-                                                     sig_addr, signal, sig_op, pe)
-#define shmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe) \
-    _Generic(*(dest), UVAS_SHMEM_G_RMA(put_signal_nbi))(dest, source, nelems, \
-                                                         sig_addr, signal, sig_op, pe)
-
-#define shmem_atomic_fetch(source, pe)                                         \
-    _Generic(*(source), UVAS_SHMEM_G_AMO_EXT(atomic_fetch))(source, pe)
-#define shmem_atomic_set(dest, value, pe)                                      \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT(atomic_set))(dest, value, pe)
-#define shmem_atomic_swap(dest, value, pe)                                     \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT(atomic_swap))(dest, value, pe)
-#define shmem_atomic_compare_swap(dest, cond, value, pe)                       \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_compare_swap))(dest, cond, value, pe)
-#define shmem_atomic_fetch_inc(dest, pe)                                       \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_fetch_inc))(dest, pe)
-#define shmem_atomic_inc(dest, pe)                                             \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_inc))(dest, pe)
-#define shmem_atomic_fetch_add(dest, value, pe)                                \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_fetch_add))(dest, value, pe)
-#define shmem_atomic_add(dest, value, pe)                                      \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_add))(dest, value, pe)
-#define shmem_atomic_fetch_and(dest, value, pe)                                \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_fetch_and))(dest, value, pe)
-#define shmem_atomic_and(dest, value, pe)                                      \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_and))(dest, value, pe)
-#define shmem_atomic_fetch_or(dest, value, pe)                                 \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_fetch_or))(dest, value, pe)
-#define shmem_atomic_or(dest, value, pe)                                       \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_or))(dest, value, pe)
-#define shmem_atomic_fetch_xor(dest, value, pe)                                \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_fetch_xor))(dest, value, pe)
-#define shmem_atomic_xor(dest, value, pe)                                      \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_xor))(dest, value, pe)
-#define shmem_atomic_fetch_nbi(fetch, source, pe)                              \
-    _Generic(*(source), UVAS_SHMEM_G_AMO_EXT(atomic_fetch_nbi))(fetch, source, pe)
-#define shmem_atomic_swap_nbi(fetch, dest, value, pe)                          \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT(atomic_swap_nbi))(fetch, dest, value, pe)
-#define shmem_atomic_compare_swap_nbi(fetch, dest, cond, value, pe)            \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_compare_swap_nbi))(fetch, dest, cond, \
-                                                                  value, pe)
-#define shmem_atomic_fetch_inc_nbi(fetch, dest, pe)                            \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_fetch_inc_nbi))(fetch, dest, pe)
-#define shmem_atomic_fetch_add_nbi(fetch, dest, value, pe)                     \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_fetch_add_nbi))(fetch, dest, value, pe)
-#define shmem_atomic_fetch_and_nbi(fetch, dest, value, pe)                     \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_fetch_and_nbi))(fetch, dest, value, pe)
-#define shmem_atomic_fetch_or_nbi(fetch, dest, value, pe)                      \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_fetch_or_nbi))(fetch, dest, value, pe)
-#define shmem_atomic_fetch_xor_nbi(fetch, dest, value, pe)                     \
-    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT(atomic_fetch_xor_nbi))(fetch, dest, value, pe)
+/* The generic names take a context first or not: the number of arguments
+ * picks (UVAS_SHMEM_ARGn gives the n-th). */
+#define UVAS_SHMEM_ARG4(_1, _2, _3, N, ...) N
+#define UVAS_SHMEM_ARG5(_1, _2, _3, _4, N, ...) N
+#define UVAS_SHMEM_ARG6(_1, _2, _3, _4, _5, N, ...) N
+#define UVAS_SHMEM_ARG7(_1, _2, _3, _4, _5, _6, N, ...) N
+#define UVAS_SHMEM_ARG8(_1, _2, _3, _4, _5, _6, _7, N, ...) N
+#define UVAS_SHMEM_ARG9(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define UVAS_SHMEM_ARG10(_1, _2, _3, _4, _5, _6, _7, _8, _9, N, ...) N
+#define uvas_shmem_g_put(dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, put))(dest, source, nelems, pe)
+#define uvas_shmem_gc_put(ctx, dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, put))(ctx, dest, source, nelems, pe)
+#define shmem_put(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_put, uvas_shmem_g_put, -)(__VA_ARGS__)
+#define uvas_shmem_g_get(dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, get))(dest, source, nelems, pe)
+#define uvas_shmem_gc_get(ctx, dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, get))(ctx, dest, source, nelems, pe)
+#define shmem_get(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_get, uvas_shmem_g_get, -)(__VA_ARGS__)
+#define uvas_shmem_g_put_nbi(dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, put_nbi))(dest, source, nelems, pe)
+#define uvas_shmem_gc_put_nbi(ctx, dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, put_nbi))(ctx, dest, source, nelems, pe)
+#define shmem_put_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_put_nbi, uvas_shmem_g_put_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_get_nbi(dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, get_nbi))(dest, source, nelems, pe)
+#define uvas_shmem_gc_get_nbi(ctx, dest, source, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, get_nbi))(ctx, dest, source, nelems, pe)
+#define shmem_get_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_get_nbi, uvas_shmem_g_get_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_p(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, p))(dest, value, pe)
+#define uvas_shmem_gc_p(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, p))(ctx, dest, value, pe)
+#define shmem_p(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_p, uvas_shmem_g_p, -)(__VA_ARGS__)
+#define uvas_shmem_g_g(source, pe) \
+    _Generic(*(source), UVAS_SHMEM_G_RMA_P(shmem_, g))(source, pe)
+#define uvas_shmem_gc_g(ctx, source, pe) \
+    _Generic(*(source), UVAS_SHMEM_G_RMA_P(shmem_ctx_, g))(ctx, source, pe)
+#define shmem_g(...) \
+    UVAS_SHMEM_ARG4(__VA_ARGS__, uvas_shmem_gc_g, uvas_shmem_g_g, -)(__VA_ARGS__)
+#define uvas_shmem_g_iput(dest, source, dst, sst, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, iput))(dest, source, dst, sst, nelems, pe)
+#define uvas_shmem_gc_iput(ctx, dest, source, dst, sst, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, iput))(ctx, dest, source, dst, sst, nelems, pe)
+#define shmem_iput(...) \
+    UVAS_SHMEM_ARG8(__VA_ARGS__, uvas_shmem_gc_iput, uvas_shmem_g_iput, -)(__VA_ARGS__)
+#define uvas_shmem_g_iget(dest, source, dst, sst, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, iget))(dest, source, dst, sst, nelems, pe)
+#define uvas_shmem_gc_iget(ctx, dest, source, dst, sst, nelems, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, iget))(ctx, dest, source, dst, sst, nelems, pe)
+#define shmem_iget(...) \
+    UVAS_SHMEM_ARG8(__VA_ARGS__, uvas_shmem_gc_iget, uvas_shmem_g_iget, -)(__VA_ARGS__)
+#define uvas_shmem_g_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, put_signal))(dest, source, nelems, sig_addr, signal, sig_op, pe)
+#define uvas_shmem_gc_put_signal(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, put_signal))(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe)
+#define shmem_put_signal(...) \
+    UVAS_SHMEM_ARG9(__VA_ARGS__, uvas_shmem_gc_put_signal, uvas_shmem_g_put_signal, -)(__VA_ARGS__)
+#define uvas_shmem_g_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_, put_signal_nbi))(dest, source, nelems, sig_addr, signal, sig_op, pe)
+#define uvas_shmem_gc_put_signal_nbi(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_RMA_P(shmem_ctx_, put_signal_nbi))(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe)
+#define shmem_put_signal_nbi(...) \
+    UVAS_SHMEM_ARG9(__VA_ARGS__, uvas_shmem_gc_put_signal_nbi, uvas_shmem_g_put_signal_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch(source, pe) \
+    _Generic(*(source), UVAS_SHMEM_G_AMO_EXT_P(shmem_, atomic_fetch))(source, pe)
+#define uvas_shmem_gc_atomic_fetch(ctx, source, pe) \
+    _Generic(*(source), UVAS_SHMEM_G_AMO_EXT_P(shmem_ctx_, atomic_fetch))(ctx, source, pe)
+#define shmem_atomic_fetch(...) \
+    UVAS_SHMEM_ARG4(__VA_ARGS__, uvas_shmem_gc_atomic_fetch, uvas_shmem_g_atomic_fetch, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_set(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT_P(shmem_, atomic_set))(dest, value, pe)
+#define uvas_shmem_gc_atomic_set(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT_P(shmem_ctx_, atomic_set))(ctx, dest, value, pe)
+#define shmem_atomic_set(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_set, uvas_shmem_g_atomic_set, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_swap(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT_P(shmem_, atomic_swap))(dest, value, pe)
+#define uvas_shmem_gc_atomic_swap(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT_P(shmem_ctx_, atomic_swap))(ctx, dest, value, pe)
+#define shmem_atomic_swap(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_swap, uvas_shmem_g_atomic_swap, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_nbi(fetch, source, pe) \
+    _Generic(*(source), UVAS_SHMEM_G_AMO_EXT_P(shmem_, atomic_fetch_nbi))(fetch, source, pe)
+#define uvas_shmem_gc_atomic_fetch_nbi(ctx, fetch, source, pe) \
+    _Generic(*(source), UVAS_SHMEM_G_AMO_EXT_P(shmem_ctx_, atomic_fetch_nbi))(ctx, fetch, source, pe)
+#define shmem_atomic_fetch_nbi(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_nbi, uvas_shmem_g_atomic_fetch_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_swap_nbi(fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT_P(shmem_, atomic_swap_nbi))(fetch, dest, value, pe)
+#define uvas_shmem_gc_atomic_swap_nbi(ctx, fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT_P(shmem_ctx_, atomic_swap_nbi))(ctx, fetch, dest, value, pe)
+#define shmem_atomic_swap_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_swap_nbi, uvas_shmem_g_atomic_swap_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_compare_swap(dest, cond, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_compare_swap))(dest, cond, value, pe)
+#define uvas_shmem_gc_atomic_compare_swap(ctx, dest, cond, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_compare_swap))(ctx, dest, cond, value, pe)
+#define shmem_atomic_compare_swap(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_compare_swap, uvas_shmem_g_atomic_compare_swap, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_inc(dest, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_fetch_inc))(dest, pe)
+#define uvas_shmem_gc_atomic_fetch_inc(ctx, dest, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_fetch_inc))(ctx, dest, pe)
+#define shmem_atomic_fetch_inc(...) \
+    UVAS_SHMEM_ARG4(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_inc, uvas_shmem_g_atomic_fetch_inc, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_inc(dest, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_inc))(dest, pe)
+#define uvas_shmem_gc_atomic_inc(ctx, dest, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_inc))(ctx, dest, pe)
+#define shmem_atomic_inc(...) \
+    UVAS_SHMEM_ARG4(__VA_ARGS__, uvas_shmem_gc_atomic_inc, uvas_shmem_g_atomic_inc, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_add(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_fetch_add))(dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_add(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_fetch_add))(ctx, dest, value, pe)
+#define shmem_atomic_fetch_add(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_add, uvas_shmem_g_atomic_fetch_add, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_add(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_add))(dest, value, pe)
+#define uvas_shmem_gc_atomic_add(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_add))(ctx, dest, value, pe)
+#define shmem_atomic_add(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_add, uvas_shmem_g_atomic_add, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_compare_swap_nbi(fetch, dest, cond, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_compare_swap_nbi))(fetch, dest, cond, value, pe)
+#define uvas_shmem_gc_atomic_compare_swap_nbi(ctx, fetch, dest, cond, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_compare_swap_nbi))(ctx, fetch, dest, cond, value, pe)
+#define shmem_atomic_compare_swap_nbi(...) \
+    UVAS_SHMEM_ARG7(__VA_ARGS__, uvas_shmem_gc_atomic_compare_swap_nbi, uvas_shmem_g_atomic_compare_swap_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_inc_nbi(fetch, dest, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_fetch_inc_nbi))(fetch, dest, pe)
+#define uvas_shmem_gc_atomic_fetch_inc_nbi(ctx, fetch, dest, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_fetch_inc_nbi))(ctx, fetch, dest, pe)
+#define shmem_atomic_fetch_inc_nbi(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_inc_nbi, uvas_shmem_g_atomic_fetch_inc_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_add_nbi(fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_, atomic_fetch_add_nbi))(fetch, dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_add_nbi(ctx, fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_P(shmem_ctx_, atomic_fetch_add_nbi))(ctx, fetch, dest, value, pe)
+#define shmem_atomic_fetch_add_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_add_nbi, uvas_shmem_g_atomic_fetch_add_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_and(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_fetch_and))(dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_and(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_fetch_and))(ctx, dest, value, pe)
+#define shmem_atomic_fetch_and(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_and, uvas_shmem_g_atomic_fetch_and, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_and(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_and))(dest, value, pe)
+#define uvas_shmem_gc_atomic_and(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_and))(ctx, dest, value, pe)
+#define shmem_atomic_and(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_and, uvas_shmem_g_atomic_and, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_and_nbi(fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_fetch_and_nbi))(fetch, dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_and_nbi(ctx, fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_fetch_and_nbi))(ctx, fetch, dest, value, pe)
+#define shmem_atomic_fetch_and_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_and_nbi, uvas_shmem_g_atomic_fetch_and_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_or(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_fetch_or))(dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_or(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_fetch_or))(ctx, dest, value, pe)
+#define shmem_atomic_fetch_or(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_or, uvas_shmem_g_atomic_fetch_or, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_or(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_or))(dest, value, pe)
+#define uvas_shmem_gc_atomic_or(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_or))(ctx, dest, value, pe)
+#define shmem_atomic_or(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_or, uvas_shmem_g_atomic_or, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_or_nbi(fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_fetch_or_nbi))(fetch, dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_or_nbi(ctx, fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_fetch_or_nbi))(ctx, fetch, dest, value, pe)
+#define shmem_atomic_fetch_or_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_or_nbi, uvas_shmem_g_atomic_fetch_or_nbi, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_xor(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_fetch_xor))(dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_xor(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_fetch_xor))(ctx, dest, value, pe)
+#define shmem_atomic_fetch_xor(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_xor, uvas_shmem_g_atomic_fetch_xor, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_xor(dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_xor))(dest, value, pe)
+#define uvas_shmem_gc_atomic_xor(ctx, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_xor))(ctx, dest, value, pe)
+#define shmem_atomic_xor(...) \
+    UVAS_SHMEM_ARG5(__VA_ARGS__, uvas_shmem_gc_atomic_xor, uvas_shmem_g_atomic_xor, -)(__VA_ARGS__)
+#define uvas_shmem_g_atomic_fetch_xor_nbi(fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_, atomic_fetch_xor_nbi))(fetch, dest, value, pe)
+#define uvas_shmem_gc_atomic_fetch_xor_nbi(ctx, fetch, dest, value, pe) \
+    _Generic(*(dest), UVAS_SHMEM_G_AMO_BIT_P(shmem_ctx_, atomic_fetch_xor_nbi))(ctx, fetch, dest, value, pe)
+#define shmem_atomic_fetch_xor_nbi(...) \
+    UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_xor_nbi, uvas_shmem_g_atomic_fetch_xor_nbi, -)(__VA_ARGS__)
 
 /* Deprecated generic AMO names of OpenSHMEM 1.4. */
 #define shmem_fetch(source, pe) _Generic(*(source), UVAS_SHMEM_G_OLD_EXT(fetch))(source, pe)

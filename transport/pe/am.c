@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "transport/pe/domain.h"
 #include "transport/pe/job.h"
 #include "transport/pe/owner.h"
 #include "transport/pe/segment.h"
@@ -83,6 +84,13 @@ static void reply(int to, uint64_t cookie, uint64_t value, int status, const voi
     }
 }
 
+/* What a reply to q carries when it fails: a put's domain, back (its
+ * acknowledgement; domain.h). */
+static uint64_t put_domain(const struct am_req *q)
+{
+    return q->op == OP_PUT || q->op == OP_SPUT ? q->compare : 0;
+}
+
 static void serve(const struct am_req *q, const void *data)
 {
     atomic_fetch_add_explicit(&uvas_job.am_served, 1, memory_order_relaxed);
@@ -91,7 +99,7 @@ static void serve(const struct am_req *q, const void *data)
     switch (q->op) {
     case OP_PUT:
         rc = uvas_owner_write(addr, data, q->len);
-        reply(q->src, q->cookie, 0, rc, NULL, 0);
+        reply(q->src, q->cookie, q->compare, rc, NULL, 0); /* the put's domain, back */
         break;
     case OP_GET: {
         void *buf = malloc(q->len ? q->len : 1);
@@ -128,7 +136,8 @@ static void serve(const struct am_req *q, const void *data)
             rc = UVAS_ERR_NOMEM;
         if (buf)
             memcpy(buf, at, n);
-        reply(q->src, q->cookie, old, rc, buf, buf ? n : 0);
+        /* A put's acknowledgement names its domain back. */
+        reply(q->src, q->cookie, q->op == OP_SPUT ? q->compare : old, rc, buf, buf ? n : 0);
         free(buf);
         break;
     }
@@ -156,7 +165,7 @@ static void rndv_done(void *req, ucs_status_t st, size_t len, void *user)
     if (st == UCS_OK)
         serve(&r->q, r->data);
     else
-        reply(r->q.src, r->q.cookie, 0, UVAS_ERR_SYS, NULL, 0);
+        reply(r->q.src, r->q.cookie, put_domain(&r->q), UVAS_ERR_SYS, NULL, 0);
     free(r);
     ucp_request_free(req);
 }
@@ -177,13 +186,13 @@ static ucs_status_t on_req(void *arg, const void *header, size_t hlen, void *dat
      * than the range holds. */
     if (((q->op == OP_PUT || q->op == OP_SPUT) && q->len != len) ||
         (q->op == OP_GET && q->len > uvas_g.size)) {
-        reply(q->src, q->cookie, 0, UVAS_ERR_INVAL, NULL, 0);
+        reply(q->src, q->cookie, put_domain(q), UVAS_ERR_INVAL, NULL, 0);
         return UCS_OK;
     }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         struct rndv *r = malloc(sizeof *r + len);
         if (!r) {
-            reply(q->src, q->cookie, 0, UVAS_ERR_NOMEM, NULL, 0);
+            reply(q->src, q->cookie, put_domain(q), UVAS_ERR_NOMEM, NULL, 0);
             return UCS_OK;
         }
         r->q = *q;
@@ -196,7 +205,7 @@ static ucs_status_t on_req(void *arg, const void *header, size_t hlen, void *dat
             serve(&r->q, r->data);
             free(r);
         } else if (UCS_PTR_IS_ERR(req)) {
-            reply(q->src, q->cookie, 0, UVAS_ERR_SYS, NULL, 0);
+            reply(q->src, q->cookie, put_domain(q), UVAS_ERR_SYS, NULL, 0);
             free(r);
         }
         return UCS_OK;
@@ -230,6 +239,7 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
         if (m->from >= 0 && m->from < uvas_job.n)
             atomic_fetch_sub_explicit(&uvas_job.peers[m->from].am_puts, 1,
                                       memory_order_release);
+        uvas_domain_put_acked(m->value);
         atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_release);
         return UCS_OK;
     }
@@ -299,8 +309,11 @@ static int am_put(int pe, uint8_t op, uint64_t addr, const void *src, size_t n)
     _Atomic uint32_t *behind = &uvas_job.peers[pe].am_puts;
     atomic_fetch_add_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(behind, 1, memory_order_relaxed);
+    unsigned dom = uvas_domain_put_sent();
+    q.compare = dom; /* echoed in the acknowledgement */
     int rc = send_req(pe, &q, src, n);
     if (rc) {
+        uvas_domain_put_unsent(dom);
         atomic_fetch_sub_explicit(behind, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_relaxed);
     }

@@ -120,4 +120,15 @@ struct uvas_pe_stats {
 int uvas_pe_stats_get(struct uvas_pe_stats *st);
 const char *uvas_pe_path_name(int path);
 
+/* Ordering domains (OpenSHMEM contexts; domain.c): puts made while a
+ * thread uses a domain are waited for by a quiet of that domain alone. */
+/* A new domain's id in *id (not 0). Status. */
+int uvas_pe_domain_open(unsigned *id);
+/* After its quiet: the id may be handed out again. */
+void uvas_pe_domain_close(unsigned id);
+/* This thread's domain from now on (0: none); the previous one. */
+unsigned uvas_pe_domain_use(unsigned id);
+/* Wait for the domain's puts to complete. Status. */
+int uvas_pe_domain_quiet(unsigned id);
+
 #endif
