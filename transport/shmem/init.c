@@ -1,4 +1,5 @@
 /* Starting and ending the job, the PE's identity, and the world team. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,18 @@
 #include "uvas/status.h"
 
 static int thread_level = SHMEM_THREAD_SINGLE;
+
+/* A program that returns from main without shmem_finalize (as programs
+ * written for OpenSHMEM 1.3 and earlier do) is finalized at exit, as
+ * other implementations do, so that the launcher sees every PE end well.
+ * Only on a successful exit: a PE that exits with an error status does
+ * not wait in finalize's barrier for peers that may be waiting for it. */
+static void finalize_at_exit(int status, void *arg)
+{
+    (void)arg;
+    if (status == 0 && uvas_pe_initialized())
+        shmem_finalize();
+}
 
 /* The PE layer, then the collectives' scratch: both collective, so every
  * PE does them in the same order before the program's first allocation. */
@@ -37,6 +50,9 @@ static int start(int requested, int *provided)
     thread_level = got;
     if (provided)
         *provided = got;
+    static bool registered;
+    if (!registered)
+        registered = on_exit(finalize_at_exit, NULL) == 0;
     return UVAS_OK;
 }
 
