@@ -10,33 +10,13 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#define CK(x)                                                                       \
-    do {                                                                            \
-        cudaError_t e_ = (x);                                                       \
-        if (e_ != cudaSuccess) {                                                    \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                \
-            exit(1);                                                                \
-        }                                                                           \
-    } while (0)
+#include "um-common.h"
 
 static double now_ns()
 {
     return (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::steady_clock::now().time_since_epoch())
         .count();
-}
-
-// CUDA 13 takes a cudaMemLocation and flags; older toolkits a device id.
-static cudaError_t prefetch(void *p, size_t len, bool gpu, int dev, cudaStream_t s)
-{
-#if CUDART_VERSION >= 13000
-    cudaMemLocation loc = {};
-    loc.type = gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    loc.id = gpu ? dev : 0;
-    return cudaMemPrefetchAsync(p, len, loc, 0, s);
-#else
-    return cudaMemPrefetchAsync(p, len, gpu ? dev : cudaCpuDeviceId, s);
-#endif
 }
 
 static double median(std::vector<double> v)

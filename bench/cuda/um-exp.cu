@@ -24,14 +24,7 @@ extern "C" {
 #include "../../tools/workloads.h"
 }
 
-#define CK(x)                                                                       \
-    do {                                                                            \
-        cudaError_t e_ = (x);                                                       \
-        if (e_ != cudaSuccess) {                                                    \
-            fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));                \
-            exit(1);                                                                \
-        }                                                                           \
-    } while (0)
+#include "um-common.h"
 
 enum mode { DEFAULT, PREFETCH, ACCESSED_BY, NMODES };
 static const char *mode_name[NMODES] = {"default", "prefetch", "accessed-by"};
@@ -42,30 +35,6 @@ struct gpu {
     cudaStream_t s;
     unsigned *sum;  // device memory
 };
-
-static cudaError_t prefetch(void *p, size_t len, bool to_gpu, int dev, cudaStream_t s)
-{
-#if CUDART_VERSION >= 13000
-    cudaMemLocation loc = {};
-    loc.type = to_gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    loc.id = to_gpu ? dev : 0;
-    return cudaMemPrefetchAsync(p, len, loc, 0, s);
-#else
-    return cudaMemPrefetchAsync(p, len, to_gpu ? dev : cudaCpuDeviceId, s);
-#endif
-}
-
-static cudaError_t advise(void *p, size_t len, cudaMemoryAdvise a, bool gpu, int dev)
-{
-#if CUDART_VERSION >= 13000
-    cudaMemLocation loc = {};
-    loc.type = gpu ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-    loc.id = gpu ? dev : 0;
-    return cudaMemAdvise(p, len, a, loc);
-#else
-    return cudaMemAdvise(p, len, a, gpu ? dev : cudaCpuDeviceId);
-#endif
-}
 
 // tools/kernels/touch.comp's twin: the 32-bit words covering the range,
 // edge bytes masked; a write stores value in the range's bytes only.
