@@ -11,7 +11,7 @@
  * Kernel time is the device's own clock (timestamps around the dispatch);
  * GB/s counts 12 bytes per element (two reads, one write). The float
  * triad also runs built without the access counters (UVAS_NO_COUNTERS),
- * against the same reference: what counting costs. Also the time a
+ * in the same loop over the same arrays: what counting costs. Also the time a
  * synchronous launch takes beyond the kernel (holds, translations,
  * submission, wait), per launch, and what a fault costs: a kernel whose
  * 64 accesses each reach a device-resident block through a pointer read
@@ -240,11 +240,14 @@ static double raw_run(const struct rbuf *b, const struct args *a, uint32_t group
  * buffers are of a memory type with want and without avoid. */
 struct pair {
     double uvas, raw, over_us;
+    double alt; /* the second uvas kernel, if any */
 };
 
+/* alt (may be NULL): another build of k's shader, run in the same loop
+ * over the same arrays, so that the two see the same machine. */
 static struct pair triad_pair(uvas_kernel_t *k, int vec4, size_t n, uint32_t groups, int reps,
                               unsigned hints, int loc, VkMemoryPropertyFlags want,
-                              VkMemoryPropertyFlags avoid)
+                              VkMemoryPropertyFlags avoid, uvas_kernel_t *alt)
 {
     float *x[3];
     for (int i = 0; i < 3; i++) {
@@ -270,8 +273,19 @@ static struct pair triad_pair(uvas_kernel_t *k, int vec4, size_t n, uint32_t gro
     raw_run(b, &ra, groups, true, vec4);
     struct args ua = {(uintptr_t)x[0], (uintptr_t)x[1], (uintptr_t)x[2], 0.5f, (uint32_t)n};
     uint32_t g[3] = {groups, 1, 1};
-    double u[64], r[64], o[64];
+    double u[64], r[64], o[64], a[64];
     for (int i = -1; i < reps; i++) {
+        if (alt) {
+            struct uvas_stats s0, s1;
+            uvas_stats_get(&s0);
+            if (uvas_kernel_launch(alt, g, &ua, sizeof ua, 0)) {
+                fprintf(stderr, "kernel: launch: %s\n", uvas_last_error());
+                exit(1);
+            }
+            uvas_stats_get(&s1);
+            if (i >= 0)
+                a[i] = 12.0 * (double)n / (double)(s1.kernel_gpu_ns - s0.kernel_gpu_ns);
+        }
         struct uvas_stats s0, s1;
         uvas_stats_get(&s0);
         uint64_t t0 = bench_now_ns();
@@ -298,7 +312,8 @@ static struct pair triad_pair(uvas_kernel_t *k, int vec4, size_t n, uint32_t gro
         uvas_free(x[i]);
         rbuf_free(&b[i]);
     }
-    return (struct pair){bench_median(u, reps), bench_median(r, reps), bench_median(o, reps)};
+    return (struct pair){bench_median(u, reps), bench_median(r, reps), bench_median(o, reps),
+                         alt ? bench_median(a, reps) : 0};
 }
 
 /* Median wall time (us) of reps launches of the chase kernel over nt
@@ -402,10 +417,12 @@ int bench_kernel(int argc, char **argv)
     VkMemoryPropertyFlags notdev = d.device_kind && !strcmp(d.device_kind, "software")
                                        ? 0 : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
     const VkMemoryPropertyFlags local = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
-    struct pair pd = triad_pair(k, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
-    struct pair p4 = triad_pair(k4, 1, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
-    struct pair ph = triad_pair(k, 0, n, groups, reps, UVAS_HINT_HOST, -1, sysmem, notdev);
-    struct pair pn = triad_pair(kn, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0);
+    struct pair pd = triad_pair(k, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0, kn);
+    struct pair p4 = triad_pair(k4, 1, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0, NULL);
+    struct pair ph = triad_pair(k, 0, n, groups, reps, UVAS_HINT_HOST, -1, sysmem, notdev,
+                                NULL);
+    /* The same shader without counters, in the same loop as pd's. */
+    struct pair pn = {.uvas = pd.alt, .raw = pd.raw};
     double udev = pd.uvas, rdev = pd.raw, udev4 = p4.uvas, rdev4 = p4.raw;
     double uhost = ph.uvas, rhost = ph.raw, over_dev = pd.over_us, over_host = ph.over_us;
     printf("  device-resident, float: uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f\n", udev,
