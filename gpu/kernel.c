@@ -10,12 +10,13 @@
 #include "gpu/spirv.h"
 #include "gpu/xlat.h"
 #include "uvas/atomics.h"
+#include "uvas/list.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
 
 struct uvas_kernel {
-    struct uvas_kernel *next, *prev; /* the context's live kernels */
+    struct uvas_link link; /* the context's live kernels (G.kernels) */
     VkShaderModule mod;
     VkPipeline pipe;
     struct uvas_spirv_info info;
@@ -23,9 +24,8 @@ struct uvas_kernel {
 };
 
 struct uvas_gpu_hold {
-    struct uvas_gpu_hold *next, *prev;   /* G.holds (G.mu) */
-    struct uvas_gpu_hold *cnext, *cprev; /* G.counted (xlat.run) */
-    bool counted;
+    struct uvas_link link;    /* G.holds (G.mu) */
+    struct uvas_link counted; /* G.counted (xlat.run) */
     struct uvas_hold_set set;
 };
 
@@ -46,10 +46,13 @@ static struct {
     double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
     uint8_t *served;      /* a bit per block: a request served this run */
     size_t *served_list;  /* those blocks, to clear the bits after */
-    struct uvas_kernel *kernels;
-    struct uvas_gpu_hold *holds;
-    struct uvas_gpu_hold *counted; /* holds whose blocks runs count (xlat.run) */
-} G = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    struct uvas_link kernels;
+    struct uvas_link holds;
+    struct uvas_link counted; /* holds whose blocks runs count (xlat.run) */
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER,
+       .kernels = UVAS_LIST_INIT(G.kernels),
+       .holds = UVAS_LIST_INIT(G.holds),
+       .counted = UVAS_LIST_INIT(G.counted)};
 
 static void context_down(void)
 {
@@ -255,10 +258,7 @@ int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
         free(k);
         return rc;
     }
-    k->next = G.kernels;
-    if (G.kernels)
-        G.kernels->prev = k;
-    G.kernels = k;
+    uvas_list_add(&G.kernels, &k->link);
     pthread_mutex_unlock(&G.mu);
     *out = k;
     return UVAS_OK;
@@ -273,13 +273,7 @@ static void kernel_down(struct uvas_kernel *k)
         vkDestroyShaderModule(G.d->dev, k->mod, NULL);
     k->pipe = VK_NULL_HANDLE;
     k->mod = VK_NULL_HANDLE;
-    if (k->prev)
-        k->prev->next = k->next;
-    else if (G.kernels == k)
-        G.kernels = k->next;
-    if (k->next)
-        k->next->prev = k->prev;
-    k->next = k->prev = NULL;
+    uvas_list_del(&k->link);
 }
 
 void uvas_gpu_kernel_free(struct uvas_kernel *k)
@@ -432,8 +426,8 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
     size_t lo = SIZE_MAX, hi = 0;
     uvas_hold_span(s, &lo, &hi);
-    for (struct uvas_gpu_hold *u = G.counted; u; u = u->cnext)
-        uvas_hold_span(&u->set, &lo, &hi);
+    for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
+        uvas_hold_span(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &lo, &hi);
     uvas_xlat_record_counts(&G.xlat, cb, lo, hi);
     /* The kernel's writes, for the CPU and for copies that follow (a
      * migration of what it wrote, on the transfer queue). */
@@ -484,8 +478,8 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     uvas_hold_count(s, &G.xlat, wg);
     /* Blocks held for the user's own work: a kernel launched over them
      * without naming them (UVAS_KERNEL_NO_SCAN) counted there. */
-    for (struct uvas_gpu_hold *u = G.counted; u; u = u->cnext)
-        uvas_hold_count(&u->set, &G.xlat, wg);
+    for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
+        uvas_hold_count(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &G.xlat, wg);
     if (h->timed_out) { /* their accesses went to the sink: as if given up */
         v.gave_up = true;
         *why = "it waited longer than the device lets a loop run";
@@ -668,11 +662,7 @@ static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out
     if (!rc) { /* for the user's own pipelines: out now */
         pthread_mutex_lock(&G.xlat.run);
         uvas_hold_publish(&h->set, &G.xlat);
-        h->cnext = G.counted;
-        if (G.counted)
-            G.counted->cprev = h;
-        G.counted = h;
-        h->counted = true;
+        uvas_list_add(&G.counted, &h->counted);
         pthread_mutex_unlock(&G.xlat.run);
     }
     if (rc) {
@@ -681,10 +671,7 @@ static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out
         return rc;
     }
     pthread_mutex_lock(&G.mu);
-    h->next = G.holds;
-    if (G.holds)
-        G.holds->prev = h;
-    G.holds = h;
+    uvas_list_add(&G.holds, &h->link);
     pthread_mutex_unlock(&G.mu);
     *out = h;
     return UVAS_OK;
@@ -741,25 +728,10 @@ static void hold_down(struct uvas_gpu_hold *h)
 {
     pthread_mutex_lock(&G.xlat.run);
     uvas_hold_release(&h->set, &G.xlat);
-    if (h->counted) {
-        if (h->cprev)
-            h->cprev->cnext = h->cnext;
-        else
-            G.counted = h->cnext;
-        if (h->cnext)
-            h->cnext->cprev = h->cprev;
-        h->cnext = h->cprev = NULL;
-        h->counted = false;
-    }
+    uvas_list_del(&h->counted);
     pthread_mutex_unlock(&G.xlat.run);
     uvas_hold_free(&h->set);
-    if (h->prev)
-        h->prev->next = h->next;
-    else if (G.holds == h)
-        G.holds = h->next;
-    if (h->next)
-        h->next->prev = h->prev;
-    h->next = h->prev = NULL;
+    uvas_list_del(&h->link);
 }
 
 void uvas_gpu_release_hold(struct uvas_gpu_hold *h)
@@ -767,7 +739,7 @@ void uvas_gpu_release_hold(struct uvas_gpu_hold *h)
     if (!h)
         return;
     pthread_mutex_lock(&G.mu);
-    if (h->set.want || G.holds == h || h->prev)
+    if (uvas_list_linked(&h->link)) /* not already let go by uvas_finalize */
         hold_down(h);
     pthread_mutex_unlock(&G.mu);
     free(h);
@@ -776,10 +748,10 @@ void uvas_gpu_release_hold(struct uvas_gpu_hold *h)
 void uvas_gpu_fini(void)
 {
     pthread_mutex_lock(&G.mu);
-    while (G.holds)
-        hold_down(G.holds);
-    while (G.kernels)
-        kernel_down(G.kernels);
+    while (!uvas_list_empty(&G.holds))
+        hold_down(uvas_list_entry(G.holds.next, struct uvas_gpu_hold, link));
+    while (!uvas_list_empty(&G.kernels))
+        kernel_down(uvas_list_entry(G.kernels.next, struct uvas_kernel, link));
     context_down();
     pthread_mutex_unlock(&G.mu);
 }
