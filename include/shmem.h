@@ -5,9 +5,7 @@
  * header; the shmemx_ extensions at the end say which heap a pointer came
  * from and where it lives now.
  *
- * What uvas does not (yet) provide: the pshmem_ profiling names; the
- * classic active-set collectives accept only the whole job (teams take
- * any strided set).
+ * What uvas does not (yet) provide: the pshmem_ profiling names.
  *
  * Bad input (a non-symmetric address, a PE out of range, an unknown
  * comparison, ...) prints "uvas: <call>: <what to do>" and ends the job,
@@ -460,8 +458,10 @@ void shmem_sync_all(void);
 /* Every member of the team arrives before any leaves (no quiet). 0, or
  * nonzero for a bad team. */
 int shmem_team_sync(shmem_team_t team);
-/* Classic active sets: only the whole job (PE_start 0, logPE_stride 0,
- * PE_size shmem_n_pes()). pSync is not used. */
+/* Classic active sets: any (PE_start, logPE_stride, PE_size) of the job,
+ * synchronising through pSync (SHMEM_BARRIER_SYNC_SIZE longs, symmetric,
+ * SHMEM_SYNC_VALUE before and after the call); the whole job through the
+ * world's barrier. */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 /* shmem_sync(team) (OpenSHMEM 1.5) and the deprecated active-set form

@@ -3,6 +3,7 @@
  * all-to-all) and one classic active-set form.
  * Runs on any number of PEs >= 2 (skips on 1).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,47 @@ static void check_collectives(void)
         OK_EQ(bdst[i], want, "shmem_broadcast64 (classic)");
     }
     shmem_barrier_all();
+
+    /* Classic calls on active sets that are not the whole job, each with
+     * its pSync (SHMEM_SYNC_VALUE before, and put back after): the odd PEs
+     * (logPE_stride 1 from PE 1), then the PEs from 1 on. Three barriers,
+     * a broadcast, an fcollect and a sum to_all in a row on each pSync. */
+    static long ps_b[SHMEM_BARRIER_SYNC_SIZE], ps_c[SHMEM_COLLECT_SYNC_SIZE];
+    static long ps_r[SHMEM_REDUCE_SYNC_SIZE], aset_wrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE + 8];
+    static long aset_src[4], aset_dst[4 * 64], aset_sum[1];
+    for (int i = 0; i < SHMEM_SYNC_SIZE; i++)
+        ps_b[i] = ps_c[i] = ps_r[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    int sets[2][3] = {{1, 1, npes / 2}, {1, 0, npes - 1}};
+    for (int s_ = 0; s_ < 2; s_++) {
+        int st = sets[s_][0], lg = sets[s_][1], sz = sets[s_][2];
+        int idx = (me - st) >> lg;
+        bool in = me >= st && ((me - st) & ((1 << lg) - 1)) == 0 && idx < sz;
+        if (sz < 1 || !in) {
+            shmem_barrier_all();
+            continue;
+        }
+        for (int r = 0; r < 3; r++)
+            shmem_barrier(st, lg, sz, ps_b);
+        aset_src[0] = 100 + me;
+        shmem_broadcast64(aset_dst, aset_src, 1, sz - 1, st, lg, sz, ps_c);
+        int last = st + ((sz - 1) << lg);
+        if (me != last)
+            OK_EQ(aset_dst[0], 100L + last, "classic broadcast on an active set");
+        shmem_fcollect64(aset_dst, aset_src, 1, st, lg, sz, ps_c);
+        for (int k = 0; k < sz; k++)
+            OK_EQ(aset_dst[k], 100L + st + (k << lg), "classic fcollect on an active set");
+        aset_src[0] = me;
+        shmem_long_sum_to_all(aset_sum, aset_src, 1, st, lg, sz, aset_wrk, ps_r);
+        long want = 0;
+        for (int k = 0; k < sz; k++)
+            want += st + (k << lg);
+        OK_EQ(aset_sum[0], want, "classic sum_to_all on an active set");
+        for (int i = 0; i < SHMEM_SYNC_SIZE; i++)
+            OK(ps_b[i] == SHMEM_SYNC_VALUE && ps_c[i] == SHMEM_SYNC_VALUE &&
+                   ps_r[i] == SHMEM_SYNC_VALUE, "pSync put back to SHMEM_SYNC_VALUE");
+        shmem_barrier_all();
+    }
 
     /* collect: PE k contributes k + 1 elements, concatenated in PE order. */
     for (int i = 0; i <= me; i++)

@@ -208,8 +208,10 @@ int main(void)
           "broadcast from root n_pes returns nonzero");
     expect_error("root out of range", "shmem_long_broadcast", NULL);
     static long psync[SHMEM_BCAST_SYNC_SIZE];
-    shmem_broadcast64(a, sym, 1, 0, 1, 0, npes - 1, psync);
-    expect_error("active set not the whole job", "shmem_broadcast64", "active set");
+    shmem_broadcast64(a, sym, 1, 0, 1, 0, npes + 1, psync);
+    expect_error("an active set past the job's PEs", "shmem_broadcast64", "active set");
+    shmem_broadcast64(a, sym, 1, 0, me, 0, 1, NULL); /* this PE alone, no pSync */
+    expect_error("no pSync", "shmem_broadcast64", "pSync");
 
     /* ---- normal operation afterwards ---- */
     shmemx_clear_error();

@@ -254,10 +254,13 @@ static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
     struct uvas_shmem_team *t = uvas_shmem_team_of(call, team);                        \
     if (!t)                                                                            \
     return -1
-#define SET(call, start, stride, size)                                                 \
-    struct uvas_shmem_team *t = uvas_shmem_world_team();                               \
-    if (uvas_shmem_active_set_is_world(call, start, stride, size) != UVAS_OK)          \
+/* A classic call's active set as a team (its pSync the counters); the
+ * operation runs, then DONE puts pSync back. */
+#define SET(call, start, stride, size, psync)                                          \
+    struct uvas_shmem_team set_, *t = &set_;                                            \
+    if (uvas_shmem_active_set(call, start, stride, size, psync, &set_) != UVAS_OK)      \
     return
+#define DONE uvas_shmem_active_set_done(t)
 
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root)
@@ -331,40 +334,40 @@ UVAS_SHMEM_RMA_TYPES(COLL)
                                int PE_root, int PE_start, int logPE_stride,            \
                                int PE_size, long *pSync)                               \
     {                                                                                  \
-        (void)pSync;                                                                   \
-        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        SET(__func__, PE_start, logPE_stride, PE_size, pSync);                         \
         broadcast(__func__, t, dest, source, nelems, BYTES, PE_root, false);              \
+        DONE;                                                                             \
     }                                                                                  \
     void shmem_collect##BITS(void *dest, const void *source, size_t nelems,            \
                              int PE_start, int logPE_stride, int PE_size, long *pSync) \
     {                                                                                  \
-        (void)pSync;                                                                   \
-        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        SET(__func__, PE_start, logPE_stride, PE_size, pSync);                         \
         collect(__func__, t, dest, source, nelems, BYTES);                                \
+        DONE;                                                                             \
     }                                                                                  \
     void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,           \
                               int PE_start, int logPE_stride, int PE_size,             \
                               long *pSync)                                             \
     {                                                                                  \
-        (void)pSync;                                                                   \
-        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        SET(__func__, PE_start, logPE_stride, PE_size, pSync);                         \
         fcollect(__func__, t, dest, source, nelems, BYTES);                               \
+        DONE;                                                                             \
     }                                                                                  \
     void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,           \
                               int PE_start, int logPE_stride, int PE_size,             \
                               long *pSync)                                             \
     {                                                                                  \
-        (void)pSync;                                                                   \
-        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        SET(__func__, PE_start, logPE_stride, PE_size, pSync);                         \
         alltoalls(__func__, t, dest, source, 1, 1, nelems, BYTES);                        \
+        DONE;                                                                             \
     }                                                                                  \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,          \
                                ptrdiff_t sst, size_t nelems, int PE_start,             \
                                int logPE_stride, int PE_size, long *pSync)             \
     {                                                                                  \
-        (void)pSync;                                                                   \
-        SET(__func__, PE_start, logPE_stride, PE_size);                                \
+        SET(__func__, PE_start, logPE_stride, PE_size, pSync);                         \
         alltoalls(__func__, t, dest, source, dst, sst, nelems, BYTES);                    \
+        DONE;                                                                             \
     }
 CLASSIC(32, 4)
 CLASSIC(64, 8)
@@ -422,15 +425,16 @@ UVAS_SHMEM_REDUCE_FLOAT_TYPES(REDUCE_ORDER)
 UVAS_SHMEM_REDUCE_COMPLEX_TYPES(REDUCE_ARITH)
 
 static void to_all(const char *call, void *dest, const void *source, int nreduce,
-                   int PE_start, int logPE_stride, int PE_size, size_t elem,
+                   int PE_start, int logPE_stride, int PE_size, long *pSync, size_t elem,
                    combine_fn *combine)
 {
-    SET(call, PE_start, logPE_stride, PE_size);
     if (nreduce < 0) {
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "nreduce %d is negative", nreduce);
         return;
     }
+    SET(call, PE_start, logPE_stride, PE_size, pSync);
     reduce(call, t, dest, source, (size_t)nreduce, elem, combine);
+    DONE;
 }
 
 #define TOALL(NAME, TYPE, OP)                                                          \
@@ -439,9 +443,8 @@ static void to_all(const char *call, void *dest, const void *source, int nreduce
                                       TYPE *pWrk, long *pSync)                         \
     {                                                                                  \
         (void)pWrk;                                                                    \
-        (void)pSync;                                                                   \
         to_all(__func__, dest, source, nreduce, PE_start, logPE_stride, PE_size,       \
-               sizeof(TYPE), combine_##NAME##_##OP);                                   \
+               pSync, sizeof(TYPE), combine_##NAME##_##OP);                            \
     }
 #define TOALL_ARITH(NAME, TYPE) TOALL(NAME, TYPE, sum) TOALL(NAME, TYPE, prod)
 #define TOALL_ORDER(NAME, TYPE) TOALL(NAME, TYPE, min) TOALL(NAME, TYPE, max)

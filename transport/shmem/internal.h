@@ -34,7 +34,8 @@ void uvas_shmem_coll_fini(void);
 struct uvas_shmem_team {
     int start, stride, size;
     int me;            /* this PE's index in it */
-    int slot;          /* its sync counters; -1: the world's barrier */
+    int slot;          /* its sync counters' slot; -1: the world's barrier */
+    uint64_t *ctr;     /* those counters (a slot, or a classic call's pSync) */
     uint64_t epoch;    /* syncs made */
     shmem_team_config_t config;
 };
@@ -58,11 +59,13 @@ struct uvas_shmem_team *uvas_shmem_world_team(void);
  * puts and AMOs first (shmem_quiet). Status. */
 int uvas_shmem_team_sync(struct uvas_shmem_team *t);
 int uvas_shmem_team_barrier(struct uvas_shmem_team *t);
-/* 0 if a classic active set (PE_start, logPE_stride, PE_size) is the
- * whole job (the only one the classic collectives take); otherwise
- * reported, a negative status. */
-int uvas_shmem_active_set_is_world(const char *call, int PE_start, int logPE_stride,
-                                   int PE_size);
+/* A classic active set (PE_start, logPE_stride, PE_size) as a team in
+ * *out, syncing on the caller's pSync (the whole job: the world team);
+ * bad input, or a caller outside the set, reported: a negative status.
+ * _done puts this PE's pSync back to SHMEM_SYNC_VALUE after the call. */
+int uvas_shmem_active_set(const char *call, int PE_start, int logPE_stride, int PE_size,
+                          long *pSync, struct uvas_shmem_team *out);
+void uvas_shmem_active_set_done(struct uvas_shmem_team *t);
 
 /* nelems * elem into *bytes; an overflow is reported (false). */
 static inline bool uvas_shmem_bytes(const char *call, size_t nelems, size_t elem,

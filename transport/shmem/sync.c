@@ -67,16 +67,20 @@ int shmem_team_sync(shmem_team_t team)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    (void)pSync;
-    if (uvas_shmem_active_set_is_world(__func__, PE_start, logPE_stride, PE_size) == UVAS_OK)
-        check(__func__, uvas_pe_barrier_all());
+    struct uvas_shmem_team t;
+    if (uvas_shmem_active_set(__func__, PE_start, logPE_stride, PE_size, pSync, &t) != UVAS_OK)
+        return;
+    check(__func__, uvas_shmem_team_barrier(&t));
+    uvas_shmem_active_set_done(&t);
 }
 
 void(shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    (void)pSync;
-    if (uvas_shmem_active_set_is_world(__func__, PE_start, logPE_stride, PE_size) == UVAS_OK)
-        check(__func__, uvas_pe_sync_all());
+    struct uvas_shmem_team t;
+    if (uvas_shmem_active_set(__func__, PE_start, logPE_stride, PE_size, pSync, &t) != UVAS_OK)
+        return;
+    check(__func__, uvas_shmem_team_sync(&t));
+    uvas_shmem_active_set_done(&t);
 }
 
 /* ---- wait and test --------------------------------------------------------- */

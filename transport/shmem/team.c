@@ -40,6 +40,8 @@ static uint64_t (*slots)[ROUNDS]; /* symmetric: SLOTS x ROUNDS counters */
 static uint64_t *used;            /* symmetric: this PE's teams' slots, a bit each */
 static struct uvas_shmem_team_reg *made;
 
+static int index_of(const struct uvas_shmem_team *t, int w);
+
 int uvas_shmem_team_init(const void *probe)
 {
     int me = uvas_pe_me(), n = uvas_pe_count();
@@ -122,38 +124,82 @@ int uvas_shmem_team_sync(struct uvas_shmem_team *t)
 {
     if (t->size == 1)
         return UVAS_OK;
-    if (t->slot < 0)
+    if (t->slot == -1)
         return uvas_pe_sync_all();
     uint64_t e = ++t->epoch;
     for (int k = 0, d = 1; d < t->size; k++, d <<= 1) {
         int partner = uvas_shmem_team_pe(t, (t->me + d) % t->size);
-        int st = uvas_pe_amo(UVAS_AMO_ADD, &slots[t->slot][k], 8, 1, 0, NULL, partner);
+        int st = uvas_pe_amo(UVAS_AMO_ADD, &t->ctr[k], 8, 1, 0, NULL, partner);
         if (st != UVAS_OK)
             return st;
-        wait_at_least(&slots[t->slot][k], e);
+        wait_at_least(&t->ctr[k], e);
     }
     return UVAS_OK;
 }
 
 int uvas_shmem_team_barrier(struct uvas_shmem_team *t)
 {
-    if (t->slot < 0 && t->size > 1)
+    if (t->slot == -1 && t->size > 1)
         return uvas_pe_barrier_all();
     int st = uvas_pe_quiet();
     return st != UVAS_OK ? st : uvas_shmem_team_sync(t);
 }
 
-int uvas_shmem_active_set_is_world(const char *call, int PE_start, int logPE_stride,
-                                   int PE_size)
+/* Rounds of a dissemination barrier over n members. */
+static int rounds(int n)
 {
-    int n = uvas_pe_count();
-    if (PE_start == 0 && PE_size == n && (logPE_stride == 0 || n == 1))
+    int k = 0;
+    for (int d = 1; d < n; d <<= 1)
+        k++;
+    return k;
+}
+
+/* The counters of a classic call live in its pSync: the same words at
+ * every member (pSync is symmetric), SHMEM_SYNC_VALUE (0) before the call,
+ * as the specification asks of the caller, and after it: each member
+ * takes its call's syncs back off its own counters once its last sync is
+ * done. Not a reset: in round k only one PE adds to a member's counter k,
+ * one add at a time (each waits for its answer), so reaching the call's
+ * count means exactly the call's adds arrived; an add of the next call on
+ * that pSync (a barrier right after a barrier) may already be there, and
+ * must stay. */
+int uvas_shmem_active_set(const char *call, int PE_start, int logPE_stride, int PE_size,
+                          long *pSync, struct uvas_shmem_team *out)
+{
+    int n = uvas_pe_count(), me = uvas_pe_me();
+    if (PE_start == 0 && PE_size == n && (logPE_stride == 0 || n == 1)) {
+        *out = world;
         return UVAS_OK;
-    return uvas_shmem_fail(call, UVAS_ERR_INVAL, "active set (PE_start %d, logPE_stride "
-                           "%d, PE_size %d) is not the whole job: uvas supports only "
-                           "PE_start 0, logPE_stride 0, PE_size %d for the classic "
-                           "collectives (make a team with shmem_team_split_strided for "
-                           "others)", PE_start, logPE_stride, PE_size, n);
+    }
+    long stride = logPE_stride >= 0 && logPE_stride < 31 ? 1L << logPE_stride : 0;
+    if (PE_start < 0 || PE_size < 1 || !stride ||
+        PE_start + (PE_size - 1) * stride >= n)
+        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "active set (PE_start %d, logPE_stride "
+                               "%d, PE_size %d) does not name PEs of the job (0..%d)",
+                               PE_start, logPE_stride, PE_size, n - 1);
+    *out = (struct uvas_shmem_team){.start = PE_start, .stride = (int)stride,
+                                    .size = PE_size, .slot = -2};
+    out->me = index_of(out, me);
+    if (out->me < 0)
+        return uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE %d is not in the active set "
+                               "(PE_start %d, logPE_stride %d, PE_size %d) it called for",
+                               me, PE_start, logPE_stride, PE_size);
+    int st = pSync ? uvas_pe_check(call, pSync, (size_t)rounds(PE_size) * sizeof *pSync, me)
+                   : UVAS_ERR_INVAL;
+    if (st != UVAS_OK)
+        return uvas_shmem_fail(call, st == UVAS_ERR_INVAL ? st : UVAS_ERR_NOT_OWNED,
+                               "pSync %p is not a symmetric array of SHMEM_SYNC_SIZE longs",
+                               (void *)pSync);
+    out->ctr = (uint64_t *)pSync;
+    return UVAS_OK;
+}
+
+void uvas_shmem_active_set_done(struct uvas_shmem_team *t)
+{
+    if (t->slot != -2 || !t->ctr)
+        return;
+    for (int k = 0; k < rounds(t->size); k++)
+        __atomic_fetch_sub(&t->ctr[k], t->epoch, __ATOMIC_ACQ_REL);
 }
 
 /* ---- queries ---------------------------------------------------------------- */
@@ -240,7 +286,7 @@ static int join(const char *call, int start, int stride, int size, int slot,
     if (!r)
         return uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for a team");
     r->t = (struct uvas_shmem_team){.start = start, .stride = size > 1 ? stride : 1,
-                                    .size = size, .slot = slot};
+                                    .size = size, .slot = slot, .ctr = slots[slot]};
     r->t.me = index_of(&r->t, uvas_pe_me());
     if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
         r->t.config.num_contexts = config->num_contexts;
