@@ -586,8 +586,8 @@ UVAS_SHMEM_REDUCE_COMPLEX_TYPES(UVAS_SHMEM_DECL_REDUCE_ARITH)
 #undef UVAS_SHMEM_DECL_REDUCE_ORDER
 #undef UVAS_SHMEM_DECL_REDUCE_BIT
 
-/* Classic active-set collectives: only the whole job; pSync and pWrk are
- * not used. */
+/* Classic active-set collectives: any active set, as shmem_barrier's;
+ * pWrk is not used (uvas combines in memory of its own). */
 #define UVAS_SHMEM_DECL_CLASSIC(BITS, BYTES)                                   \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,        \
                                int PE_root, int PE_start, int logPE_stride,          \
