@@ -11,7 +11,11 @@
 #              (for the README's tables: scripts/perf-table.py)
 #
 # Exit status: 0 every ratio at or above its floor, 1 one below or missing,
-# 2 usage. The floors, and which ratios CI checks and why: docs/performance.md.
+# 2 usage. A run with a ratio below its floor is made again, up to
+# GUARD_ATTEMPTS runs in all (default 3), and passes if one run passes
+# whole: noise (a busy machine, a host's slow page-table work) passes on a
+# later run, a regression fails every one. The floors, and which ratios CI
+# checks and why: docs/performance.md.
 set -u
 cd "$(dirname "$0")/.."
 machine=${1:-}
@@ -49,31 +53,47 @@ bench() { # name command...: run it, keep its output, say when it fails
     fi
 }
 
-need first_touch && bench first-touch "$B/bench/uvas-bench" first-touch -r 7
-need query && bench query "$B/bench/uvas-bench" query
-if need migrate; then
-    sizes=256
-    [ "$machine" = h100 ] && sizes=256,1024,8192
-    bench migrate "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
-fi
-if need 'kernel\.'; then
-    kmib=16
-    [ "$machine" = h100 ] && kmib=256
-    bench kernel "$B/bench/uvas-bench" kernel -s $kmib -r 9
-fi
-if need 'path\.'; then
-    [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    bench path-bench mpirun -np 2 --oversubscribe "$B/bench/path-bench"
-fi
-if need 'shmem\.'; then
-    pre=()
-    [ -x "$B/bench-uvas/shmem-bench" ] && [ -x "$B/bench-oshmem/shmem-bench" ] && pre=(--prebuilt)
-    bench shmem-bench scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
-fi
-if need 'cuda\.' && nvidia-smi >/dev/null 2>&1; then
-    um=${UM_BENCH:-/tmp/um-bench}  # device-run.sh builds it before Open MPI is unpacked
-    [ -x "$um" ] || nvcc -O2 -arch=sm_90 -o "$um" bench/cuda/um-bench.cu
-    [ -x "$um" ] && bench cuda-um "$um" 256
-fi
-scripts/perf-check.py "$floors" "$out"/*.txt --table "$out/table.md" | tee "$out/check.txt"
-exit "${PIPESTATUS[0]}"
+run_all() {
+    need first_touch && bench first-touch "$B/bench/uvas-bench" first-touch -r 7
+    need query && bench query "$B/bench/uvas-bench" query
+    if need migrate; then
+        sizes=256
+        [ "$machine" = h100 ] && sizes=256,1024,8192
+        bench migrate "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
+    fi
+    if need 'kernel\.'; then
+        kmib=16
+        [ "$machine" = h100 ] && kmib=256
+        bench kernel "$B/bench/uvas-bench" kernel -s $kmib -r 9
+    fi
+    if need 'path\.'; then
+        [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        bench path-bench mpirun -np 2 --oversubscribe "$B/bench/path-bench"
+    fi
+    if need 'shmem\.'; then
+        pre=()
+        [ -x "$B/bench-uvas/shmem-bench" ] && [ -x "$B/bench-oshmem/shmem-bench" ] && pre=(--prebuilt)
+        bench shmem-bench scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
+    fi
+    if need 'cuda\.' && nvidia-smi >/dev/null 2>&1; then
+        um=${UM_BENCH:-/tmp/um-bench}  # device-run.sh builds it before Open MPI is unpacked
+        [ -x "$um" ] || nvcc -O2 -arch=sm_90 -o "$um" bench/cuda/um-bench.cu
+        [ -x "$um" ] && bench cuda-um "$um" 256
+    fi
+}
+
+attempts=${GUARD_ATTEMPTS:-3}
+[ "$attempts" -ge 1 ] 2>/dev/null || attempts=1
+for attempt in $(seq 1 "$attempts"); do
+    rm -f "$out"/*.txt
+    echo "perf-check: $machine at $commit$dirty, $(date -u +%Y-%m-%dT%H:%MZ)" >"$out/run.txt"
+    [ "$attempt" -gt 1 ] && echo "perf-check: run $attempt of $attempts (the last fell below a floor)" |
+        tee -a "$out/run.txt"
+    run_all
+    scripts/perf-check.py "$floors" "$out"/*.txt --table "$out/table.md" >"$out/check.out"
+    rc=$?
+    [ $rc = 0 ] || [ "$attempt" = "$attempts" ] || { cat "$out/check.out"; continue; }
+    mv "$out/check.out" "$out/check.txt"
+    cat "$out/check.txt"
+    exit $rc
+done
