@@ -5,7 +5,8 @@
  * header; the shmemx_ extensions at the end say which heap a pointer came
  * from and where it lives now.
  *
- * What uvas does not (yet) provide: the pshmem_ profiling names.
+ * Every routine also answers to pshmem_X (include/pshmem.h), the
+ * profiling names, for tools that wrap shmem_X.
  *
  * Bad input (a non-symmetric address, a PE out of range, an unknown
  * comparison, ...) prints "uvas: <call>: <what to do>" and ends the job,
