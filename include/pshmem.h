@@ -1644,12 +1644,14 @@ size_t pshmem_ushort_wait_until_some(unsigned short *ivars, size_t nelems, size_
 size_t pshmem_ushort_wait_until_some_vector(unsigned short *ivars, size_t nelems, size_t *indices, const int *status, int cmp, unsigned short *cmp_values);
 int pshmem_ushort_xor_reduce(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce);
 void pshmemx_clear_error(void);
+int pshmemx_ctx_residence(shmem_ctx_t ctx, const void *ptr, int pe);
 int pshmemx_default_heap(void);
 int pshmemx_device_present(void);
 int pshmemx_heap_of(const void *ptr);
 int pshmemx_last_error(void);
 const char *pshmemx_last_error_string(void);
 int pshmemx_residence(const void *ptr, int pe);
+int pshmemx_team_residence(shmem_team_t team, const void *ptr, int pe);
 
 /* shmem_sync(team) and shmem_sync(PE_start, logPE_stride, PE_size, pSync)
  * share one name in shmem.h through an argument-count macro; so here. */

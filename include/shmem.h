@@ -661,6 +661,12 @@ int shmemx_heap_of(const void *ptr);
 /* The SHMEMX_RES_* of the block holding ptr on PE pe, right now (it can
  * change the next moment unless the heap pins it); -1 on error. */
 int shmemx_residence(const void *ptr, int pe);
+/* The same, pe numbered in a team, or in the team a context was made on
+ * (as that context's puts and gets number it); -1 on error (a PE outside
+ * the team included). Allocations are collective over the whole job, as
+ * shmem_malloc is; teams and contexts use them like any symmetric memory. */
+int shmemx_team_residence(shmem_team_t team, const void *ptr, int pe);
+int shmemx_ctx_residence(shmem_ctx_t ctx, const void *ptr, int pe);
 /* The SHMEMX_HEAP_* that plain shmem_malloc uses (SHMEM_SYMMETRIC_HEAP_DEFAULT);
  * -1, reported, if that variable holds something else than HOST or DEVICE. */
 int shmemx_default_heap(void);

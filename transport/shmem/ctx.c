@@ -6,6 +6,10 @@
  * operation made in a context runs with the context's domain as this
  * thread's, and its quiet waits for that domain alone. The default
  * context has none: shmem_quiet waits for every put of the PE.
+ *
+ * A context made on a team numbers PEs as the team does (OpenSHMEM 1.5,
+ * 9.4.2): its operations translate pe to the world's number first, from
+ * the team's geometry kept in the context (a team's PEs never change).
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -23,6 +27,7 @@ struct uvas_shmem_ctx {
     struct uvas_shmem_ctx *next;
     long options;
     shmem_team_t team;
+    int start, stride, size; /* the team's PEs in the world's numbering */
     unsigned domain;
 };
 
@@ -59,7 +64,8 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         return 1;
     }
     *ctx = SHMEM_CTX_INVALID;
-    if (!uvas_shmem_team_of(call, team))
+    struct uvas_shmem_team *t = uvas_shmem_team_of(call, team);
+    if (!t)
         return 1;
     if (options & ~KNOWN_OPTIONS) {
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "unknown options %#lx (SHMEM_CTX_SERIALIZED, "
@@ -79,12 +85,29 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     }
     c->options = options;
     c->team = team;
+    c->start = t->start;
+    c->stride = t->stride;
+    c->size = t->size;
     pthread_mutex_lock(&mu);
     c->next = live;
     live = c;
     pthread_mutex_unlock(&mu);
     *ctx = (shmem_ctx_t)c;
     return 0;
+}
+
+void uvas_shmem_ctx_destroy_team(shmem_team_t team)
+{
+    for (;;) {
+        pthread_mutex_lock(&mu);
+        struct uvas_shmem_ctx *c = live;
+        while (c && (c->team != team || (c->options & SHMEM_CTX_PRIVATE)))
+            c = c->next;
+        pthread_mutex_unlock(&mu);
+        if (!c)
+            return;
+        shmem_ctx_destroy((shmem_ctx_t)c);
+    }
 }
 
 int shmem_ctx_create(long options, shmem_ctx_t *ctx)
@@ -151,12 +174,29 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
 
 /* ---- every operation, in a context ------------------------------------------- */
 
+/* A team-relative PE number as the world's, in *pe; a PE outside the
+ * team is reported (false). */
+static bool world_pe(const char *call, const struct uvas_shmem_ctx *c, int *pe)
+{
+    if (!c || (c->start == 0 && c->stride == 1))
+        return true; /* the world's numbering (or a team equal to it) */
+    if (*pe < 0 || *pe >= c->size) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE %d is not in the context's team (its PEs "
+                        "are 0..%d; a team's context numbers PEs as the team does)",
+                        *pe, c->size - 1);
+        return false;
+    }
+    *pe = c->start + *pe * c->stride;
+    return true;
+}
+
 /* Run the default-context operation with the context's domain as this
- * thread's; a bad context is reported and the operation not made. */
+ * thread's and pe in the world's numbering; a bad context or PE is
+ * reported and the operation not made. */
 #define CTX_IN(ctx)                                                                    \
     bool ok_;                                                                          \
     struct uvas_shmem_ctx *c_ = find(__func__, ctx, &ok_);                             \
-    if (!ok_)
+    if (!ok_ || !world_pe(__func__, c_, &pe))
 #define CTX_VOID(FN, PARAMS, ARGS)                                                     \
     void shmem_ctx_##FN PARAMS                                                         \
     {                                                                                  \

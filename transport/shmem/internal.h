@@ -67,6 +67,11 @@ int uvas_shmem_active_set(const char *call, int PE_start, int logPE_stride, int 
                           long *pSync, struct uvas_shmem_team *out);
 void uvas_shmem_active_set_done(struct uvas_shmem_team *t);
 
+/* shmem_team_destroy's part in contexts (ctx.c): the team's shareable
+ * contexts are destroyed (each quiet first); private ones are the
+ * program's to destroy before (OpenSHMEM 1.5, 9.4.2 and 9.5.6). */
+void uvas_shmem_ctx_destroy_team(shmem_team_t team);
+
 /* nelems * elem into *bytes; an overflow is reported (false). */
 static inline bool uvas_shmem_bytes(const char *call, size_t nelems, size_t elem,
                                     size_t *bytes)

@@ -330,6 +330,28 @@ int shmemx_residence(const void *ptr, int pe)
     return res; /* SHMEMX_RES_* are numbered as enum uvas_residence */
 }
 
+int shmemx_team_residence(shmem_team_t team, const void *ptr, int pe)
+{
+    static const char call[] = "shmemx_team_residence";
+    struct uvas_shmem_team *t = uvas_shmem_team_of(call, team);
+    if (!t)
+        return -1;
+    if (pe < 0 || pe >= t->size) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE %d is not in the team (its PEs are 0..%d)",
+                        pe, t->size - 1);
+        return -1;
+    }
+    return shmemx_residence(ptr, uvas_shmem_team_pe(t, pe));
+}
+
+int shmemx_ctx_residence(shmem_ctx_t ctx, const void *ptr, int pe)
+{
+    shmem_team_t team;
+    if (shmem_ctx_get_team(ctx, &team) != 0)
+        return -1;
+    return shmemx_team_residence(team, ptr, pe);
+}
+
 int shmemx_default_heap(void)
 {
     return default_heap("shmemx_default_heap");

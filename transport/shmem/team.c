@@ -385,6 +385,7 @@ void shmem_team_destroy(shmem_team_t team)
             shared |= o != r && o->t.slot == r->t.slot;
         if (!shared)
             *used &= ~(1ull << r->t.slot);
+        uvas_shmem_ctx_destroy_team(team);
         *pp = r->next;
         free(r);
         return;
