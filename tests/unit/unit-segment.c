@@ -39,6 +39,11 @@ int main(void)
     CHECK(uvas_seg_at(UINT64_MAX, 1) == NULL, "offset UINT64_MAX");
     CHECK(uvas_seg_at(1, SIZE_MAX) == NULL, "a length that wraps");
     CHECK(uvas_seg_at(UINT64_MAX - 7, 16) == NULL, "an offset and length that wrap");
+    /* Libraries' segments are named by a key in the offset's top bits: a
+     * key no segment of this process has maps to nothing. */
+    CHECK(uvas_seg_offset(&g_data) >> 40 == 0, "the executable's key is 0");
+    CHECK(uvas_seg_at(UINT64_C(0x5a5a5a) << 40, 1) == NULL, "an unknown segment key");
+    CHECK(uvas_seg_count() >= 1, "no segment counted");
     printf("segment [%p, %p): %zu bytes; globals in, the rest out, bad offsets refused\n",
            lo, hi, size);
     return 0;

@@ -288,7 +288,8 @@ int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
         uvas_seg_bounds(&slo, &shi);
         return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not symmetric: neither from "
                          "shmem_malloc and friends (the symmetric range is [%p, %p)) nor a "
-                         "global or static variable of the program (its data is [%p, %p))",
+                         "global or static variable of the program (its data is [%p, %p)) or of a "
+                         "library loaded with it that calls OpenSHMEM (links libuvas)",
                          call, addr, len, (void *)uvas_g.base,
                          (void *)(uvas_g.base + uvas_g.size), slo, shi);
     }

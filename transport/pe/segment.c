@@ -1,19 +1,76 @@
-/* The program's writable segment (segment.h). */
+/* The program's writable segments (segment.h). */
 #include "transport/pe/segment.h"
 
 #include <link.h>
 #include <pthread.h>
+#include <string.h>
+
+/* An offset names its segment in its top bits: 0 for the executable, a
+ * hash of a library's name and segment size for a library (the same on
+ * every PE that loaded the same library, and on no PE that did not). */
+#define KEY_SHIFT 40
+#define OFF_MASK ((UINT64_C(1) << KEY_SHIFT) - 1)
+#define MAX_SEGS 64
+
+struct seg {
+    uintptr_t lo, hi;
+    uint64_t key;
+};
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static uintptr_t lo, hi;
+static struct seg segs[MAX_SEGS];
+static int nsegs;
 
-/* The first object dl_iterate_phdr reports is the executable: its
- * writable PT_LOAD, less the part PT_GNU_RELRO makes read-only after
- * relocation (a write there would crash the owner). */
+/* Does the object name libuvas.so among the libraries it needs? Only such
+ * libraries are OpenSHMEM code whose globals a program means to share;
+ * libc's and the drivers' data stay out of peers' reach. */
+static bool links_uvas(const struct dl_phdr_info *info)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return false;
+    uintptr_t strtab = 0;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_STRTAB)
+            strtab = d->d_un.d_ptr;
+    if (!strtab)
+        return false;
+    /* glibc relocates these entries in place; a loader that does not
+     * leaves them relative to the load address. */
+    if (strtab < info->dlpi_addr)
+        strtab += info->dlpi_addr;
+    for (const ElfW(Dyn) *d = dyn; d->d_tag != DT_NULL; d++)
+        if (d->d_tag == DT_NEEDED &&
+            strncmp((const char *)strtab + d->d_un.d_val, "libuvas.so", 10) == 0)
+            return true;
+    return false;
+}
+
+static uint64_t key_of(const char *path, uintptr_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (const char *c = base; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ull;
+    for (int i = 0; i < 8; i++)
+        h = (h ^ ((size >> (8 * i)) & 0xff)) * 1099511628211ull;
+    uint64_t k = (h ^ (h >> 24) ^ (h >> 48)) & 0xffffff;
+    return k ? k : 1;
+}
+
+/* An object's writable PT_LOAD, less the part PT_GNU_RELRO makes
+ * read-only after relocation (a write there would crash the owner). */
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    (void)arg;
+    int *index = arg;
+    bool exe = (*index)++ == 0; /* dl_iterate_phdr reports the executable first */
+    if (nsegs == MAX_SEGS || (!exe && !links_uvas(info)))
+        return 0;
     uintptr_t wlo = 0, whi = 0, rhi = 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -27,14 +84,20 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (rhi > wlo && rhi <= whi)
         wlo = rhi;
-    lo = wlo;
-    hi = whi;
-    return 1; /* the executable only */
+    if (wlo >= whi || whi - wlo > OFF_MASK)
+        return 0;
+    uint64_t key = exe ? 0 : key_of(info->dlpi_name, whi - wlo);
+    for (int i = 0; i < nsegs; i++)
+        if (segs[i].key == key)
+            return 0; /* a clash of keys: the first keeps its name */
+    segs[nsegs++] = (struct seg){wlo, whi, key};
+    return 0;
 }
 
 static void find(void)
 {
-    dl_iterate_phdr(visit, NULL);
+    int index = 0;
+    dl_iterate_phdr(visit, &index);
 }
 
 void uvas_seg_init(void)
@@ -42,30 +105,53 @@ void uvas_seg_init(void)
     pthread_once(&once, find);
 }
 
+static const struct seg *seg_of(uintptr_t x)
+{
+    for (int i = 0; i < nsegs; i++)
+        if (x >= segs[i].lo && x < segs[i].hi)
+            return &segs[i];
+    return NULL;
+}
+
 bool uvas_seg_has(const void *a, size_t len)
 {
     uvas_seg_init();
     uintptr_t x = (uintptr_t)a;
-    return lo < hi && x >= lo && x < hi && len <= hi - x;
+    const struct seg *s = seg_of(x);
+    return s && len <= s->hi - x;
 }
 
 uint64_t uvas_seg_offset(const void *a)
 {
-    return (uint64_t)((uintptr_t)a - lo);
+    const struct seg *s = seg_of((uintptr_t)a);
+    return s ? s->key << KEY_SHIFT | (uint64_t)((uintptr_t)a - s->lo) : UINT64_MAX;
 }
 
 char *uvas_seg_at(uint64_t off, size_t len)
 {
     uvas_seg_init();
-    uint64_t size = hi - lo;
-    if (lo >= hi || off >= size || len > size - off)
-        return NULL;
-    return (char *)(lo + off);
+    uint64_t key = off >> KEY_SHIFT, o = off & OFF_MASK;
+    for (int i = 0; i < nsegs; i++) {
+        if (segs[i].key != key)
+            continue;
+        uint64_t size = segs[i].hi - segs[i].lo;
+        if (o >= size || len > size - o)
+            return NULL;
+        return (char *)(segs[i].lo + o);
+    }
+    return NULL;
 }
 
 void uvas_seg_bounds(const void **l, const void **h)
 {
     uvas_seg_init();
-    *l = (const void *)lo;
-    *h = (const void *)hi;
+    bool exe = nsegs && segs[0].key == 0;
+    *l = exe ? (const void *)segs[0].lo : NULL;
+    *h = exe ? (const void *)segs[0].hi : NULL;
+}
+
+int uvas_seg_count(void)
+{
+    uvas_seg_init();
+    return nsegs;
 }

@@ -4,10 +4,14 @@
  * writable segment (data and bss, past its read-only-after-relocation
  * part), which every PE of the job has at its own load address (PIE, ASLR)
  * with the same layout: a peer's copy of a variable is at the same offset
- * in the peer's segment. Peers cannot map another process's segment, so
- * accesses to them go as active messages that carry the offset, which the
- * owner checks against its own segment before it touches anything
- * (segment.c).
+ * in the peer's segment. So do the globals of the shared libraries loaded
+ * with the program that link libuvas (OpenSHMEM code of the program's;
+ * libc's or a driver's data are nobody's symmetric objects), each its own
+ * segment, named in an offset by a key from its file name and size.
+ * Libraries opened later (dlopen) are not. Peers cannot map another
+ * process's segment, so accesses to them go as active messages that carry
+ * the offset, which the owner checks against its own segments before it
+ * touches anything (segment.c).
  */
 #ifndef UVAS_PE_SEGMENT_H
 #define UVAS_PE_SEGMENT_H
@@ -18,14 +22,16 @@
 
 /* Find this process's segment (once; later calls return at once). */
 void uvas_seg_init(void);
-/* Is [a, a + len) inside the segment (len 0: a inside)? */
+/* Is [a, a + len) inside one segment (len 0: a inside)? */
 bool uvas_seg_has(const void *a, size_t len);
-/* a's offset in the segment (a inside it). */
+/* a's offset, naming its segment (a inside one). */
 uint64_t uvas_seg_offset(const void *a);
 /* This process's address at offset off, if [off, off + len) lies inside
- * its segment; NULL otherwise (a peer's request is checked so). */
+ * the segment off names; NULL otherwise (a peer's request is checked so). */
 char *uvas_seg_at(uint64_t off, size_t len);
-/* The segment's bounds, for messages. */
+/* The executable's segment's bounds, for messages. */
 void uvas_seg_bounds(const void **lo, const void **hi);
+/* How many segments (the executable's and the libraries'). */
+int uvas_seg_count(void);
 
 #endif
