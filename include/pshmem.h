@@ -987,6 +987,7 @@ void pshmem_longdouble_sum_to_all(long double *dest, const long double *source, 
 void pshmem_longlong_add(long long *dest, long long value, int pe);
 int pshmem_longlong_alltoall(shmem_team_t team, long long *dest, const long long *source, size_t nelems);
 int pshmem_longlong_alltoalls(shmem_team_t team, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+int pshmem_longlong_and_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 void pshmem_longlong_and_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void pshmem_longlong_atomic_add(long long *dest, long long value, int pe);
 long long pshmem_longlong_atomic_compare_swap(long long *dest, long long cond, long long value, int pe);
@@ -1018,6 +1019,7 @@ int pshmem_longlong_max_reduce(shmem_team_t team, long long *dest, const long lo
 void pshmem_longlong_max_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 int pshmem_longlong_min_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 void pshmem_longlong_min_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
+int pshmem_longlong_or_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 void pshmem_longlong_or_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void pshmem_longlong_p(long long *dest, long long value, int pe);
 int pshmem_longlong_prod_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
@@ -1045,6 +1047,7 @@ size_t pshmem_longlong_wait_until_any(long long *ivars, size_t nelems, const int
 size_t pshmem_longlong_wait_until_any_vector(long long *ivars, size_t nelems, const int *status, int cmp, long long *cmp_values);
 size_t pshmem_longlong_wait_until_some(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long cmp_value);
 size_t pshmem_longlong_wait_until_some_vector(long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, long long *cmp_values);
+int pshmem_longlong_xor_reduce(shmem_team_t team, long long *dest, const long long *source, size_t nreduce);
 void pshmem_longlong_xor_to_all(long long *dest, const long long *source, int nreduce, int PE_start, int logPE_stride, int PE_size, long long *pWrk, long *pSync);
 void *pshmem_malloc(size_t size);
 void *pshmem_malloc_with_hints(size_t size, long hints);

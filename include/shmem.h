@@ -230,6 +230,7 @@ void shfree(void *ptr);
     X(uint64, uint64_t) X(size, size_t)
 #define UVAS_SHMEM_REDUCE_BIT_TYPES(X)                                         \
     X(uchar, unsigned char) X(ushort, unsigned short) X(uint, unsigned int)   \
+    X(longlong, long long) /* beyond 1.5's table, as other implementations */ \
     X(ulong, unsigned long) X(ulonglong, unsigned long long)                  \
     X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t)     \
     X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t)                 \
@@ -713,10 +714,6 @@ int shmemx_device_present(void);
     unsigned short: shmem_ushort_##OP
 #define UVAS_SHMEM_G_AMO_EXT(OP) UVAS_SHMEM_G_AMO_EXT_P(shmem_, OP)
 #define UVAS_SHMEM_G_AMO_BIT(OP) UVAS_SHMEM_G_AMO_BIT_P(shmem_, OP)
-#define UVAS_SHMEM_G_OLD(OP)                                                   \
-    int: shmem_int_##OP, long: shmem_long_##OP, long long: shmem_longlong_##OP
-#define UVAS_SHMEM_G_OLD_EXT(OP)                                               \
-    UVAS_SHMEM_G_OLD(OP), float: shmem_float_##OP, double: shmem_double_##OP
 #define UVAS_SHMEM_G_ORDER(OP)                                                 \
     char: shmem_char_##OP, signed char: shmem_schar_##OP,                     \
     short: shmem_short_##OP, int: shmem_int_##OP, long: shmem_long_##OP,      \
@@ -733,7 +730,7 @@ int shmemx_device_present(void);
     unsigned int: shmem_uint_##OP, unsigned long: shmem_ulong_##OP,           \
     unsigned long long: shmem_ulonglong_##OP, int8_t: shmem_int8_##OP,        \
     int16_t: shmem_int16_##OP, int32_t: shmem_int32_##OP,                    \
-    int64_t: shmem_int64_##OP
+    int64_t: shmem_int64_##OP, long long: shmem_longlong_##OP
 
 /* The generic names take a context first or not: the number of arguments
  * picks (UVAS_SHMEM_ARGn gives the n-th). */
@@ -937,16 +934,18 @@ int shmemx_device_present(void);
 #define shmem_atomic_fetch_xor_nbi(...) \
     UVAS_SHMEM_ARG6(__VA_ARGS__, uvas_shmem_gc_atomic_fetch_xor_nbi, uvas_shmem_g_atomic_fetch_xor_nbi, -)(__VA_ARGS__)
 
-/* Deprecated generic AMO names of OpenSHMEM 1.4. */
-#define shmem_fetch(source, pe) _Generic(*(source), UVAS_SHMEM_G_OLD_EXT(fetch))(source, pe)
-#define shmem_set(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD_EXT(set))(dest, value, pe)
-#define shmem_swap(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD_EXT(swap))(dest, value, pe)
+/* Deprecated generic AMO names of OpenSHMEM 1.4: the same operations as
+ * the shmem_atomic_ names, on every type those take (programs use them on
+ * unsigned types too). */
+#define shmem_fetch(source, pe) _Generic(*(source), UVAS_SHMEM_G_AMO_EXT(atomic_fetch))(source, pe)
+#define shmem_set(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT(atomic_set))(dest, value, pe)
+#define shmem_swap(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_AMO_EXT(atomic_swap))(dest, value, pe)
 #define shmem_cswap(dest, cond, value, pe)                                     \
-    _Generic(*(dest), UVAS_SHMEM_G_OLD(cswap))(dest, cond, value, pe)
-#define shmem_finc(dest, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD(finc))(dest, pe)
-#define shmem_inc(dest, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD(inc))(dest, pe)
-#define shmem_fadd(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD(fadd))(dest, value, pe)
-#define shmem_add(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_OLD(add))(dest, value, pe)
+    _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_compare_swap))(dest, cond, value, pe)
+#define shmem_finc(dest, pe) _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_fetch_inc))(dest, pe)
+#define shmem_inc(dest, pe) _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_inc))(dest, pe)
+#define shmem_fadd(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_fetch_add))(dest, value, pe)
+#define shmem_add(dest, value, pe) _Generic(*(dest), UVAS_SHMEM_G_AMO(atomic_add))(dest, value, pe)
 
 #define shmem_wait_until(ivar, cmp, cmp_value)                                 \
     _Generic(*(ivar), UVAS_SHMEM_G_P2P(wait_until))(ivar, cmp, cmp_value)

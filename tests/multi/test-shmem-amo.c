@@ -132,7 +132,21 @@ static void check_amo_generic(void)
     OK_EQ(shmem_atomic_fetch_xor(u, (uint64_t)0, right), 0x10e, "generic and/or/xor");
     OK_EQ(shmem_atomic_fetch_or(u, (uint64_t)1, right), 0x10e, "generic fetch_or");
     OK_EQ(shmem_atomic_fetch_and(u, (uint64_t)0xf, right), 0x10f, "generic fetch_and");
+    /* The deprecated generic names (1.4) on an unsigned type, as programs
+     * use them: the same operations as the shmem_atomic_ names. */
+    unsigned long long *ull = shmem_calloc(1, sizeof *ull);
+    OK(ull != NULL, "allocation");
+    shmem_set(ull, 10ull, right);
+    OK_EQ(shmem_fadd(ull, 5ull, right), 10, "deprecated generic fadd (unsigned long long)");
+    shmem_add(ull, 1ull, right);
+    shmem_inc(ull, right);
+    OK_EQ(shmem_finc(ull, right), 17, "deprecated generic finc");
+    OK_EQ(shmem_cswap(ull, 18ull, 40ull, right), 18, "deprecated generic cswap");
+    OK_EQ(shmem_swap(ull, 41ull, right), 40, "deprecated generic swap");
+    OK_EQ(shmem_fetch(ull, right), 41, "deprecated generic fetch");
     shmem_barrier_all();
+    OK_EQ(*ull, 41, "owner's unsigned long long");
+    shmem_free(ull);
     OK_EQ(*l, 2, "owner's long");
     OK(*x == 4.5, "owner's double");
     OK_EQ(*u, 0xf, "owner's uint64");

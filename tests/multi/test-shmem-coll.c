@@ -284,6 +284,15 @@ static void check_collectives(void)
     for (int i = 0; i < R; i++)
         OK(ud[i] == uxor, "shmem_xor_reduce(uint64): %#llx, expected %#llx",
            (unsigned long long)ud[i], (unsigned long long)uxor);
+    /* long long bitwise, through the generic (beyond 1.5's table, as
+     * other implementations offer it) */
+    static long long lls[R], lld[R];
+    for (int i = 0; i < R; i++)
+        lls[i] = (long long)us[i];
+    shmem_barrier_all();
+    OK_EQ(shmem_and_reduce(SHMEM_TEAM_WORLD, lld, lls, R), 0, "generic long long and");
+    for (int i = 0; i < R; i++)
+        OK(lld[i] == (long long)uand, "shmem_and_reduce(long long)");
     /* in place */
     for (int i = 0; i < R; i++)
         ls[i] = RV(me, i);

@@ -130,6 +130,10 @@ static void check_reuse_and_errors(void)
     OK(t == SHMEM_TEAM_INVALID && strstr(shmemx_last_error_string(), "do not name PEs"),
        "refused, naming it: %s", shmemx_last_error_string());
     OK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 0, 2, NULL, 0, &t) != 0, "stride 0");
+    t = (shmem_team_t)1234;
+    OK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes, 1, 0, NULL, 0, &t), 0,
+          "an empty team (programs shrink a team down to nothing)");
+    OK(t == SHMEM_TEAM_INVALID, "no PE is in an empty team");
     OK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, NULL) != 0, "NULL out");
     OK_EQ(shmem_team_my_pe((shmem_team_t)&t), -1, "my_pe of an unknown handle");
     OK(shmem_team_sync((shmem_team_t)&t) != 0 && strstr(shmemx_last_error_string(), "not a team"),

@@ -47,9 +47,11 @@ static int start(int requested, int *provided)
         st = uvas_shmem_coll_init();
     if (st != UVAS_OK)
         return st;
-    thread_level = got;
+    /* Every level is supported, so the one asked for is the one given (a
+     * program may rely on provided == requested; OpenSHMEM's tests do). */
+    thread_level = requested <= got ? requested : got;
     if (provided)
-        *provided = got;
+        *provided = thread_level;
     static bool registered;
     if (!registered)
         registered = on_exit(finalize_at_exit, NULL) == 0;
@@ -78,8 +80,16 @@ void shmem_query_thread(int *provided)
         *provided = thread_level;
 }
 
+/* A second shmem_finalize (programs call it, then return into the
+ * at-exit one, or call it twice) does nothing, as in other
+ * implementations; one before any shmem_init is still an error. */
+static bool ended;
+
 void shmem_finalize(void)
 {
+    if (ended && !uvas_pe_initialized())
+        return;
+    ended = true;
     uvas_shmem_coll_fini();
     int st = uvas_pe_finalize();
     if (st != UVAS_OK)

@@ -311,6 +311,11 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
     struct uvas_shmem_team *p = uvas_shmem_team_of(call, parent);
     if (!p)
         return 1;
+    /* An empty team has no member: every PE gets SHMEM_TEAM_INVALID, as PEs
+     * left out of a team do (programs shrink a team down to nothing in a
+     * loop); still collective over the parent. */
+    if (size == 0)
+        return uvas_shmem_team_barrier(p) != UVAS_OK;
     if (size < 1 || start < 0 || (size > 1 && stride < 1) ||
         (long)start + (long)(size - 1) * (size > 1 ? stride : 0) >= p->size) {
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "start %d, stride %d, size %d do not name PEs "
