@@ -64,6 +64,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         return 1;
     }
     *ctx = SHMEM_CTX_INVALID;
+    if (team == SHMEM_TEAM_INVALID)
+        return uvas_shmem_decline(call, UVAS_ERR_INVAL, "team is SHMEM_TEAM_INVALID: no "
+                                  "context made") != 0;
     struct uvas_shmem_team *t = uvas_shmem_team_of(call, team);
     if (!t)
         return 1;
@@ -79,8 +82,9 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     }
     int st = uvas_pe_domain_open(&c->domain);
     if (st != UVAS_OK) {
+        /* out of ordering domains: the nonzero return says "none made" */
         free(c);
-        uvas_shmem_report(call, st);
+        uvas_shmem_decline(call, st, "%s", uvas_last_error());
         return 1;
     }
     c->options = options;
@@ -143,6 +147,11 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     if (!team) {
         uvas_shmem_fail("shmem_ctx_get_team", UVAS_ERR_INVAL, "team is NULL");
         return 1;
+    }
+    if (ctx == SHMEM_CTX_INVALID) {
+        *team = SHMEM_TEAM_INVALID;
+        return uvas_shmem_decline("shmem_ctx_get_team", UVAS_ERR_INVAL,
+                                  "ctx is SHMEM_CTX_INVALID") != 0;
     }
     bool ok;
     struct uvas_shmem_ctx *c = find("shmem_ctx_get_team", ctx, &ok);

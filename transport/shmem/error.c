@@ -78,6 +78,19 @@ int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
     return status;
 }
 
+int uvas_shmem_decline(const char *call, int status, const char *fmt, ...)
+{
+    char buf[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    uvas_fail(status, "%s", buf);
+    snprintf(last_message, sizeof last_message, "%.100s: %s", call, buf);
+    last_status = status ? status : UVAS_ERR_INVAL;
+    return status;
+}
+
 int shmemx_last_error(void)
 {
     return last_status;

@@ -16,6 +16,14 @@ void uvas_shmem_report(const char *call, int status);
 int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* An outcome the specification defines as a nonzero return, not an error
+ * of the program (a team made from SHMEM_TEAM_INVALID, a context of
+ * SHMEM_CTX_INVALID, no resources left for one more team or context):
+ * remembered for shmemx_last_error() like a report, but neither printed
+ * nor fatal. Returns status. */
+int uvas_shmem_decline(const char *call, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* UVAS_SHMEM_ERRORS is fatal, return or unset; else UVAS_ERR_ENV with a
  * message (shmem_init refuses to start). */
 int uvas_shmem_errors_env_check(void);

@@ -192,10 +192,9 @@ void *shmem_malloc_with_hints(size_t size, long hints)
      * implementation's would be here. uvas_malloc_hint stays strict. */
     hints &= KNOWN_HINTS;
     if ((hints & HEAP_HINTS) == HEAP_HINTS) {
-        uvas_shmem_fail(call, UVAS_ERR_INVAL, "SHMEM_MALLOC_HOST_HEAP and "
-                        "SHMEM_MALLOC_DEVICE_HEAP together: an allocation lives in one "
-                        "heap; give neither for the default heap (" HEAP_ENV ")");
-        heap = -1;
+        /* Contradicting advice (programs pass ~0L as "invalid hints" and
+         * expect a plain allocation): neither is taken. */
+        heap = default_heap(call);
     } else if (hints & SHMEM_MALLOC_HOST_HEAP) {
         heap = SHMEMX_HEAP_HOST;
     } else if (hints & SHMEM_MALLOC_DEVICE_HEAP) {

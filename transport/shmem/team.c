@@ -236,6 +236,8 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
+    if (team == SHMEM_TEAM_INVALID)
+        return uvas_shmem_decline(__func__, UVAS_ERR_INVAL, "team is SHMEM_TEAM_INVALID") != 0;
     struct uvas_shmem_team *t = uvas_shmem_team_of(__func__, team);
     if (!t)
         return 1;
@@ -271,10 +273,10 @@ static int agree_slots(const char *call, struct uvas_shmem_team *p, int want, in
     for (int s = 0; s < SLOTS && k < want; s++)
         if (!(all & (1ull << s)))
             out[k++] = s;
-    if (k < want)
-        return uvas_shmem_fail(call, UVAS_ERR_NOMEM, "every one of the %d team slots is in "
-                               "use by a team of some member: destroy teams no longer used",
-                               SLOTS);
+    if (k < want) /* every member sees the same masks: all decline alike */
+        return uvas_shmem_decline(call, UVAS_ERR_NOMEM, "every one of the %d team slots is "
+                                  "in use by a team of some member: destroy teams no longer "
+                                  "used", SLOTS);
     return UVAS_OK;
 }
 
@@ -308,6 +310,10 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
         return 1;
     }
     *new_team = SHMEM_TEAM_INVALID;
+    /* A PE left out of an earlier split passes on what it got: no team. */
+    if (parent == SHMEM_TEAM_INVALID)
+        return uvas_shmem_decline(call, UVAS_ERR_INVAL, "the parent team is "
+                                  "SHMEM_TEAM_INVALID: no team made") != 0;
     struct uvas_shmem_team *p = uvas_shmem_team_of(call, parent);
     if (!p)
         return 1;
@@ -345,6 +351,9 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
         return 1;
     }
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (parent == SHMEM_TEAM_INVALID)
+        return uvas_shmem_decline(call, UVAS_ERR_INVAL, "the parent team is "
+                                  "SHMEM_TEAM_INVALID: no teams made") != 0;
     struct uvas_shmem_team *p = uvas_shmem_team_of(call, parent);
     if (!p)
         return 1;
