@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shmem.h"
 #include "transport/pe/pe.h"
@@ -146,6 +147,13 @@ void shmem_info_get_name(char *name)
         return;
     strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
     name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+
+double shmemx_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 void shmem_pcontrol(const int level, ...)
