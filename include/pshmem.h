@@ -1655,7 +1655,6 @@ int pshmemx_last_error(void);
 const char *pshmemx_last_error_string(void);
 int pshmemx_residence(const void *ptr, int pe);
 int pshmemx_team_residence(shmem_team_t team, const void *ptr, int pe);
-double pshmemx_wtime(void);
 
 /* shmem_sync(team) and shmem_sync(PE_start, logPE_stride, PE_size, pSync)
  * share one name in shmem.h through an argument-count macro; so here. */

@@ -674,9 +674,6 @@ int shmemx_default_heap(void);
 /* 1 if the job has a device (GPU) tier, 0 if SHMEM_MALLOC_DEVICE_HEAP
  * falls back to CPU memory; -1 before shmem_init. */
 int shmemx_device_present(void);
-/* Seconds on a monotonic clock, for timing (as other implementations'
- * shmemx_wtime). */
-double shmemx_wtime(void);
 
 #pragma GCC visibility pop
 

@@ -1,7 +1,7 @@
 /*
  * OpenSHMEM extensions, where programs written for other implementations
- * include them from. uvas's own (shmemx_residence, shmemx_heap_*,
- * shmemx_wtime, ...) are declared in shmem.h with the standard interface.
+ * include them from. uvas's own (shmemx_residence, shmemx_heap_*, ...)
+ * are declared in shmem.h with the standard interface.
  *
  * Here: the names under which Sandia OpenSHMEM offered what OpenSHMEM 1.4
  * and 1.5 later made standard (bitwise atomics, put-with-signal, teams,
@@ -14,6 +14,28 @@
 #ifndef UVAS_SHMEMX_H
 #define UVAS_SHMEMX_H
 #include "shmem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Seconds on a monotonic clock, for timing. Here, not in shmem.h:
+ * programs that include only shmem.h often define their own (guarded by
+ * HAVE_SHMEMX_WTIME, which says this one exists). */
+#pragma GCC visibility push(default)
+double shmemx_wtime(void);
+#pragma GCC visibility pop
+#define HAVE_SHMEMX_WTIME 1
+
+/* Signal updates of the put-with-signal extension. */
+static inline void shmemx_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shmem_uint64_atomic_add(sig_addr, signal, pe);
+}
+static inline void shmemx_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shmem_uint64_atomic_set(sig_addr, signal, pe);
+}
 
 /* ---- teams and contexts (OpenSHMEM 1.5 drafts) ----------------------------- */
 
@@ -158,5 +180,9 @@ UVAS_SHMEM_REDUCE_FLOAT_TYPES(UVAS_SHMEMX_REDUCE_ORDER)
 #undef UVAS_SHMEMX_REDUCE_ARITH
 #undef UVAS_SHMEMX_REDUCE_ORDER
 #undef UVAS_SHMEMX_REDUCE_BIT
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

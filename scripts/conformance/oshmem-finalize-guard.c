@@ -1,10 +1,12 @@
 /*
  * Preloaded into OSHMEM's PEs by scripts/conformance/run.py only: Debian
  * 12's Open MPI 4.1.4 segfaults in or after shmem_finalize once a
- * program's work is done (open-mpi/ompi#11604, fixed in 4.1.6), which
- * would count every OSHMEM run as a crash. A SIGSEGV after shmem_finalize
- * was entered is reported on stderr and ends the process with the status
- * the program would have had (0); one before it stays a crash.
+ * program's work is done (open-mpi/ompi#11604, fixed in 4.1.6), also in
+ * the finalize it runs at exit for programs that return from main
+ * without one, which would count every OSHMEM run as a crash. A SIGSEGV
+ * after shmem_finalize was entered or main returned is reported on stderr
+ * (run.py counts the PEs that say so) and ends the process with main's
+ * status (0 after shmem_finalize); one before stays a crash.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -12,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t finalizing;
+static volatile sig_atomic_t finalizing, status;
 
 static void on_segv(int sig)
 {
@@ -24,16 +26,43 @@ static void on_segv(int sig)
         return;
     }
     (void)!write(2, msg, sizeof msg - 1);
-    _exit(0);
+    _exit(status);
 }
 
-void shmem_finalize(void)
+static void arm(void)
 {
-    void (*real)(void) = (void (*)(void))dlsym(RTLD_NEXT, "shmem_finalize");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_segv;
     sigaction(SIGSEGV, &sa, NULL);
     finalizing = 1;
+}
+
+void shmem_finalize(void)
+{
+    void (*real)(void) = (void (*)(void))dlsym(RTLD_NEXT, "shmem_finalize");
+    arm();
     real();
+}
+
+/* main's return: the program's work is done, what follows is exit's. */
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static int guarded_main(int argc, char **argv, char **envp)
+{
+    int r = real_main(argc, argv, envp);
+    status = r & 0xff;
+    arm();
+    return r;
+}
+
+int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+                      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+    int (*real)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *) =
+        (int (*)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+                 void *))dlsym(RTLD_NEXT, "__libc_start_main");
+    real_main = main;
+    return real(guarded_main, argc, argv, init, fini, rtld_fini, stack_end);
 }

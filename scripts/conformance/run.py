@@ -38,7 +38,7 @@ LIBS = ["-lm"]
 
 
 def programs(suites):
-    """(suite, name, sources, extra cflags, include dir) for every program."""
+    """(suite, name, sources, extra cflags, include dir, args) for every program."""
     out = []
 
     def each_c(d, suite, skip=()):
@@ -46,13 +46,13 @@ def programs(suites):
             return
         for f in sorted(os.listdir(d)):
             if f.endswith(".c") and f[:-2] not in skip:
-                out.append((suite, f[:-2], [os.path.join(d, f)], [], d))
+                out.append((suite, f[:-2], [os.path.join(d, f)], [], d, []))
 
     sos = os.path.join(suites, "sos", "unit")
     each_c(sos, "sos-unit")
     if os.path.exists(os.path.join(sos, "rma_coverage.c")):
         out.append(("sos-unit", "rma_coverage_pshmem", [os.path.join(sos, "rma_coverage.c")],
-                    ["-DTEST_PSHMEM"], sos))
+                    ["-DTEST_PSHMEM"], sos, []))
     each_c(os.path.join(suites, "sos", "spec-example"), "sos-spec")
     each_c(os.path.join(suites, "uh", "feature_tests", "C"), "uh")
     osu = os.path.join(suites, "osu", "openshmem")
@@ -62,10 +62,17 @@ def programs(suites):
                 if f.endswith(".c") and "mpi" not in f and "cuda" not in f] \
             if os.path.isdir(util) else []
         for f in sorted(os.listdir(osu)):
-            if f.startswith("osu_") and f.endswith(".c"):
-                out.append(("osu", f[:-2], [os.path.join(osu, f)] + usrc,
-                            ["-D_ENABLE_OPENSHMEM_", "-DFIELD_WIDTH=18",
-                             "-DFLOAT_PRECISION=2", "-I" + util, "-I" + osu], osu))
+            if not (f.startswith("osu_") and f.endswith(".c")):
+                continue
+            flags = ["-D_ENABLE_OPENSHMEM_", "-DFIELD_WIDTH=18", "-DFLOAT_PRECISION=2",
+                     "-I" + util, "-I" + osu]
+            srcs = [os.path.join(osu, f)] + usrc
+            # The point-to-point ones take where their buffers live.
+            if "heap" in open(os.path.join(osu, f), errors="replace").read():
+                for where in ("heap", "global"):
+                    out.append(("osu", "%s[%s]" % (f[:-2], where), srcs, flags, osu, [where]))
+            else:
+                out.append(("osu", f[:-2], srcs, flags, osu, []))
     return out
 
 
@@ -87,7 +94,7 @@ def expected(path):
 
 
 def build(impl, cc, prog, bindir, logdir):
-    suite, name, srcs, extra, inc = prog
+    suite, name, srcs, extra, inc, _ = prog
     exe = os.path.join(bindir, impl, suite, name)
     log = os.path.join(logdir, impl, suite, name + ".build.txt")
     os.makedirs(os.path.dirname(exe), exist_ok=True)
@@ -106,14 +113,14 @@ def first_error(text):
     return text.strip().splitlines()[-1][:160] if text.strip() else ""
 
 
-def run(impl, exe, np_, timeout, log, guard):
+def run(impl, exe, args, np_, timeout, log, guard):
     launcher = "oshrun" if impl == "oshmem" else "mpirun"
     cmd = ["timeout", "-k", "5", str(timeout), launcher, "--oversubscribe", "-np", str(np_)]
     if os.geteuid() == 0:
         cmd.insert(5, "--allow-run-as-root")
     if impl == "oshmem" and guard:
         cmd += ["-x", "LD_PRELOAD=" + guard]
-    cmd.append(exe)
+    cmd += [exe] + args
     env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1")
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, errors="replace")
@@ -201,7 +208,12 @@ def main():
                     rows.append([suite, name, np_, impl, "build", "", "0", first_error(blog), reason])
                     continue
                 log = os.path.join(logdir, impl, suite, "%s-np%d.txt" % (name, np_))
-                verdict, rc, secs, text = run(impl, exe, np_, a.timeout, log, guard)
+                verdict, rc, secs, text = run(impl, exe, prog[5], np_, a.timeout, log, guard)
+                m = re.match(r"exit=(\d+) ", reason)
+                if m and verdict in ("fail", "pass"):
+                    # the program asks for that status (shmem_global_exit)
+                    verdict = "pass" if rc == int(m.group(1)) and not FAIL_LINE.search(text) \
+                        else "fail"
                 rows.append([suite, name, np_, impl, verdict, rc, "%.1f" % secs,
                              "" if verdict == "pass" else why(text), reason])
             last = [r for r in rows if r[1] == name and r[3] == impl]

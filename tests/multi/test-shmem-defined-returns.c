@@ -2,6 +2,7 @@
  * Outcomes the specification defines as a nonzero return are not errors
  * of the program: in the default (fatal) error mode they return, and
  * shmemx_last_error says why.
+ *  - quiet, fence and destroy of SHMEM_CTX_INVALID do nothing;
  *  - a split of SHMEM_TEAM_INVALID (a PE left out of an earlier split
  *    passes on what it got), strided and 2D: no team, nonzero;
  *  - shmem_team_get_config and shmem_team_create_ctx on
@@ -39,6 +40,12 @@ static void check_invalid_handles(void)
     t = (shmem_team_t)1234;
     OK(shmem_ctx_get_team(SHMEM_CTX_INVALID, &t) != 0 && t == SHMEM_TEAM_INVALID,
        "the team of SHMEM_CTX_INVALID");
+    /* quiet, fence and destroy of a context that could not be made do
+     * nothing (the specification's examples pass such contexts on) */
+    shmem_ctx_quiet(SHMEM_CTX_INVALID);
+    shmem_ctx_fence(SHMEM_CTX_INVALID);
+    shmem_ctx_destroy(SHMEM_CTX_INVALID);
+    OK(1, "quiet, fence, destroy of SHMEM_CTX_INVALID returned");
     /* A PE outside a team goes through a 2D split of its (invalid) team
      * beside the members, as programs do. */
     shmem_team_t even;

@@ -8,6 +8,8 @@
  * the configuration, destroy, and splits again after destroys (the sync
  * slots are reused: 100 teams made and destroyed). Bad input: a range
  * past the parent, stride 0, a NULL handle pointer, an unknown handle.
+ * A negative stride: the world backwards (numbering, fcollect order, a
+ * team context's PE numbers).
  * Runs on any number of PEs >= 2 (skips on 1).
  */
 #include <stdio.h>
@@ -107,6 +109,35 @@ static void check_2d(void)
     shmem_barrier_all();
 }
 
+/* The world backwards (stride -1): numbering, translation, a collective
+ * in the team's order, and a context's puts numbered as the team. */
+static void check_reversed(void)
+{
+    shmem_team_t rev;
+    OK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, npes - 1, -1, npes, NULL, 0, &rev), 0,
+          "the world backwards");
+    OK_EQ(shmem_team_my_pe(rev), npes - 1 - me, "my number, backwards");
+    OK_EQ(shmem_team_translate_pe(rev, 0, SHMEM_TEAM_WORLD), npes - 1, "team PE 0 = last");
+    OK_EQ(shmem_team_translate_pe(SHMEM_TEAM_WORLD, 0, rev), npes - 1, "world 0 = team last");
+    for (int i = 0; i < 4; i++)
+        src[i] = me * 10 + i;
+    OK_EQ(shmem_long_fcollect(rev, dst, src, 4), 0, "fcollect backwards");
+    for (int j = 0; j < npes; j++)
+        for (int i = 0; i < 4; i++)
+            OK_EQ(dst[j * 4 + i], (npes - 1 - j) * 10 + i, "blocks in the team's order");
+    shmem_ctx_t ctx;
+    OK_EQ(shmem_team_create_ctx(rev, 0, &ctx), 0, "a context on it");
+    isrc[0] = me;
+    shmem_ctx_int_put(ctx, &idst[0], &isrc[0], 1, 0); /* team PE 0: the last world PE */
+    shmem_ctx_quiet(ctx);
+    OK_EQ(shmem_team_sync(rev), 0, "sync backwards");
+    if (me == npes - 1)
+        OK(idst[0] >= 0 && idst[0] < npes, "a put to team PE 0 landed on the last PE");
+    shmem_ctx_destroy(ctx);
+    shmem_team_destroy(rev);
+    shmem_barrier_all();
+}
+
 static void check_reuse_and_errors(void)
 {
     /* 100 teams, each made and destroyed: slots come back. */
@@ -147,6 +178,7 @@ int main(void)
     int level = suite_start();
     check_even();
     check_2d();
+    check_reversed();
     check_reuse_and_errors();
     suite_end("test-shmem-team", level);
     return 0;

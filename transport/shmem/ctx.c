@@ -121,6 +121,8 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
 
 void shmem_ctx_destroy(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     if (ctx == SHMEM_CTX_DEFAULT) {
         uvas_shmem_fail("shmem_ctx_destroy", UVAS_ERR_INVAL, "the default context cannot "
                         "be destroyed");
@@ -159,8 +161,13 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     return !ok;
 }
 
+/* quiet, fence and destroy of SHMEM_CTX_INVALID do nothing (OpenSHMEM 1.5,
+ * 9.5 and 9.13: a program may pass on a context it failed to make, as
+ * the specification's own examples do). */
 void shmem_ctx_quiet(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     bool ok;
     struct uvas_shmem_ctx *c = find("shmem_ctx_quiet", ctx, &ok);
     if (ok && !c)
@@ -173,6 +180,8 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
  * a put to a peer that is behind on active messages waits for them). */
 void shmem_ctx_fence(shmem_ctx_t ctx)
 {
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     bool ok;
     struct uvas_shmem_ctx *c = find("shmem_ctx_fence", ctx, &ok);
     if (ok && !c)

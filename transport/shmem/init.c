@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "shmem.h"
+#include "shmemx.h"
 #include "transport/pe/pe.h"
 #include "transport/shmem/error.h"
 #include "transport/shmem/internal.h"

@@ -1,6 +1,6 @@
 /*
  * Teams. A team is a strided set of world PEs (member i is world PE
- * start + i * stride): the world, the shared team (the world when every PE
+ * start + i * stride; a negative stride lists them backwards): the world, the shared team (the world when every PE
  * reaches every other with loads and stores, else this PE alone), and the
  * teams shmem_team_split_strided and _2d make from a parent (strided
  * subsets of a strided set stay strided).
@@ -219,10 +219,11 @@ int shmem_team_n_pes(shmem_team_t team)
 /* A member's index of world PE w, or -1. */
 static int index_of(const struct uvas_shmem_team *t, int w)
 {
-    int d = w - t->start;
-    if (d < 0 || d % t->stride)
+    int d = w - t->start; /* the stride may be negative (a team in reverse) */
+    if (d % t->stride)
         return -1;
-    return d / t->stride < t->size ? d / t->stride : -1;
+    int i = d / t->stride;
+    return i >= 0 && i < t->size ? i : -1;
 }
 
 int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
@@ -322,10 +323,13 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
      * loop); still collective over the parent. */
     if (size == 0)
         return uvas_shmem_team_barrier(p) != UVAS_OK;
-    if (size < 1 || start < 0 || (size > 1 && stride < 1) ||
-        (long)start + (long)(size - 1) * (size > 1 ? stride : 0) >= p->size) {
+    /* A negative stride names the PEs backwards (OpenSHMEM 1.6; programs
+     * written for other implementations use it). */
+    long last = (long)start + (long)(size - 1) * (size > 1 ? stride : 0);
+    if (size < 1 || start < 0 || start >= p->size || (size > 1 && stride == 0) || last < 0 ||
+        last >= p->size) {
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "start %d, stride %d, size %d do not name PEs "
-                        "of the parent team (its %d PEs: 0..%d; stride at least 1)", start,
+                        "of the parent team (its %d PEs: 0..%d; stride not 0)", start,
                         stride, size, p->size, p->size - 1);
         return 1;
     }
