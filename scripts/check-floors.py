@@ -21,12 +21,14 @@ FLOORS = [
     ("migrate", "the engine: transitions, policies, copies, imports, CPU views, fault decisions"),
     ("gpu", "kernels over uvas pointers: translation table, holds, launches"),
     ("uvas/api", "the controller's composition root: init/finalize, public allocation calls"),
+    ("queue", "queue-ordered work: queues, events, pools (a client of the public API)"),
     ("transport/pe", "the PE layer: bootstrap, windows, UCX, active messages, dispatch"),
     ("transport/shmem", "the OpenSHMEM API over the PE layer"),
 ]
 # What the OpenSHMEM floor may see below it: the PE layer's interface and
 # the ground's status type, not the layer's or the ground's insides.
-NARROW = {"transport/shmem": {"transport/pe/pe.h", "uvas/status.h"}}
+NARROW = {"transport/shmem": {"transport/pe/pe.h", "uvas/status.h"},
+          "queue": {"uvas/status.h"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SYSTEM = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)

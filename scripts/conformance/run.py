@@ -19,7 +19,7 @@ leaves to the implementation, or a suite's own bug that uvas catches) are
 counted apart. Writes OUT/results.csv, OUT/summary.md and a log per run.
 
 Usage: scripts/conformance/run.py SUITES OUT [--impl uvas,oshmem] [--np 2,4]
-                      [--only REGEX] [--timeout S] [--build DIR]
+                      [--only REGEX] [--timeout S] [--build DIR] [--doc FILE]
 """
 import argparse
 import csv
@@ -161,6 +161,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--doc", help="also write the summary into this file's "
+                    "<!-- conformance --> block")
     a = ap.parse_args()
 
     impls = a.impl.split(",")
@@ -225,18 +227,30 @@ def main():
         w.writerow(["suite", "program", "np", "impl", "result", "exit", "seconds", "why",
                     "expected"])
         w.writerows(rows)
-    write_summary(out, rows, impls)
+    write_summary(out, rows, impls, a.doc)
     return 0
 
 
-def write_summary(out, rows, impls):
+def commit():
+    c = os.environ.get("UVAS_COMMIT")
+    if c:
+        return c
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def write_summary(out, rows, impls, doc=None):
     suites = sorted({r[0] for r in rows})
+    nps = sorted({r[2] for r in rows})
     lines = ["# OpenSHMEM suites: uvas beside OSHMEM", "",
-             "Runs of (program, PE count); pass = exit 0 with no failure line. "
-             "*expected*: a uvas run whose outcome scripts/conformance-expected.txt "
-             "explains. OSHMEM (Open MPI 4.1.4) runs with "
-             "oshmem-finalize-guard.so preloaded: a crash after shmem_finalize is "
-             "its known bug (ompi#11604), not counted against it.", "",
+             "uvas at %s, %s; `scripts/conformance/run.py` on %s PEs. Runs of "
+             "(program, PE count); pass = exit 0 with no failure line. *expected*: "
+             "a uvas run whose outcome `scripts/conformance/expected.txt` explains "
+             "(listed below). OSHMEM (Open MPI 4.1.4) runs with "
+             "oshmem-finalize-guard.so preloaded: a crash after its work is done is "
+             "its known bug (ompi#11604), not counted against it."
+             % (commit(), time.strftime("%Y-%m-%d"), " and ".join(map(str, nps))), "",
              "| suite | runs | " + " | ".join("%s pass" % i for i in impls) +
              " | uvas expected | uvas other |",
              "| --- | --- | " + " | ".join("---" for _ in impls) + " | --- | --- |"]
@@ -260,6 +274,15 @@ def write_summary(out, rows, impls):
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines[:len(suites) + 7]))
+    if doc:
+        text = open(doc).read()
+        a, b = "<!-- conformance -->", "<!-- /conformance -->"
+        if a not in text or b not in text:
+            sys.exit("conformance: %s has no %s ... %s block" % (doc, a, b))
+        body = "\n".join(l.replace("## ", "### ", 1) for l in lines[2:])
+        text = text[:text.index(a) + len(a)] + "\n" + body + "\n" + text[text.index(b):]
+        with open(doc, "w") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

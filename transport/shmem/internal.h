@@ -71,6 +71,10 @@ void uvas_shmem_active_set_done(struct uvas_shmem_team *t);
  * contexts are destroyed (each quiet first); private ones are the
  * program's to destroy before (OpenSHMEM 1.5, 9.4.2 and 9.5.6). */
 void uvas_shmem_ctx_destroy_team(shmem_team_t team);
+/* shmem_team_destroy's part in teams (team.c): the team's slot and record
+ * go; the predefined teams are refused (reported), SHMEM_TEAM_INVALID is
+ * nothing to do. Status. */
+int uvas_shmem_team_unmake(shmem_team_t team);
 
 /* nelems * elem into *bytes; an overflow is reported (false). */
 static inline bool uvas_shmem_bytes(const char *call, size_t nelems, size_t elem,

@@ -384,13 +384,13 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
     return st != UVAS_OK || st2 != UVAS_OK;
 }
 
-void shmem_team_destroy(shmem_team_t team)
+int uvas_shmem_team_unmake(shmem_team_t team)
 {
     if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED || team == SHMEM_TEAM_INVALID) {
         if (team != SHMEM_TEAM_INVALID)
             uvas_shmem_fail("shmem_team_destroy", UVAS_ERR_INVAL, "the predefined teams "
                             "cannot be destroyed");
-        return;
+        return UVAS_ERR_INVAL;
     }
     for (struct uvas_shmem_team_reg **pp = &made; *pp; pp = &(*pp)->next) {
         struct uvas_shmem_team_reg *r = *pp;
@@ -403,11 +403,10 @@ void shmem_team_destroy(shmem_team_t team)
             shared |= o != r && o->t.slot == r->t.slot;
         if (!shared)
             *used &= ~(1ull << r->t.slot);
-        uvas_shmem_ctx_destroy_team(team);
         *pp = r->next;
         free(r);
-        return;
+        return UVAS_OK;
     }
-    uvas_shmem_fail("shmem_team_destroy", UVAS_ERR_INVAL, "team handle %p is not a team of "
-                    "this PE", (void *)team);
+    return uvas_shmem_fail("shmem_team_destroy", UVAS_ERR_INVAL, "team handle %p is not a "
+                           "team of this PE", (void *)team);
 }

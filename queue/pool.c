@@ -1,0 +1,387 @@
+/*
+ * Pools and queue-ordered allocation. A pool keeps the memory of freed
+ * allocations, each with the point of the queue where it was freed, and
+ * gives it to a later allocation of the same size class when that is safe:
+ * on the same queue always (its uses come after the free), on another
+ * when the pool's reuse policy proves the point passed (uvas_queue.h).
+ * Memory comes from uvas_malloc_hint in power-of-two classes, so every
+ * allocation is an ordinary uvas allocation.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "queue/pool.h"
+#include "queue/queue.h"
+#include "uvas/status.h"
+
+#define MIN_CLASS 256
+
+struct blk {
+    struct blk *next;
+    void *ptr;
+    size_t size;            /* the class */
+    struct uvas_queue *q;   /* cached: freed on q (referenced) at point */
+    uint64_t point;
+};
+
+struct uvas_pool {
+    struct uvas_pool *next; /* in the registry */
+    pthread_mutex_t mu;
+    struct uvas_pool_props props;
+    struct uvas_pool_usage use;
+    struct blk *live, *cache;
+    size_t nlive;
+    int is_default;
+};
+
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct uvas_pool *pools, *default_pool;
+
+static unsigned hint_of(int location)
+{
+    return location == UVAS_POOL_HOST ? UVAS_HINT_HOST :
+           location == UVAS_POOL_DEVICE ? UVAS_HINT_DEVICE : 0;
+}
+
+static size_t class_of(size_t size)
+{
+    size_t c = MIN_CLASS;
+    while (c < size && c <= SIZE_MAX / 2)
+        c *= 2;
+    return c < size ? 0 : c;
+}
+
+static int check_props(const struct uvas_pool_props *props)
+{
+    if (!props)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_create: props is NULL");
+    if (props->location < UVAS_POOL_UNIFIED || props->location > UVAS_POOL_DEVICE)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_create: location %d is not "
+                         "UVAS_POOL_UNIFIED, _HOST or _DEVICE", props->location);
+    if (props->reuse & ~UVAS_POOL_REUSE_ALL)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_create: unknown reuse bits %#x",
+                         props->reuse & ~UVAS_POOL_REUSE_ALL);
+    return UVAS_OK;
+}
+
+static struct uvas_pool *pool_new(const struct uvas_pool_props *props)
+{
+    struct uvas_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    pthread_mutex_init(&p->mu, NULL);
+    p->props = *props;
+    pthread_mutex_lock(&reg_mu);
+    p->next = pools;
+    pools = p;
+    pthread_mutex_unlock(&reg_mu);
+    return p;
+}
+
+int uvas_pool_create(const struct uvas_pool_props *props, uvas_pool_t **out)
+{
+    uvas_clear_error();
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_create: out is NULL");
+    *out = NULL;
+    int rc = check_props(props);
+    if (rc)
+        return rc;
+    struct uvas_pool *p = pool_new(props);
+    if (!p)
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_pool_create: no memory for a pool");
+    *out = p;
+    return UVAS_OK;
+}
+
+int uvas_pool_get_default(uvas_pool_t **out)
+{
+    uvas_clear_error();
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_get_default: out is NULL");
+    static const struct uvas_pool_props props = {UVAS_POOL_UNIFIED, 0, UVAS_POOL_REUSE_ALL};
+    pthread_mutex_lock(&reg_mu);
+    struct uvas_pool *p = default_pool;
+    pthread_mutex_unlock(&reg_mu);
+    if (!p) {
+        struct uvas_pool *n = pool_new(&props);
+        if (!n)
+            return uvas_fail(UVAS_ERR_NOMEM, "uvas_pool_get_default: no memory for a pool");
+        n->is_default = 1;
+        pthread_mutex_lock(&reg_mu);
+        if (!default_pool)
+            default_pool = n;
+        p = default_pool;
+        pthread_mutex_unlock(&reg_mu);
+        /* a racing thread's pool stays registered, empty; harmless */
+    }
+    *out = p;
+    return UVAS_OK;
+}
+
+static void note_use(struct uvas_pool *p)
+{
+    if (p->use.used > p->use.used_high)
+        p->use.used_high = p->use.used;
+    if (p->use.reserved > p->use.reserved_high)
+        p->use.reserved_high = p->use.reserved;
+}
+
+/* A cached block of class c that may serve an allocation on q now; NULL
+ * if none (unlinked from the cache, its queue reference dropped). */
+static struct blk *reuse(struct uvas_pool *p, size_t c, struct uvas_queue *q, bool any,
+                         struct uvas_queue **dep_q, uint64_t *dep_point)
+{
+    unsigned r = p->props.reuse;
+    for (struct blk **pp = &p->cache; *pp; pp = &(*pp)->next) {
+        struct blk *b = *pp;
+        if (b->size != c)
+            continue;
+        bool ok = b->q == q ||
+                  ((r & UVAS_POOL_REUSE_FOLLOW_EVENTS) &&
+                   uvas_queue_ordered_after(q, b->q, b->point)) ||
+                  ((r & UVAS_POOL_REUSE_OPPORTUNISTIC) && uvas_queue_passed(b->q, b->point));
+        if (!ok && !any)
+            continue;
+        if (!ok) { /* internal dependency: the caller makes q wait for it */
+            *dep_q = b->q;
+            *dep_point = b->point;
+        } else {
+            uvas_queue_unref(b->q);
+        }
+        *pp = b->next;
+        b->q = NULL;
+        return b;
+    }
+    return NULL;
+}
+
+void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
+{
+    static const char fn[] = "uvas_malloc_from_pool_async";
+    uvas_clear_error();
+    int rc = uvas_queue_check(q, fn);
+    size_t c = class_of(size);
+    if (!rc && !p)
+        rc = uvas_fail(UVAS_ERR_INVAL, "%s: the pool is NULL", fn);
+    if (!rc && (size == 0 || c == 0))
+        rc = uvas_fail(UVAS_ERR_INVAL, "%s: size %zu (0, or too large)", fn, size);
+    if (rc) {
+        errno = EINVAL;
+        return NULL;
+    }
+    struct uvas_queue *dep_q = NULL;
+    uint64_t dep_point = 0;
+    pthread_mutex_lock(&p->mu);
+    struct blk *b = reuse(p, c, q, false, &dep_q, &dep_point);
+    pthread_mutex_unlock(&p->mu);
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        void *mem = b ? uvas_malloc_hint(c, hint_of(p->props.location)) : NULL;
+        if (!mem) {
+            free(b);
+            b = NULL;
+            if (p->props.reuse & UVAS_POOL_REUSE_INTERNAL_DEPS) {
+                pthread_mutex_lock(&p->mu);
+                b = reuse(p, c, q, true, &dep_q, &dep_point);
+                pthread_mutex_unlock(&p->mu);
+            }
+            if (!b) {
+                uvas_fail(UVAS_ERR_NOMEM, "%s: no memory for %zu bytes", fn, size);
+                errno = ENOMEM;
+                return NULL;
+            }
+            if (dep_q) {
+                rc = uvas_queue_enqueue_wait(q, dep_q, dep_point);
+                if (rc) { /* could not order it: back to the cache, as it was */
+                    pthread_mutex_lock(&p->mu);
+                    b->q = dep_q;
+                    b->point = dep_point;
+                    b->next = p->cache;
+                    p->cache = b;
+                    pthread_mutex_unlock(&p->mu);
+                    errno = ENOMEM;
+                    return NULL;
+                }
+                uvas_queue_unref(dep_q);
+            }
+        } else {
+            b->ptr = mem;
+            b->size = c;
+            pthread_mutex_lock(&p->mu);
+            p->use.reserved += c;
+            pthread_mutex_unlock(&p->mu);
+        }
+    }
+    pthread_mutex_lock(&p->mu);
+    b->next = p->live;
+    p->live = b;
+    p->nlive++;
+    p->use.used += b->size;
+    note_use(p);
+    pthread_mutex_unlock(&p->mu);
+    return b->ptr;
+}
+
+void *uvas_malloc_async(size_t size, uvas_queue_t *q)
+{
+    uvas_pool_t *p;
+    if (uvas_pool_get_default(&p) != UVAS_OK) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return uvas_malloc_from_pool_async(size, p, q);
+}
+
+int uvas_free_async(void *ptr, uvas_queue_t *q)
+{
+    static const char fn[] = "uvas_free_async";
+    uvas_clear_error();
+    if (!ptr)
+        return UVAS_OK;
+    int rc = uvas_queue_check(q, fn);
+    if (rc)
+        return rc;
+    uint64_t point = uvas_queue_point(q);
+    bool twice = false;
+    pthread_mutex_lock(&reg_mu);
+    for (struct uvas_pool *p = pools; p; p = p->next) {
+        pthread_mutex_lock(&p->mu);
+        for (struct blk **pp = &p->live; *pp; pp = &(*pp)->next) {
+            struct blk *b = *pp;
+            if (b->ptr != ptr)
+                continue;
+            *pp = b->next;
+            p->nlive--;
+            p->use.used -= b->size;
+            uvas_queue_ref(q);
+            b->q = q;
+            b->point = point;
+            b->next = p->cache;
+            p->cache = b;
+            pthread_mutex_unlock(&p->mu);
+            pthread_mutex_unlock(&reg_mu);
+            return UVAS_OK;
+        }
+        for (struct blk *b = p->cache; b && !twice; b = b->next)
+            twice = b->ptr == ptr;
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_unlock(&reg_mu);
+    if (twice)
+        return uvas_fail(UVAS_ERR_DOUBLE_FREE, "%s: %p was freed before (uvas_free_async)",
+                         fn, ptr);
+    struct uvas_ptr_info info;
+    if (uvas_query(ptr, &info) == UVAS_OK)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %p is not from uvas_malloc_async (it is an "
+                         "allocation of uvas_malloc and friends: free it with uvas_free)",
+                         fn, ptr);
+    return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not from uvas_malloc_async", fn, ptr);
+}
+
+/* Free cached blocks whose points have passed while the pool holds more
+ * than keep bytes; wait: wait for the points instead of skipping. */
+static void release(struct uvas_pool *p, size_t keep, bool wait)
+{
+    struct blk *out = NULL;
+    pthread_mutex_lock(&p->mu);
+    for (struct blk **pp = &p->cache; *pp && p->use.reserved > keep;) {
+        struct blk *b = *pp;
+        if (!wait && !uvas_queue_passed(b->q, b->point)) {
+            pp = &b->next;
+            continue;
+        }
+        *pp = b->next;
+        p->use.reserved -= b->size;
+        b->next = out;
+        out = b;
+    }
+    pthread_mutex_unlock(&p->mu);
+    while (out) {
+        struct blk *b = out;
+        out = b->next;
+        uvas_queue_wait_point(b->q, b->point);
+        uvas_queue_unref(b->q);
+        uvas_free(b->ptr);
+        free(b);
+    }
+}
+
+void uvas_pool_release_all(void)
+{
+    pthread_mutex_lock(&reg_mu);
+    for (struct uvas_pool *p = pools; p; p = p->next)
+        release(p, p->props.release_threshold, false);
+    pthread_mutex_unlock(&reg_mu);
+}
+
+int uvas_pool_trim_to(uvas_pool_t *p, size_t keep)
+{
+    uvas_clear_error();
+    if (!p)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_trim_to: the pool is NULL");
+    release(p, keep, false);
+    return UVAS_OK;
+}
+
+int uvas_pool_set_threshold(uvas_pool_t *p, size_t release_threshold)
+{
+    uvas_clear_error();
+    if (!p)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_set_threshold: the pool is NULL");
+    pthread_mutex_lock(&p->mu);
+    p->props.release_threshold = release_threshold;
+    pthread_mutex_unlock(&p->mu);
+    return UVAS_OK;
+}
+
+int uvas_pool_get_usage(uvas_pool_t *p, struct uvas_pool_usage *out)
+{
+    uvas_clear_error();
+    if (!p || !out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_get_usage: the pool or out is NULL");
+    pthread_mutex_lock(&p->mu);
+    *out = p->use;
+    pthread_mutex_unlock(&p->mu);
+    return UVAS_OK;
+}
+
+int uvas_pool_reset_high(uvas_pool_t *p)
+{
+    uvas_clear_error();
+    if (!p)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_reset_high: the pool is NULL");
+    pthread_mutex_lock(&p->mu);
+    p->use.used_high = p->use.used;
+    p->use.reserved_high = p->use.reserved;
+    pthread_mutex_unlock(&p->mu);
+    return UVAS_OK;
+}
+
+int uvas_pool_destroy(uvas_pool_t *p)
+{
+    uvas_clear_error();
+    if (!p)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: the pool is NULL");
+    if (p->is_default)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: the default pool stays");
+    pthread_mutex_lock(&p->mu);
+    size_t live = p->nlive;
+    pthread_mutex_unlock(&p->mu);
+    if (live)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: %zu allocation%s of the pool "
+                         "%s live: uvas_free_async %s first", live, live == 1 ? "" : "s",
+                         live == 1 ? "is" : "are", live == 1 ? "it" : "them");
+    pthread_mutex_lock(&reg_mu);
+    for (struct uvas_pool **pp = &pools; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    pthread_mutex_unlock(&reg_mu);
+    release(p, 0, true);
+    pthread_mutex_destroy(&p->mu);
+    free(p);
+    return UVAS_OK;
+}

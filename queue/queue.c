@@ -1,0 +1,398 @@
+/*
+ * Queues: a thread per queue runs its operations in the order they were
+ * enqueued (queue.h). The enqueuing thread only links an operation in;
+ * the work (a launch, a migration, a copy, a host function, a wait for
+ * another queue's point) happens on the queue's thread, through the same
+ * public calls a program makes, so every guarantee of those calls holds.
+ * After a failure the queue skips what follows until a sync reports it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue/queue.h"
+#include "uvas/status.h"
+
+enum op_kind { OP_LAUNCH, OP_MIGRATE, OP_COPY, OP_HOST, OP_WAIT };
+
+struct uvas_queue_op {
+    struct uvas_queue_op *next;
+    enum op_kind kind;
+    uint64_t seq;
+    union {
+        struct {
+            uvas_kernel_t *k;
+            uint32_t groups[3];
+            void *args;
+            size_t size;
+            unsigned flags;
+        } launch;
+        struct {
+            const void *ptr;
+            size_t len;
+            int location;
+        } migrate;
+        struct {
+            void *dst;
+            const void *src;
+            size_t n;
+        } copy;
+        struct {
+            void (*fn)(void *);
+            void *arg;
+        } host;
+        struct {
+            struct uvas_queue *q;
+            uint64_t value;
+        } wait;
+    } u;
+};
+
+int uvas_queue_check(struct uvas_queue *q, const char *fn)
+{
+    if (!q)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the queue is NULL (uvas_queue_create makes one)",
+                         fn);
+    pthread_mutex_lock(&q->mu);
+    bool stopped = q->stop;
+    pthread_mutex_unlock(&q->mu);
+    if (stopped)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the queue %p was destroyed", fn, (void *)q);
+    return UVAS_OK;
+}
+
+static int run_op(struct uvas_queue_op *op)
+{
+    switch (op->kind) {
+    case OP_LAUNCH:
+        return uvas_kernel_launch(op->u.launch.k, op->u.launch.groups, op->u.launch.args,
+                                  op->u.launch.size, op->u.launch.flags);
+    case OP_MIGRATE:
+        return uvas_migrate(op->u.migrate.ptr, op->u.migrate.len, op->u.migrate.location, 0);
+    case OP_COPY:
+        memcpy(op->u.copy.dst, op->u.copy.src, op->u.copy.n);
+        return UVAS_OK;
+    case OP_HOST:
+        op->u.host.fn(op->u.host.arg);
+        return UVAS_OK;
+    case OP_WAIT:
+        uvas_queue_wait_point(op->u.wait.q, op->u.wait.value);
+        return UVAS_OK;
+    }
+    return UVAS_ERR_INVAL;
+}
+
+static void free_op(struct uvas_queue_op *op)
+{
+    if (op->kind == OP_LAUNCH)
+        free(op->u.launch.args);
+    if (op->kind == OP_WAIT)
+        uvas_queue_unref(op->u.wait.q);
+    free(op);
+}
+
+static void *worker(void *arg)
+{
+    struct uvas_queue *q = arg;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->head && !q->stop)
+            pthread_cond_wait(&q->work, &q->mu);
+        struct uvas_queue_op *op = q->head;
+        if (!op)
+            break; /* stopped and drained */
+        q->head = op->next;
+        if (!q->head)
+            q->tail = NULL;
+        bool skip = q->error != 0 && op->kind != OP_WAIT;
+        pthread_mutex_unlock(&q->mu);
+        int rc = skip ? UVAS_OK : run_op(op);
+        char msg[sizeof q->message];
+        if (rc != UVAS_OK)
+            snprintf(msg, sizeof msg, "%s", uvas_last_error());
+        pthread_mutex_lock(&q->mu);
+        if (rc != UVAS_OK && !q->error) {
+            q->error = rc;
+            memcpy(q->message, msg, sizeof msg);
+        }
+        q->completed = op->seq;
+        pthread_cond_broadcast(&q->done);
+        pthread_mutex_unlock(&q->mu);
+        free_op(op);
+        pthread_mutex_lock(&q->mu);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+int uvas_queue_create(uvas_queue_t **out)
+{
+    uvas_clear_error();
+    if (!out)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_queue_create: out is NULL");
+    *out = NULL;
+    struct uvas_queue *q = calloc(1, sizeof *q);
+    if (!q)
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_queue_create: no memory for a queue");
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->work, NULL);
+    pthread_cond_init(&q->done, NULL);
+    q->refs = 1;
+    int e = pthread_create(&q->thread, NULL, worker, q);
+    if (e) {
+        free(q);
+        return uvas_fail(UVAS_ERR_SYS, "uvas_queue_create: no thread for the queue (%s)",
+                         strerror(e));
+    }
+    *out = q;
+    return UVAS_OK;
+}
+
+void uvas_queue_ref(struct uvas_queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->refs++;
+    pthread_mutex_unlock(&q->mu);
+}
+
+void uvas_queue_unref(struct uvas_queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    bool last = --q->refs == 0;
+    pthread_mutex_unlock(&q->mu);
+    if (!last)
+        return;
+    for (size_t i = 0; i < q->ndeps; i++)
+        uvas_queue_unref(q->deps[i].q);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->work);
+    pthread_cond_destroy(&q->done);
+    free(q->deps);
+    free(q);
+}
+
+uint64_t uvas_queue_point(struct uvas_queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    uint64_t v = q->submitted;
+    pthread_mutex_unlock(&q->mu);
+    return v;
+}
+
+bool uvas_queue_passed(struct uvas_queue *q, uint64_t value)
+{
+    pthread_mutex_lock(&q->mu);
+    bool passed = q->completed >= value;
+    pthread_mutex_unlock(&q->mu);
+    return passed;
+}
+
+void uvas_queue_wait_point(struct uvas_queue *q, uint64_t value)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->completed < value)
+        pthread_cond_wait(&q->done, &q->mu);
+    pthread_mutex_unlock(&q->mu);
+}
+
+/* Link op in; it runs after everything enqueued before it. */
+static int enqueue(struct uvas_queue *q, struct uvas_queue_op *op, const char *fn)
+{
+    pthread_mutex_lock(&q->mu);
+    if (q->stop) {
+        pthread_mutex_unlock(&q->mu);
+        free_op(op);
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the queue %p was destroyed", fn, (void *)q);
+    }
+    op->seq = ++q->submitted;
+    if (q->tail)
+        q->tail->next = op;
+    else
+        q->head = op;
+    q->tail = op;
+    pthread_cond_signal(&q->work);
+    pthread_mutex_unlock(&q->mu);
+    return UVAS_OK;
+}
+
+static struct uvas_queue_op *new_op(enum op_kind kind, const char *fn)
+{
+    struct uvas_queue_op *op = calloc(1, sizeof *op);
+    if (!op)
+        uvas_fail(UVAS_ERR_NOMEM, "%s: no memory to enqueue", fn);
+    else
+        op->kind = kind;
+    return op;
+}
+
+int uvas_queue_launch(uvas_queue_t *q, uvas_kernel_t *k, const uint32_t groups[3],
+                      const void *args, size_t args_size, unsigned flags)
+{
+    static const char fn[] = "uvas_queue_launch";
+    uvas_clear_error();
+    int rc = uvas_queue_check(q, fn);
+    if (rc)
+        return rc;
+    if (!k || !groups || (args_size && !args))
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the kernel, groups or args is NULL", fn);
+    struct uvas_queue_op *op = new_op(OP_LAUNCH, fn);
+    if (!op)
+        return UVAS_ERR_NOMEM;
+    op->u.launch.k = k;
+    memcpy(op->u.launch.groups, groups, sizeof op->u.launch.groups);
+    op->u.launch.size = args_size;
+    op->u.launch.flags = flags;
+    if (args_size) {
+        op->u.launch.args = malloc(args_size);
+        if (!op->u.launch.args) {
+            free(op);
+            return uvas_fail(UVAS_ERR_NOMEM, "%s: no memory for the arguments", fn);
+        }
+        memcpy(op->u.launch.args, args, args_size);
+    }
+    return enqueue(q, op, fn);
+}
+
+int uvas_queue_migrate(uvas_queue_t *q, const void *ptr, size_t len, int location)
+{
+    static const char fn[] = "uvas_queue_migrate";
+    uvas_clear_error();
+    int rc = uvas_queue_check(q, fn);
+    if (rc)
+        return rc;
+    if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: location %d is neither UVAS_LOC_HOST nor "
+                         "UVAS_LOC_DEVICE", fn, location);
+    struct uvas_ptr_info info;
+    rc = uvas_query(ptr, &info);
+    if (rc)
+        return uvas_fail(rc, "%s: %p is not in a live uvas allocation", fn, ptr);
+    struct uvas_queue_op *op = new_op(OP_MIGRATE, fn);
+    if (!op)
+        return UVAS_ERR_NOMEM;
+    op->u.migrate.ptr = ptr;
+    op->u.migrate.len = len;
+    op->u.migrate.location = location;
+    return enqueue(q, op, fn);
+}
+
+int uvas_queue_copy(uvas_queue_t *q, void *dst, const void *src, size_t n)
+{
+    static const char fn[] = "uvas_queue_copy";
+    uvas_clear_error();
+    int rc = uvas_queue_check(q, fn);
+    if (rc)
+        return rc;
+    if (n && (!dst || !src))
+        return uvas_fail(UVAS_ERR_INVAL, "%s: dst or src is NULL", fn);
+    struct uvas_queue_op *op = new_op(OP_COPY, fn);
+    if (!op)
+        return UVAS_ERR_NOMEM;
+    op->u.copy.dst = dst;
+    op->u.copy.src = src;
+    op->u.copy.n = n;
+    return enqueue(q, op, fn);
+}
+
+int uvas_queue_host_fn(uvas_queue_t *q, void (*fnp)(void *), void *arg)
+{
+    static const char fn[] = "uvas_queue_host_fn";
+    uvas_clear_error();
+    int rc = uvas_queue_check(q, fn);
+    if (rc)
+        return rc;
+    if (!fnp)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the function is NULL", fn);
+    struct uvas_queue_op *op = new_op(OP_HOST, fn);
+    if (!op)
+        return UVAS_ERR_NOMEM;
+    op->u.host.fn = fnp;
+    op->u.host.arg = arg;
+    return enqueue(q, op, fn);
+}
+
+bool uvas_queue_ordered_after(struct uvas_queue *q, struct uvas_queue *other, uint64_t value)
+{
+    bool yes = false;
+    pthread_mutex_lock(&q->mu);
+    for (size_t i = 0; i < q->ndeps && !yes; i++)
+        yes = q->deps[i].q == other && q->deps[i].value >= value;
+    pthread_mutex_unlock(&q->mu);
+    return yes;
+}
+
+int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint64_t value)
+{
+    static const char fn[] = "uvas_queue_wait_event";
+    if (q == other)
+        return UVAS_OK; /* a queue's own earlier point has passed when this runs */
+    struct uvas_queue_op *op = new_op(OP_WAIT, fn);
+    if (!op)
+        return UVAS_ERR_NOMEM;
+    uvas_queue_ref(other); /* the operation's */
+    op->u.wait.q = other;
+    op->u.wait.value = value;
+    /* Remember the dependency (one entry per other queue, the highest),
+     * holding a reference so that the address names the same queue. The
+     * reference is taken before q's lock: two queues never hold each
+     * other's locks. */
+    uvas_queue_ref(other);
+    bool kept = false;
+    pthread_mutex_lock(&q->mu);
+    size_t i = 0;
+    while (i < q->ndeps && q->deps[i].q != other)
+        i++;
+    if (i == q->ndeps && q->ndeps == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 4;
+        struct uvas_queue_dep *d = realloc(q->deps, cap * sizeof *d);
+        if (d) {
+            q->deps = d;
+            q->cap = cap;
+        }
+    }
+    if (i < q->ndeps) {
+        if (q->deps[i].value < value)
+            q->deps[i].value = value;
+    } else if (i < q->cap) {
+        q->deps[q->ndeps++] = (struct uvas_queue_dep){other, value};
+        kept = true;
+    }
+    pthread_mutex_unlock(&q->mu);
+    if (!kept)
+        uvas_queue_unref(other);
+    return enqueue(q, op, fn);
+}
+
+int uvas_queue_drain(struct uvas_queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->completed < q->submitted)
+        pthread_cond_wait(&q->done, &q->mu);
+    int rc = q->error;
+    char msg[sizeof q->message];
+    memcpy(msg, q->message, sizeof msg);
+    q->error = 0;
+    q->message[0] = '\0';
+    pthread_mutex_unlock(&q->mu);
+    if (rc)
+        return uvas_fail(rc, "%s", msg);
+    return UVAS_OK;
+}
+
+void uvas_queue_stop(struct uvas_queue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->stop = true;
+    pthread_cond_signal(&q->work);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->thread, NULL);
+    /* A destroyed queue allocates no more: its dependencies go (two queues
+     * that waited for each other would otherwise keep each other). */
+    pthread_mutex_lock(&q->mu);
+    size_t n = q->ndeps;
+    q->ndeps = 0;
+    pthread_mutex_unlock(&q->mu);
+    for (size_t i = 0; i < n; i++)
+        uvas_queue_unref(q->deps[i].q);
+}

@@ -1,0 +1,60 @@
+/*
+ * What the queue floor's files share: a queue is a list of operations a
+ * thread of its own runs in order; its counters say how many were
+ * enqueued (submitted) and have run (completed), so a point of a queue is
+ * a value of submitted, passed once completed reaches it.
+ */
+#ifndef UVAS_QUEUE_QUEUE_H
+#define UVAS_QUEUE_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "uvas_queue.h"
+
+struct uvas_queue_op;
+
+/* A point of another queue this one has waited for (pool.c's
+ * UVAS_POOL_REUSE_FOLLOW_EVENTS reads them). */
+struct uvas_queue_dep {
+    struct uvas_queue *q;
+    uint64_t value;
+};
+
+struct uvas_queue {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* an operation was enqueued, or stop */
+    pthread_cond_t done; /* completed moved */
+    struct uvas_queue_op *head, *tail;
+    uint64_t submitted, completed;
+    int error;           /* the first failed operation's status, until sync */
+    char message[256];   /* and its message */
+    bool stop;
+    int refs;            /* the creator, events, pool blocks freed on it */
+    pthread_t thread;
+    struct uvas_queue_dep *deps;
+    size_t ndeps, cap;
+};
+
+void uvas_queue_ref(struct uvas_queue *q);
+void uvas_queue_unref(struct uvas_queue *q);
+/* Has q's point `value` passed? Wait until it has. */
+bool uvas_queue_passed(struct uvas_queue *q, uint64_t value);
+void uvas_queue_wait_point(struct uvas_queue *q, uint64_t value);
+/* q's current point (after everything enqueued so far). */
+uint64_t uvas_queue_point(struct uvas_queue *q);
+/* Has q waited for a point of `other` at or past value? */
+bool uvas_queue_ordered_after(struct uvas_queue *q, struct uvas_queue *other, uint64_t value);
+/* Enqueue a wait for other's point value on q (and remember it). Status. */
+int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint64_t value);
+/* NULL or a destroyed queue: reported (UVAS_ERR_INVAL) for fn. */
+int uvas_queue_check(struct uvas_queue *q, const char *fn);
+
+/* Wait for everything enqueued; the first error since the last drain,
+ * reported in this thread (and cleared). */
+int uvas_queue_drain(struct uvas_queue *q);
+/* End the queue's thread (after a drain) and drop its dependencies. */
+void uvas_queue_stop(struct uvas_queue *q);
+
+#endif
