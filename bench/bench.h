@@ -17,6 +17,7 @@ int bench_first_touch(int argc, char **argv);
 int bench_query(int argc, char **argv);
 int bench_migrate(int argc, char **argv);
 int bench_kernel(int argc, char **argv);
+int bench_queue(int argc, char **argv);
 
 /* A figure for the performance guard (scripts/perf-check.py): a line
  * "metric NAME VALUE", NAME from a printf format with one %s. */

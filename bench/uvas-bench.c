@@ -36,6 +36,8 @@ static const struct {
      "[-s MiB[,MiB...]] [-r reps]  uvas_migrate vs bare vkCmdCopyBuffer; CPU faults on device blocks"},
     {"kernel", bench_kernel,
      "[-s MiB] [-r reps]  a triad kernel over uvas pointers vs plain buffer device addresses"},
+    {"queue", bench_queue,
+     "[-n iters] [-m MiB]  alloc/launch/free loops on a queue (uvas_malloc_async) vs synchronous"},
 };
 
 static void usage(FILE *f)

@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|exp|bench|multi|hardening|guard|all]
+# them. usage: scripts/device-run.sh [tests|gpu|queue|exp|bench|multi|hardening|guard|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -62,6 +62,13 @@ if [ "$what" = gpu ] || [ "$what" = all ]; then
     # Kernels over uvas pointers (tests/gpu) and what translation costs.
     run_tests "gpu tests" 180 "$B"/tests/gpu/test-gpu-*
     "$B"/bench/uvas-bench kernel -s "${KERNEL_MIB:-256}" -r 9 2>&1 | tee "$OUT/kernel.txt"
+fi
+if [ "$what" = queue ] || [ "$what" = all ]; then
+    # Queue-ordered allocation beside cudaMallocAsync (docs/queues.md).
+    "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue.txt"
+    command -v nvcc >/dev/null &&
+        nvcc -O2 -arch=sm_90 -o /tmp/malloc-async bench/cuda/malloc-async.cu &&
+        /tmp/malloc-async "${QUEUE_ITERS:-1000}" | tee "$OUT/cuda-queue.txt"
 fi
 if [ "$what" = exp ] || [ "$what" = all ]; then
     # uvas-exp's workloads under uvas's policies beside CUDA UM's (docs/experiments.md).

@@ -1,0 +1,134 @@
+/*
+ * uvas-bench queue: queue-ordered allocation in a loop, as a program that
+ * allocates per kernel does: for each size, iterations of
+ * uvas_malloc_async, a kernel that writes every element, uvas_free_async,
+ * all on one queue, then one sync. Time per iteration (enqueueing and
+ * running), and the memory the pool holds at the end. Beside it, the same
+ * loop with uvas_malloc/uvas_free and a synchronous launch (what a
+ * program without queues does). bench/cuda/malloc-async.cu runs the loop
+ * on cudaMallocAsync/cudaFreeAsync (scripts/device-run.sh queue).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "uvas.h"
+#include "uvas_gpu.h"
+#include "uvas_queue.h"
+
+#ifdef UVAS_BENCH_KERNELS
+static const uint32_t fill_spv[] =
+#include "fill.spv.h"
+    ;
+#endif
+
+struct fill_args {
+    uint64_t x;
+    uint32_t n, v;
+};
+
+static uint32_t groups_for(size_t n)
+{
+    size_t g = (n + 255) / 256;
+    return g > 1024 ? 1024 : (uint32_t)g;
+}
+
+int bench_queue(int argc, char **argv)
+{
+#ifndef UVAS_BENCH_KERNELS
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "queue: not built (no glslc when uvas was configured)\n");
+    return 77;
+#else
+    int iters = 1000;
+    size_t max_mib = 64;
+    int opt;
+    optind = 1;
+    while ((opt = getopt(argc, argv, "n:m:")) != -1) {
+        if (opt == 'n')
+            iters = atoi(optarg);
+        else if (opt == 'm')
+            max_mib = strtoull(optarg, NULL, 10);
+        else {
+            fprintf(stderr, "usage: uvas-bench queue [-n iterations] [-m max MiB]\n");
+            return 2;
+        }
+    }
+    if (iters < 1) {
+        fprintf(stderr, "queue: -n must be at least 1\n");
+        return 2;
+    }
+    uvas_kernel_t *k;
+    if (uvas_kernel_load(fill_spv, sizeof fill_spv, "main", &k)) {
+        fprintf(stderr, "queue: %s\n", uvas_last_error());
+        return uvas_last_error()[0] ? 77 : 1;
+    }
+    uvas_queue_t *q;
+    uvas_pool_t *pool;
+    if (uvas_queue_create(&q) || uvas_pool_get_default(&pool)) {
+        fprintf(stderr, "queue: %s\n", uvas_last_error());
+        return 1;
+    }
+    /* Warm up: the first launch builds the pipeline. */
+    void *w = uvas_malloc(4096);
+    struct fill_args wa = {(uintptr_t)w, 1024, 0};
+    if (!w || uvas_kernel_launch(k, (uint32_t[3]){4, 1, 1}, &wa, sizeof wa, 0)) {
+        fprintf(stderr, "queue: warm-up: %s\n", uvas_last_error());
+        return 1;
+    }
+    uvas_free(w);
+    printf("queue: %d iterations per size of alloc, a kernel writing every element, free\n",
+           iters);
+    printf("  %10s %16s %16s %14s\n", "size", "async us/iter", "sync us/iter", "reserved end");
+    static const size_t sizes[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        size_t size = sizes[s];
+        if (size > max_mib << 20)
+            break;
+        struct fill_args a = {0, (uint32_t)(size / 4), 0};
+        uint32_t groups[3] = {groups_for(size / 4), 1, 1};
+        uint64_t t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++) {
+            void *p = uvas_malloc_async(size, q);
+            a.x = (uintptr_t)p;
+            a.v = (uint32_t)i;
+            if (!p || uvas_queue_launch(q, k, groups, &a, sizeof a, 0) ||
+                uvas_free_async(p, q)) {
+                fprintf(stderr, "queue: iteration %d: %s\n", i, uvas_last_error());
+                return 1;
+            }
+        }
+        if (uvas_queue_sync(q)) {
+            fprintf(stderr, "queue: %s\n", uvas_last_error());
+            return 1;
+        }
+        double async_us = (double)(bench_now_ns() - t0) / 1e3 / iters;
+        struct uvas_pool_usage u;
+        uvas_pool_get_usage(pool, &u);
+        /* The same without queues: allocate, launch (synchronous), free. */
+        t0 = bench_now_ns();
+        for (int i = 0; i < iters; i++) {
+            void *p = uvas_malloc(size);
+            a.x = (uintptr_t)p;
+            if (!p || uvas_kernel_launch(k, groups, &a, sizeof a, 0)) {
+                fprintf(stderr, "queue: sync iteration %d: %s\n", i, uvas_last_error());
+                return 1;
+            }
+            uvas_free(p);
+        }
+        double sync_us = (double)(bench_now_ns() - t0) / 1e3 / iters;
+        char name[32];
+        snprintf(name, sizeof name, "%zuK", size >> 10);
+        printf("  %10s %16.1f %16.1f %13zuK\n", name, async_us, sync_us, u.reserved >> 10);
+        bench_metric("queue.%s.async_us", async_us, name);
+        bench_metric("queue.%s.sync_us", sync_us, name);
+        bench_metric("queue.%s.reserved_kib", (double)(u.reserved >> 10), name);
+    }
+    uvas_queue_destroy(q);
+    uvas_kernel_free(k);
+    return 0;
+#endif
+}
