@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Write docs/queues.md's table from a run of `scripts/device-run.sh queue`:
+uvas-bench queue's output (queue.txt) beside bench/cuda/malloc-async.cu's
+(cuda-queue.txt) in the same run, as time per iteration and ratios.
+
+usage: queue-table.py RESULTS_DIR DOC   (RESULTS_DIR holds queue.txt,
+cuda-queue.txt and commit.txt)
+"""
+import os
+import re
+import sys
+
+
+def metrics(path):
+    m = {}
+    if os.path.exists(path):
+        for line in open(path):
+            x = re.match(r"metric (\S+) (\S+)", line)
+            if x:
+                m[x.group(1)] = float(x.group(2))
+    return m
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    d, doc = sys.argv[1], sys.argv[2]
+    u, c = metrics(os.path.join(d, "queue.txt")), metrics(os.path.join(d, "cuda-queue.txt"))
+    commit = open(os.path.join(d, "commit.txt")).read().strip()
+    sizes = [k.split(".")[1] for k in u if k.endswith(".async_us")]
+    lines = ["H100, one run at %s (`bench/results/%s`): microseconds per iteration of "
+             "allocate, a kernel writing every element, free, 1000 iterations on one queue; "
+             "the pool's reserved memory at the end." % (commit, os.path.basename(d.rstrip("/"))),
+             "",
+             "| size | uvas queue-ordered | uvas synchronous | cudaMallocAsync | "
+             "uvas queue / CUDA | reserved at end (uvas, CUDA) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for s in sizes:
+        a, sy = u["queue.%s.async_us" % s], u["queue.%s.sync_us" % s]
+        ca = c.get("cuda_queue.%s.async_us" % s)
+        r = u.get("queue.%s.reserved_kib" % s, 0)
+        cr = c.get("cuda_queue.%s.reserved_kib" % s)
+        lines.append("| %s | %.1f | %.1f | %s | %s | %d KiB, %s |" % (
+            s, a, sy, "%.1f" % ca if ca else "-", "%.1fx" % (a / ca) if ca else "-", r,
+            "%d KiB" % cr if cr is not None else "-"))
+    text = open(doc).read()
+    a, b = "<!-- queue-table -->", "<!-- /queue-table -->"
+    text = text[:text.index(a) + len(a)] + "\n" + "\n".join(lines) + "\n" + text[text.index(b):]
+    open(doc, "w").write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
