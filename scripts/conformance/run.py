@@ -38,7 +38,7 @@ LIBS = ["-lm"]
 
 
 def programs(suites):
-    """(suite, name, sources, extra cflags, include dir, args) for every program."""
+    """(suite, name, sources, extra cflags, include dir, args, PE counts or None)."""
     out = []
 
     def each_c(d, suite, skip=()):
@@ -46,13 +46,13 @@ def programs(suites):
             return
         for f in sorted(os.listdir(d)):
             if f.endswith(".c") and f[:-2] not in skip:
-                out.append((suite, f[:-2], [os.path.join(d, f)], [], d, []))
+                out.append((suite, f[:-2], [os.path.join(d, f)], [], d, [], None))
 
     sos = os.path.join(suites, "sos", "unit")
     each_c(sos, "sos-unit")
     if os.path.exists(os.path.join(sos, "rma_coverage.c")):
         out.append(("sos-unit", "rma_coverage_pshmem", [os.path.join(sos, "rma_coverage.c")],
-                    ["-DTEST_PSHMEM"], sos, []))
+                    ["-DTEST_PSHMEM"], sos, [], None))
     each_c(os.path.join(suites, "sos", "spec-example"), "sos-spec")
     each_c(os.path.join(suites, "uh", "feature_tests", "C"), "uh")
     osu = os.path.join(suites, "osu", "openshmem")
@@ -67,12 +67,16 @@ def programs(suites):
             flags = ["-D_ENABLE_OPENSHMEM_", "-DFIELD_WIDTH=18", "-DFLOAT_PRECISION=2",
                      "-I" + util, "-I" + osu]
             srcs = [os.path.join(osu, f)] + usrc
-            # The point-to-point ones take where their buffers live.
-            if "heap" in open(os.path.join(osu, f), errors="replace").read():
+            # The point-to-point ones take where their buffers live, and
+            # run on exactly two PEs (they refuse others).
+            text = open(os.path.join(osu, f), errors="replace").read()
+            two = [2] if "exactly two" in text or "npes != 2" in text else None
+            if "heap" in text:
                 for where in ("heap", "global"):
-                    out.append(("osu", "%s[%s]" % (f[:-2], where), srcs, flags, osu, [where]))
+                    out.append(("osu", "%s[%s]" % (f[:-2], where), srcs, flags, osu, [where],
+                                two))
             else:
-                out.append(("osu", f[:-2], srcs, flags, osu, []))
+                out.append(("osu", f[:-2], srcs, flags, osu, [], two))
     return out
 
 
@@ -94,7 +98,7 @@ def expected(path):
 
 
 def build(impl, cc, prog, bindir, logdir):
-    suite, name, srcs, extra, inc, _ = prog
+    suite, name, srcs, extra, inc = prog[:5]
     exe = os.path.join(bindir, impl, suite, name)
     log = os.path.join(logdir, impl, suite, name + ".build.txt")
     os.makedirs(os.path.dirname(exe), exist_ok=True)
@@ -202,6 +206,8 @@ def main():
             done += 1
             exe, blog = build(impl, ccs[impl], prog, bindir, logdir)
             for np_ in nps:
+                if prog[6] and np_ not in prog[6]:
+                    continue
                 key = suite + "/" + name
                 reason = exp.get((key, np_)) or exp.get((key, None)) or ""
                 if impl != "uvas":
