@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|queue|exp|bench|multi|hardening|guard|all]
+# them. usage: scripts/device-run.sh [tests|gpu|queue|exp|bench|globals|multi|hardening|guard|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -74,6 +74,11 @@ if [ "$what" = exp ] || [ "$what" = all ]; then
     # uvas-exp's workloads under uvas's policies beside CUDA UM's (docs/experiments.md).
     command -v nvcc >/dev/null &&
         scripts/exp-vs-cuda.sh "$OUT/exp-h100" "${EXP_MIB:-128}" "${EXP_REPS:-2}"
+fi
+if [ "$what" = globals ] || [ "$what" = all ]; then
+    # A peer's global by active message vs cross-memory attach (docs/transport.md).
+    use_mpi
+    timeout 120 mpirun -np 2 "$B/bench/globals-bench" 2>&1 | tee "$OUT/globals-bench.txt"
 fi
 if [ "$what" = multi ] || [ "$what" = all ]; then
     use_mpi
