@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -218,6 +219,30 @@ int uvas_os_resident(void *p, size_t bytes, unsigned char *vec)
         return uvas_fail(UVAS_ERR_SYS, "mincore of %zu bytes at %p: %s", bytes, p,
                          strerror(errno));
     return UVAS_OK;
+}
+
+static int peer_copy(int pid, void *local, uintptr_t remote, size_t bytes, bool write)
+{
+    struct iovec l = {local, bytes}, r = {(void *)remote, bytes};
+    ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                        : process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (got == (ssize_t)bytes)
+        return UVAS_OK;
+    int e = got < 0 ? errno : EFAULT;
+    return uvas_fail(e == EPERM || e == ENOSYS ? UVAS_ERR_PERM : UVAS_ERR_SYS,
+                     "process_vm_%sv of %zu bytes %s pid %d at %#lx: %s",
+                     write ? "write" : "read", bytes, write ? "to" : "from", pid,
+                     (unsigned long)remote, got < 0 ? strerror(e) : "a partial copy");
+}
+
+int uvas_os_peer_read(int pid, void *local, uintptr_t remote, size_t bytes)
+{
+    return peer_copy(pid, local, remote, bytes, false);
+}
+
+int uvas_os_peer_write(int pid, const void *local, uintptr_t remote, size_t bytes)
+{
+    return peer_copy(pid, (void *)local, remote, bytes, true);
 }
 
 const char *uvas_os_layout(const void *a, size_t len, char *buf, size_t n)

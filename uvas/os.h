@@ -83,6 +83,12 @@ bool uvas_os_all_mapped(void *p, size_t bytes);
 /* One byte per page of [p, p+bytes): bit 0 set where the page is in memory
  * (mincore(2)). Status. */
 int uvas_os_resident(void *p, size_t bytes, unsigned char *vec);
+/* Copy bytes between this process and process pid (same node) without
+ * its help: cross-memory attach (process_vm_readv/writev), which needs
+ * ptrace permission over it. UVAS_ERR_PERM when that is refused (Yama,
+ * containers), UVAS_ERR_SYS otherwise; a partial copy is an error. */
+int uvas_os_peer_read(int pid, void *local, uintptr_t remote, size_t bytes);
+int uvas_os_peer_write(int pid, const void *local, uintptr_t remote, size_t bytes);
 /* What maps [p, p+bytes) now (from /proc/self/maps), into buf, for error
  * messages: a failed move is a kernel's or driver's view of our layout. */
 const char *uvas_os_layout(const void *p, size_t bytes, char *buf, size_t n);

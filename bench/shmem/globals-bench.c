@@ -12,6 +12,10 @@
  *   - beside them, the same operations on the host heap, whose peers'
  *     windows are mapped (a store), as the floor any mechanism would aim at.
  * PE 0 measures against PE 1; median of batches, microseconds per call.
+ * The active-message rows run with UVAS_SEG_CMA=0 (set here), so that they
+ * measure the message whatever the dispatch would choose; puts at 8 B to
+ * 4 KiB give the size from which UVAS_SEG_CMA_PUT_MIN sends puts by
+ * cross-memory attach.
  * usage: mpirun -np 2 globals-bench [-n ITERS]
  */
 
@@ -65,6 +69,8 @@ static char local[65536];
 static void am_p(int n) { for (int i = 0; i < n; i++) shmem_long_p(&g_word, i, 1); shmem_quiet(); }
 static void am_g(int n) { long s = 0; for (int i = 0; i < n; i++) s += shmem_long_g(&g_word, 1); (void)s; }
 static void am_put4k(int n) { for (int i = 0; i < n; i++) shmem_putmem(g_buf, local, 4096, 1); shmem_quiet(); }
+static size_t put_len;
+static void am_putn(int n) { for (int i = 0; i < n; i++) shmem_putmem(g_buf, local, put_len, 1); shmem_quiet(); }
 static void heap_p(int n) { for (int i = 0; i < n; i++) shmem_long_p(heap_word, i, 1); shmem_quiet(); }
 static void heap_g(int n) { long s = 0; for (int i = 0; i < n; i++) s += shmem_long_g(heap_word, 1); (void)s; }
 static void heap_put4k(int n) { for (int i = 0; i < n; i++) shmem_putmem(heap_buf, local, 4096, 1); shmem_quiet(); }
@@ -80,6 +86,7 @@ static void cma_write(size_t len, uintptr_t at, int n)
 }
 static void cma_p(int n) { cma_write(sizeof(long), peer_addr[0], n); }
 static void cma_put4k(int n) { cma_write(4096, peer_addr[1], n); }
+static void cma_putn(int n) { cma_write(put_len, peer_addr[1], n); }
 static void cma_g(int n)
 {
     for (int i = 0; i < n && cma_ok; i++) {
@@ -95,6 +102,7 @@ int main(int argc, char **argv)
     int iters = 20000;
     if (argc > 2 && !strcmp(argv[1], "-n"))
         iters = atoi(argv[2]);
+    setenv("UVAS_SEG_CMA", "0", 1);
     shmem_init();
     int me = shmem_my_pe();
     if (shmem_n_pes() < 2) {
@@ -135,6 +143,17 @@ int main(int argc, char **argv)
                 continue;
             }
             printf("  %-34s %10.3f %10.3f %10.3f\n", names[i], r[i][0], r[i][1], r[i][2]);
+        }
+        if (cma_ok) {
+            printf("  puts by size (us): %8s %10s %10s\n", "bytes", "message", "cma");
+            static const size_t lens[] = {8, 64, 256, 512, 1024, 2048, 4096};
+            for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
+                put_len = lens[j];
+                double am = measure(am_putn, iters / 4), cm = measure(cma_putn, iters / 4);
+                printf("                     %8zu %10.3f %10.3f\n", put_len, am, cm);
+                printf("metric globals.put%zu.am_us %g\nmetric globals.put%zu.cma_us %g\n",
+                       put_len, am, put_len, cm);
+            }
         }
         printf("metric globals.am_p_us %g\nmetric globals.am_g_us %g\nmetric globals.am_put4k_us %g\n",
                r[1][0], r[1][1], r[1][2]);

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "shmem-suite.h"
+#include "transport/pe/pe.h"
+
+#include <stdlib.h>
 
 #define N 1000
 
@@ -124,12 +127,53 @@ static void check_coll_query(void)
     shmem_barrier_all();
 }
 
+/* Message puts in flight, then a get of the same word: the get sees the
+ * last put (a get by cross-memory attach must not overtake them), and a
+ * large put after small ones lands after them. With UVAS_SEG_CMA unset
+ * and the kernel allowing it on one node, gets and large puts go by
+ * cross-memory attach (counted as such); UVAS_SEG_CMA=0 keeps messages. */
+static long s_word;
+static char s_big[8192];
+
+static void check_mechanism_order(void)
+{
+    struct uvas_pe_stats before, after;
+    CHECK_OK(uvas_pe_stats_get(&before));
+    for (int r = 0; r < 200; r++) {
+        for (long i = 1; i <= 16; i++)
+            shmem_long_p(&s_word, r * 100 + i + me * 1000000, right);
+        OK_EQ(shmem_long_g(&s_word, right), r * 100 + 16 + me * 1000000,
+              "a get after message puts sees the last");
+    }
+    char big[sizeof s_big];
+    memset(big, 'a' + me % 26, sizeof big);
+    shmem_char_p(&s_big[0], 'z', right);  /* small: a message */
+    shmem_putmem(s_big, big, sizeof big, right); /* large: after it */
+    shmem_quiet();
+    shmem_barrier_all();
+    OK(s_big[0] == 'a' + left % 26 && s_big[sizeof s_big - 1] == 'a' + left % 26,
+       "the large put landed after the small one: %c", s_big[0]);
+    char back[sizeof s_big];
+    shmem_getmem(back, s_big, sizeof back, right);
+    OK(back[0] == 'a' + me % 26, "got back what this PE put there");
+    CHECK_OK(uvas_pe_stats_get(&after));
+    const char *mode = getenv("UVAS_SEG_CMA");
+    unsigned long cma = (unsigned long)(after.ops[UVAS_PATH_CMA] - before.ops[UVAS_PATH_CMA]);
+    if (mode && !strcmp(mode, "0"))
+        OK_EQ(cma, 0, "UVAS_SEG_CMA=0: no cross-memory attach");
+    if (me == 0)
+        printf("test-shmem-globals: %lu operations by cross-memory attach (%s)\n", cma,
+               mode && !strcmp(mode, "0") ? "off" : "where the kernel allows it");
+    shmem_barrier_all();
+}
+
 int main(void)
 {
     int level = suite_start();
     check_rma();
     check_amo_sync();
     check_coll_query();
+    check_mechanism_order();
     suite_end("test-shmem-globals", level);
     return 0;
 }

@@ -265,8 +265,40 @@ static inline bool cpu_side(const void *a)
 
 /* This PE's own globals are plain memory; a peer's are reached by active
  * message, named by their offset in the segment. */
+/* A peer's global by cross-memory attach: faster than a message for gets
+ * and larger puts on one node where the kernel allows it (globals-bench;
+ * docs/transport.md). Not while this PE has message puts to the peer in
+ * flight (they would be overtaken). false: go by message (a refusal is
+ * remembered, and messages carry everything to that peer from then on). */
+static bool seg_cma(int pe, void *local, uint64_t off, size_t n, bool write)
+{
+    struct uvas_peer *p = &uvas_job.peers[pe];
+    if (!uvas_job.seg_cma || !p->local || atomic_load(&p->cma) < 0 ||
+        atomic_load_explicit(&p->am_puts, memory_order_acquire))
+        return false;
+    uint64_t key = uvas_seg_key_of(off), in = uvas_seg_inner(off);
+    int i = 0;
+    while (i < p->nseg && p->seg_key[i] != key)
+        i++;
+    if (i == p->nseg || in >= p->seg_size[i] || n > p->seg_size[i] - in)
+        return false; /* the owner refuses it, by message, with its reason */
+    int rc = write ? uvas_os_peer_write(p->pid, local, p->seg_lo[i] + in, n)
+                   : uvas_os_peer_read(p->pid, local, p->seg_lo[i] + in, n);
+    if (rc != UVAS_OK) {
+        atomic_store(&p->cma, -1);
+        uvas_clear_error();
+        return false;
+    }
+    atomic_store(&p->cma, 1);
+    uvas_job_count(UVAS_PATH_CMA, n);
+    return true;
+}
+
 static int seg_put(void *dest, const void *src, size_t n, int pe)
 {
+    if (pe != uvas_job.me && n >= uvas_job.seg_cma_put_min &&
+        seg_cma(pe, (void *)src, uvas_seg_offset(dest), n, true))
+        return UVAS_OK;
     if (pe != uvas_job.me)
         return uvas_am_seg_put(pe, uvas_seg_offset(dest), src, n);
     memmove(dest, src, n);
@@ -276,6 +308,8 @@ static int seg_put(void *dest, const void *src, size_t n, int pe)
 
 static int seg_get(void *dest, const void *src, size_t n, int pe)
 {
+    if (pe != uvas_job.me && seg_cma(pe, dest, uvas_seg_offset(src), n, false))
+        return UVAS_OK;
     if (pe != uvas_job.me)
         return uvas_am_seg_get(pe, dest, uvas_seg_offset(src), n);
     memmove(dest, src, n);

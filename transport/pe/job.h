@@ -37,6 +37,8 @@ struct uvas_dev_desc {
     uint32_t pad;
 };
 
+#define UVAS_PEER_SEGS 8 /* the executable's segment and 7 libraries' */
+
 struct uvas_peer {
     int rank;
     pid_t pid;
@@ -62,6 +64,11 @@ struct uvas_peer {
      * are any, every access to it goes by message too (transport/pe/dispatch.c:
      * ordering). */
     _Atomic uint32_t am_puts;
+    /* The peer's program segments (segment.h) in its address space, for
+     * cross-memory attach on the node; cma: 0 untried, 1 works, -1 refused. */
+    uint64_t seg_key[UVAS_PEER_SEGS], seg_lo[UVAS_PEER_SEGS], seg_size[UVAS_PEER_SEGS];
+    int nseg;
+    _Atomic int cma;
 };
 
 struct uvas_job {
@@ -90,6 +97,8 @@ struct uvas_job {
     pthread_mutex_t barrier_mu;
     size_t devmap_max;             /* largest write through a device mapping */
     size_t ucx_rma_min;            /* smallest transfer over ucp RMA */
+    bool seg_cma;                  /* peers' globals by cross-memory attach (UVAS_SEG_CMA) */
+    size_t seg_cma_put_min;        /* smallest put that goes so (UVAS_SEG_CMA_PUT_MIN) */
     _Atomic uint64_t am_served;
 };
 

@@ -34,6 +34,8 @@ struct init_rec {
     char sock[108];
     char msg[UVAS_MSG_MAX];
     struct uvas_dev_desc dev;
+    uint32_t nseg;
+    uint64_t seg_key[UVAS_PEER_SEGS], seg_lo[UVAS_PEER_SEGS], seg_size[UVAS_PEER_SEGS];
 };
 
 #define SYNC_WORDS 64 /* barrier rounds: log2 of any job size */
@@ -86,6 +88,16 @@ static int transport_env(void)
     int rc = env_size("UVAS_DEVMAP_MAX", 4096, &uvas_job.devmap_max);
     if (rc == UVAS_OK)
         rc = env_size("UVAS_UCX_RMA_MIN", SIZE_MAX, &uvas_job.ucx_rma_min);
+    /* A peer's globals: gets, and puts from this size up, by cross-memory
+     * attach where the kernel allows it; measured against the active
+     * message on the H100 machine (docs/transport.md, globals-bench). */
+    if (rc == UVAS_OK)
+        rc = env_size("UVAS_SEG_CMA_PUT_MIN", 512, &uvas_job.seg_cma_put_min);
+    const char *c = getenv("UVAS_SEG_CMA");
+    if (rc == UVAS_OK && c && *c && strcmp(c, "0") && strcmp(c, "1"))
+        rc = uvas_fail(UVAS_ERR_ENV, "UVAS_SEG_CMA='%s': use 1 (peers' globals by cross-memory "
+                       "attach where allowed, the default) or 0 (by active message)", c);
+    uvas_job.seg_cma = !c || !*c || !strcmp(c, "1");
     return rc;
 }
 
@@ -105,6 +117,12 @@ static int agree(const struct init_rec *mine)
         pthread_mutex_init(&p->slab_mu, NULL);
         snprintf(p->sock_path, sizeof p->sock_path, "%s", rec.sock);
         p->dev = rec.dev;
+        p->nseg = rec.nseg <= UVAS_PEER_SEGS ? (int)rec.nseg : 0;
+        for (int i = 0; i < p->nseg; i++) {
+            p->seg_key[i] = rec.seg_key[i];
+            p->seg_lo[i] = rec.seg_lo[i];
+            p->seg_size[i] = rec.seg_size[i];
+        }
         rec.msg[sizeof rec.msg - 1] = 0;
         if (bad < 0 && rec.status) {
             bad = r;
@@ -187,6 +205,10 @@ int uvas_pe_init(int requested, int *provided)
         mine.block = uvas_g.block_size;
         snprintf(mine.sock, sizeof mine.sock, "%s", uvas_job.sock_path);
         uvas_devpeer_describe(&mine.dev);
+        int nseg = uvas_seg_count();
+        mine.nseg = (uint32_t)(nseg < UVAS_PEER_SEGS ? nseg : UVAS_PEER_SEGS);
+        for (uint32_t i = 0; i < mine.nseg; i++)
+            uvas_seg_describe((int)i, &mine.seg_key[i], &mine.seg_lo[i], &mine.seg_size[i]);
     } else {
         mine.status = rc;
         snprintf(mine.msg, sizeof mine.msg, "%s", uvas_last_error());
@@ -405,6 +427,6 @@ const char *uvas_pe_path_name(int path)
 {
     static const char *const names[UVAS_PATH_COUNT] = {
         "local", "cpu-cpu", "cpu-gpu", "gpu-cpu", "gpu-gpu", "device-map", "active-message",
-        "ucx-rma"};
+        "ucx-rma", "cma"};
     return path >= 0 && path < UVAS_PATH_COUNT ? names[path] : "?";
 }

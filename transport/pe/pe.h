@@ -109,6 +109,7 @@ enum uvas_pe_path {
     UVAS_PATH_DEV_MAP,     /* through a CPU mapping of the peer's device memory */
     UVAS_PATH_AM,          /* active message to the owning PE             */
     UVAS_PATH_UCX_RMA,     /* ucp put/get on registered host memory       */
+    UVAS_PATH_CMA,         /* cross-memory attach into a peer's globals    */
     UVAS_PATH_COUNT
 };
 struct uvas_pe_stats {

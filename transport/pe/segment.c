@@ -155,3 +155,11 @@ int uvas_seg_count(void)
     uvas_seg_init();
     return nsegs;
 }
+
+void uvas_seg_describe(int i, uint64_t *key, uint64_t *lo, uint64_t *size)
+{
+    uvas_seg_init();
+    *key = segs[i].key;
+    *lo = segs[i].lo;
+    *size = segs[i].hi - segs[i].lo;
+}

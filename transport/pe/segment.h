@@ -33,5 +33,10 @@ char *uvas_seg_at(uint64_t off, size_t len);
 void uvas_seg_bounds(const void **lo, const void **hi);
 /* How many segments (the executable's and the libraries'). */
 int uvas_seg_count(void);
+/* Segment i (< uvas_seg_count): its key, start and size, for peers. */
+void uvas_seg_describe(int i, uint64_t *key, uint64_t *lo, uint64_t *size);
+/* Split an offset into its segment's key and the offset inside it. */
+static inline uint64_t uvas_seg_key_of(uint64_t off) { return off >> 40; }
+static inline uint64_t uvas_seg_inner(uint64_t off) { return off & ((UINT64_C(1) << 40) - 1); }
 
 #endif
