@@ -92,7 +92,7 @@ static int transport_env(void)
      * attach where the kernel allows it; measured against the active
      * message on the H100 machine (docs/transport.md, globals-bench). */
     if (rc == UVAS_OK)
-        rc = env_size("UVAS_SEG_CMA_PUT_MIN", 512, &uvas_job.seg_cma_put_min);
+        rc = env_size("UVAS_SEG_CMA_PUT_MIN", 64, &uvas_job.seg_cma_put_min);
     const char *c = getenv("UVAS_SEG_CMA");
     if (rc == UVAS_OK && c && *c && strcmp(c, "0") && strcmp(c, "1"))
         rc = uvas_fail(UVAS_ERR_ENV, "UVAS_SEG_CMA='%s': use 1 (peers' globals by cross-memory "
