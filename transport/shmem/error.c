@@ -49,9 +49,9 @@ int uvas_shmem_errors_env_check(void)
                      "shmemx_last_error)", v);
 }
 
-void uvas_shmem_report(const char *call, int status)
+/* "call: message" (uvas_last_error()'s) for shmemx_last_error_string. */
+static void remember(const char *call, int status)
 {
-    pthread_once(&mode_once, read_mode);
     const char *msg = uvas_last_error();
     if (!msg || !*msg)
         msg = uvas_strerror(status);
@@ -61,6 +61,12 @@ void uvas_shmem_report(const char *call, int status)
         msg += n + 2;
     snprintf(last_message, sizeof last_message, "%s: %s", call, msg);
     last_status = status ? status : UVAS_ERR_INVAL;
+}
+
+void uvas_shmem_report(const char *call, int status)
+{
+    pthread_once(&mode_once, read_mode);
+    remember(call, status);
     fprintf(stderr, "uvas: %s\n", last_message);
     if (!errors_return)
         uvas_pe_global_exit(1);
@@ -80,14 +86,13 @@ int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
 
 int uvas_shmem_decline(const char *call, int status, const char *fmt, ...)
 {
-    char buf[384];
+    char buf[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     uvas_fail(status, "%s", buf);
-    snprintf(last_message, sizeof last_message, "%.100s: %s", call, buf);
-    last_status = status ? status : UVAS_ERR_INVAL;
+    remember(call, status);
     return status;
 }
 
