@@ -273,23 +273,24 @@ static inline bool cpu_side(const void *a)
 static bool seg_cma(int pe, void *local, uint64_t off, size_t n, bool write)
 {
     struct uvas_peer *p = &uvas_job.peers[pe];
-    if (!uvas_job.seg_cma || !p->local || atomic_load(&p->cma) < 0 ||
+    struct uvas_peer_segs *g = &uvas_job.peer_segs[pe];
+    if (!uvas_job.seg_cma || !p->local || atomic_load(&g->cma) < 0 ||
         atomic_load_explicit(&p->am_puts, memory_order_acquire))
         return false;
     uint64_t key = uvas_seg_key_of(off), in = uvas_seg_inner(off);
     int i = 0;
-    while (i < p->nseg && p->seg_key[i] != key)
+    while (i < g->n && g->key[i] != key)
         i++;
-    if (i == p->nseg || in >= p->seg_size[i] || n > p->seg_size[i] - in)
+    if (i == g->n || in >= g->size[i] || n > g->size[i] - in)
         return false; /* the owner refuses it, by message, with its reason */
-    int rc = write ? uvas_os_peer_write(p->pid, local, p->seg_lo[i] + in, n)
-                   : uvas_os_peer_read(p->pid, local, p->seg_lo[i] + in, n);
+    int rc = write ? uvas_os_peer_write(p->pid, local, g->lo[i] + in, n)
+                   : uvas_os_peer_read(p->pid, local, g->lo[i] + in, n);
     if (rc != UVAS_OK) {
-        atomic_store(&p->cma, -1);
+        atomic_store(&g->cma, -1);
         uvas_clear_error();
         return false;
     }
-    atomic_store(&p->cma, 1);
+    atomic_store(&g->cma, 1);
     uvas_job_count(UVAS_PATH_CMA, n);
     return true;
 }

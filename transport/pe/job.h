@@ -64,10 +64,14 @@ struct uvas_peer {
      * are any, every access to it goes by message too (transport/pe/dispatch.c:
      * ordering). */
     _Atomic uint32_t am_puts;
-    /* The peer's program segments (segment.h) in its address space, for
-     * cross-memory attach on the node; cma: 0 untried, 1 works, -1 refused. */
-    uint64_t seg_key[UVAS_PEER_SEGS], seg_lo[UVAS_PEER_SEGS], seg_size[UVAS_PEER_SEGS];
-    int nseg;
+};
+
+/* A peer's program segments (segment.h) in its address space, for
+ * cross-memory attach on the node; cma: 0 untried, 1 works, -1 refused.
+ * Apart from struct uvas_peer, which every put reads: these are cold. */
+struct uvas_peer_segs {
+    uint64_t key[UVAS_PEER_SEGS], lo[UVAS_PEER_SEGS], size[UVAS_PEER_SEGS];
+    int n;
     _Atomic int cma;
 };
 
@@ -78,6 +82,7 @@ struct uvas_job {
     int me, n;
     bool windows;             /* intra-node windows on (UVAS_TRANSPORT) */
     struct uvas_peer *peers;
+    struct uvas_peer_segs *peer_segs; /* one per PE, beside peers[] */
     atomic_bool peers_known;  /* peers[] holds every PE's pid and paths */
     /* UCX */
     ucp_context_h ctx;

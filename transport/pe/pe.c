@@ -117,11 +117,12 @@ static int agree(const struct init_rec *mine)
         pthread_mutex_init(&p->slab_mu, NULL);
         snprintf(p->sock_path, sizeof p->sock_path, "%s", rec.sock);
         p->dev = rec.dev;
-        p->nseg = rec.nseg <= UVAS_PEER_SEGS ? (int)rec.nseg : 0;
-        for (int i = 0; i < p->nseg; i++) {
-            p->seg_key[i] = rec.seg_key[i];
-            p->seg_lo[i] = rec.seg_lo[i];
-            p->seg_size[i] = rec.seg_size[i];
+        struct uvas_peer_segs *g = &uvas_job.peer_segs[r];
+        g->n = rec.nseg <= UVAS_PEER_SEGS ? (int)rec.nseg : 0;
+        for (int i = 0; i < g->n; i++) {
+            g->key[i] = rec.seg_key[i];
+            g->lo[i] = rec.seg_lo[i];
+            g->size[i] = rec.seg_size[i];
         }
         rec.msg[sizeof rec.msg - 1] = 0;
         if (bad < 0 && rec.status) {
@@ -164,6 +165,8 @@ static void teardown(void)
     atomic_store(&uvas_job.peers_known, false);
     free(uvas_job.peers);
     uvas_job.peers = NULL;
+    free(uvas_job.peer_segs);
+    uvas_job.peer_segs = NULL;
     uvas_job.sync = NULL;
 }
 
@@ -222,7 +225,8 @@ int uvas_pe_init(int requested, int *provided)
         return rc2;
     }
     uvas_job.peers = calloc((size_t)uvas_job.n, sizeof *uvas_job.peers);
-    if (!uvas_job.peers)
+    uvas_job.peer_segs = calloc((size_t)uvas_job.n, sizeof *uvas_job.peer_segs);
+    if (!uvas_job.peers || !uvas_job.peer_segs)
         return uvas_fail(UVAS_ERR_NOMEM, "out of memory for %d peers", uvas_job.n);
     int own = rc;
     rc = agree(&mine);
