@@ -264,7 +264,8 @@ static inline bool cpu_side(const void *a)
 /* ---- the program's globals (segment.h) ------------------------------------- */
 
 /* This PE's own globals are plain memory; a peer's are reached by active
- * message, named by their offset in the segment. */
+ * message, named by their offset in the segment, or as below. */
+
 /* A peer's global by cross-memory attach: faster than a message for gets
  * and larger puts on one node where the kernel allows it (globals-bench;
  * docs/transport.md). Not while this PE has message puts to the peer in
