@@ -102,5 +102,6 @@ int main(void)
 
     uvas_queue_destroy(q);
     uvas_kernel_free(k);
-    return 0;
+    /* The pools' cached memory is uvas memory: finalize gives it all back. */
+    return uvas_finalize() ? fail("uvas_finalize") : 0;
 }

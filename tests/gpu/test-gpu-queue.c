@@ -98,6 +98,7 @@ int main(void)
     CHECK_OK(uvas_queue_destroy(q2));
     uvas_event_destroy(ev);
     uvas_kernel_free(k);
+    CHECK_OK(uvas_finalize());
     printf("test-gpu-queue: ordering, same-queue reuse, prefetch then kernel, events: ok\n");
     return 0;
 }
