@@ -1,9 +1,11 @@
 /*
  * The copy engine: batches of buffer copies and fills recorded into one
- * command buffer, submitted once to the device's transfer queue, and
- * waited for on a timeline semaphore (the thread sleeps in the driver; no
- * core spins). Host memory takes part through imported buffers
- * (migrate/import.h), so nothing is staged.
+ * command buffer, submitted once to a transfer queue, and waited for on
+ * that queue's timeline semaphore (briefly polled, for as long as the copy
+ * should take, then asleep in the driver). Where the device offers two
+ * copy-engine queues, batches alternate between them, and a batch the
+ * caller waits for alone is split over both. Host memory takes part
+ * through imported buffers (migrate/import.h), so nothing is staged.
  */
 #ifndef UVAS_COPY_H
 #define UVAS_COPY_H
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "uvas/atomics.h"
 #include "uvas/vulkan.h"
 
 struct uvas_copy_op {
@@ -24,25 +27,42 @@ struct uvas_copy_op {
     uint32_t fill;
 };
 
+#define UVAS_COPY_QUEUES_MAX 2
+
 struct uvas_copier {
     struct uvas_vulkan *dev;
-    pthread_mutex_t mu;    /* pool and queue are externally synchronised */
+    pthread_mutex_t mu;    /* the pool, `last` and `next` */
     VkCommandPool pool;
-    VkSemaphore timeline;
-    uint64_t last;         /* last value signalled */
+    uint32_t nq;           /* queues in use */
+    VkSemaphore timeline[UVAS_COPY_QUEUES_MAX]; /* one per queue: values rise per queue */
+    uint64_t last[UVAS_COPY_QUEUES_MAX];        /* last value signalled on each */
+    uint32_t next;         /* the queue the next batch goes to */
+    _Atomic uint64_t ps_per_byte; /* the copies' recent pace, for the poll's length */
 };
 
 int uvas_copier_init(struct uvas_copier *c, struct uvas_vulkan *dev);
 void uvas_copier_fini(struct uvas_copier *c);
-/* A submission in flight. */
+/* A submission in flight: a part per queue it went to. */
 struct uvas_copy_ticket {
-    uint64_t value; /* timeline value it signals; 0: nothing submitted */
-    VkCommandBuffer cb;
+    struct {
+        uint64_t value; /* timeline value it signals; 0: nothing submitted */
+        VkCommandBuffer cb;
+    } part[UVAS_COPY_QUEUES_MAX];
+    uint64_t bytes, t0_ns; /* what it moves, and when it was submitted */
+    bool lone;             /* UVAS_COPY_SPREAD: waited for alone */
 };
 
-/* Record the ops into one command buffer and submit it. Status. */
+/* Record the ops into one command buffer and submit it. UVAS_COPY_SPREAD:
+ * the caller has nothing else in flight and waits for this batch next, so
+ * its copies are split over every queue. Status. */
+#define UVAS_COPY_SPREAD 1u
 int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n,
-                       struct uvas_copy_ticket *t);
+                       unsigned flags, struct uvas_copy_ticket *t);
+/* Split ops into two lists of about half the bytes each, in order: a gets
+ * the first half (an op cut at a page boundary goes to both), b the rest.
+ * a and b hold n + 1 ops. */
+void uvas_copy_halve(const struct uvas_copy_op *ops, size_t n, struct uvas_copy_op *a,
+                     size_t *na, struct uvas_copy_op *b, size_t *nb);
 /* Wait for a submission and recycle its command buffer. Status. */
 int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t);
 /* Submit and wait. */

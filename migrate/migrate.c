@@ -231,14 +231,14 @@ static void stage_put(struct job *j, size_t a, size_t b)
     lap(&uvas_g.ctr.migrate_ns_import, &t0);
 }
 
-static int stage_submit(struct job *j, size_t a, size_t b, bool to_device,
+static int stage_submit(struct job *j, size_t a, size_t b, bool to_device, unsigned cflags,
                         struct uvas_copy_ticket *t)
 {
     struct uvas_copy_op ops[STAGE];
     *t = (struct uvas_copy_ticket){0};
     int rc = stage_ops(j, a, b, to_device, ops);
     if (rc == UVAS_OK)
-        rc = uvas_copier_submit(&uvas_mg.copier, ops, b - a, t);
+        rc = uvas_copier_submit(&uvas_mg.copier, ops, b - a, cflags, t);
     return rc;
 }
 
@@ -426,7 +426,10 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
             int prc = rc;
             if (prc == UVAS_OK)
                 prc = to_device ? (unmap_stage(j, a, b), UVAS_OK) : recheck_shadows(j, a, b);
-            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, &t[r]);
+            /* A lone stage is split over the copy queues. */
+            st_rc[r] = prc ? prc
+                           : stage_submit(j, a, b, to_device, nst == 1 ? UVAS_COPY_SPREAD : 0,
+                                          &t[r]);
             next++;
             continue;
         }

@@ -201,6 +201,13 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
         else if (strcmp(s, "0"))
             return uvas_fail(UVAS_ERR_ENV, "UVAS_DEVICE_STRICT='%s' is unknown: use 0 or 1", s);
     }
+    if ((s = getenv("UVAS_COPY_QUEUES"))) {
+        unsigned long long v;
+        if (parse_uint(s, &v) || v < 1 || v > 2)
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_COPY_QUEUES='%s' is unknown: use 1 or 2 "
+                             "(queues of the copy-engine family migrations use)", s);
+        c->copy_queues = (unsigned)v;
+    }
     if (!o->policy && (s = getenv("UVAS_POLICY"))) {
         if ((rc = check_policy(checker, s, "UVAS_POLICY", UVAS_ERR_ENV)))
             return rc;

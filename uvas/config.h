@@ -39,6 +39,7 @@ struct uvas_config {
     int device;         /* UVAS_DEV_WANT_AUTO, UVAS_DEV_WANT_NONE or an index */
     size_t device_size; /* 0: the device's budget */
     const char *device_size_from; /* the variable that gave it, for messages */
+    unsigned copy_queues; /* UVAS_COPY_QUEUES: 0 = as many as help (up to 2) */
 };
 
 struct uvas_options;

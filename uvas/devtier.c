@@ -27,11 +27,11 @@ static void cloexec(int fd)
 }
 
 int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
-                      char *note, size_t notelen)
+                      unsigned copy_queues, char *note, size_t notelen)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
-    int rc = uvas_vulkan_open(want, &t->dev, note, notelen);
+    int rc = uvas_vulkan_open(want, copy_queues, &t->dev, note, notelen);
     if (rc || !uvas_vulkan_present(&t->dev))
         return rc;
     /* Leave a tenth of the budget to the application's own allocations. */

@@ -55,9 +55,10 @@ struct uvas_devtier {
 };
 
 /* Open the device tier; `want` is the UVAS_DEVICE choice, cap_bytes the
- * user's bound (0: the device's budget). No device is not an error. */
+ * user's bound (0: the device's budget), copy_queues UVAS_COPY_QUEUES (0:
+ * the device's choice). No device is not an error. */
 int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
-                      char *note, size_t notelen);
+                      unsigned copy_queues, char *note, size_t notelen);
 void uvas_devtier_close(struct uvas_devtier *t);
 
 static inline bool uvas_devtier_present(const struct uvas_devtier *t)

@@ -82,18 +82,23 @@ static uint32_t families(const struct uvas_vulkan *d, VkQueueFamilyProperties q[
     return n;
 }
 
-static void pick_queue(struct uvas_vulkan *d)
+static void pick_queue(struct uvas_vulkan *d, unsigned copy_queues)
 {
     VkQueueFamilyProperties q[32];
     uint32_t n = families(d, q);
     const VkQueueFlags gc = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
     d->qfam = 0;
+    d->copy_queues = 1;
     /* A copy-engine-only family first: migrations then run beside the
-     * application's compute work instead of queueing behind it. */
+     * application's compute work instead of queueing behind it. Where it
+     * has two queues, they are two engines' worth of copies in flight (a
+     * shared family's second queue goes to the kernels instead). */
     for (uint32_t i = 0; i < n; i++)
         if ((q[i].queueFlags & VK_QUEUE_TRANSFER_BIT) && !(q[i].queueFlags & gc)) {
             d->qfam = i;
             d->transfer_only = true;
+            if (q[i].queueCount >= 2 && copy_queues != 1)
+                d->copy_queues = 2;
             return;
         }
     for (uint32_t i = 0; i < n; i++)
@@ -304,6 +309,7 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
                                      .queueCount = 1,
                                      .pQueuePriorities = prio}};
     uint32_t nq = 1;
+    q[0].queueCount = d->copy_queues; /* a transfer-only family: no kernels there */
     if (d->kernels && d->cfam == d->qfam)
         q[0].queueCount = cindex + 1;
     else if (d->kernels)
@@ -329,6 +335,9 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
         d->placed_map = d->map_memory2 && d->unmap_memory2;
     }
     vkGetDeviceQueue(d->dev, d->qfam, 0, &d->queue);
+    if (d->copy_queues == 2)
+        vkGetDeviceQueue(d->dev, d->qfam, 1, &d->queue2);
+    pthread_mutex_init(&d->qmu2, NULL);
     if (d->kernels)
         vkGetDeviceQueue(d->dev, d->cfam, cindex, &d->cqueue);
     d->families[0] = d->qfam;
@@ -349,7 +358,8 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
     return UVAS_OK;
 }
 
-int uvas_vulkan_open(int want, struct uvas_vulkan *d, char *note, size_t notelen)
+int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *d, char *note,
+                     size_t notelen)
 {
     memset(d, 0, sizeof *d);
     d->numa_node = -1;
@@ -422,7 +432,7 @@ int uvas_vulkan_open(int want, struct uvas_vulkan *d, char *note, size_t notelen
     snprintf(d->name, sizeof d->name, "%s", p2.properties.deviceName);
     snprintf(d->driver, sizeof d->driver, "%.*s %.*s", VK_MAX_DRIVER_NAME_SIZE, drv.driverName,
              VK_MAX_DRIVER_INFO_SIZE, drv.driverInfo);
-    pick_queue(d);
+    pick_queue(d, copy_queues);
     int rc = UVAS_OK;
     if (!pick_memory(d))
         rc = uvas_fail(UVAS_ERR_NO_DEVICE, "'%s' has no exportable device-local memory",
@@ -438,10 +448,11 @@ int uvas_vulkan_open(int want, struct uvas_vulkan *d, char *note, size_t notelen
         return rc;
     }
     locate(d, x[best].pci);
-    snprintf(note, notelen, "%s (%s, %s), export %s, %s queue", d->name, uvas_vulkan_kind(d),
+    snprintf(note, notelen, "%s (%s, %s), export %s, %s", d->name, uvas_vulkan_kind(d),
              d->driver, d->export_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT
                             ? "dma-buf" : "opaque fd",
-             d->transfer_only ? "transfer-only" : "shared");
+             !d->transfer_only ? "shared queue"
+             : d->copy_queues == 2 ? "2 transfer-only queues" : "transfer-only queue");
     return UVAS_OK;
 }
 
@@ -450,6 +461,7 @@ void uvas_vulkan_close(struct uvas_vulkan *d)
     if (d->dev) {
         vkDestroyDevice(d->dev, NULL);
         pthread_mutex_destroy(&d->qmu);
+        pthread_mutex_destroy(&d->qmu2);
     }
     if (d->inst)
         vkDestroyInstance(d->inst, NULL);

@@ -68,6 +68,11 @@ struct uvas_vulkan {
     uint32_t qfam;
     bool transfer_only;      /* a copy-engine-only queue family */
     pthread_mutex_t qmu;     /* vkQueueSubmit on `queue` (and on cqueue when shared) */
+    /* A second queue of a copy-engine-only family (another copy engine):
+     * migrations alternate their stages between the two. */
+    VkQueue queue2;
+    pthread_mutex_t qmu2;
+    uint32_t copy_queues;    /* 1 or 2 */
     /* Kernels (gpu/): a compute queue, its own where the device has one. */
     VkQueue cqueue;
     uint32_t cfam;
@@ -113,11 +118,14 @@ struct uvas_vulkan {
 #define UVAS_DEV_WANT_NONE (-2)
 
 /*
- * Open the device `want` (an index, AUTO or NONE). With AUTO, finding no
- * usable device is not an error: *out is left closed (dev == NULL) and
- * `note` says why. Any other failure is a status with a message.
+ * Open the device `want` (an index, AUTO or NONE) with up to copy_queues
+ * queues of the copy family (0: two where a copy-engine-only family has
+ * them, else one). With AUTO, finding no usable device is not an error:
+ * *out is left closed (dev == NULL) and `note` says why. Any other failure
+ * is a status with a message.
  */
-int uvas_vulkan_open(int want, struct uvas_vulkan *out, char *note, size_t notelen);
+int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *out, char *note,
+                     size_t notelen);
 void uvas_vulkan_close(struct uvas_vulkan *d);
 
 static inline bool uvas_vulkan_present(const struct uvas_vulkan *d)
