@@ -182,7 +182,7 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
     for (size_t i = 0; i < n; i++)
         t->bytes += ops[i].size;
     t->t0_ns = now_ns();
-    t->lone = flags & UVAS_COPY_SPREAD;
+    t->flags = flags;
     int rc;
     pthread_mutex_lock(&c->mu);
     if (c->nq == 2 && (flags & UVAS_COPY_SPREAD) && t->bytes >= SPREAD_MIN && n <= 64) {
@@ -219,19 +219,19 @@ static bool part_done(struct uvas_copier *c, const struct uvas_copy_ticket *t, u
 }
 
 /* Poll before sleeping in the driver, whose wake-up costs tens of
- * microseconds on NVIDIA, as much as a 2 MiB copy: a batch waited for alone
- * until its copy should be over, and a little past it; one behind others
- * briefly (its wait overlaps the copies queued after it). Not on a CPU
- * implementation: there the poll takes the core the copy runs on. */
+ * microseconds on NVIDIA, as much as a 2 MiB copy: a batch waited for next
+ * until its copy should be over (twice its expected time: it may queue
+ * behind others), one behind others briefly (its wait overlaps the copies
+ * queued after it). Not on a CPU implementation: there the poll takes the
+ * core the copy runs on. */
 static bool poll_done(struct uvas_copier *c, const struct uvas_copy_ticket *t)
 {
     if (c->dev->type == VK_PHYSICAL_DEVICE_TYPE_CPU)
         return false;
     uint64_t start = now_ns(), end = start + POLL_MIN_NS;
-    if (t->lone) {
+    if (t->flags & UVAS_COPY_SOON) {
         uint64_t pace = atomic_load_explicit(&c->ps_per_byte, RLX);
-        uint64_t nq = parts(t);
-        uint64_t expect = t->t0_ns + t->bytes * pace / 1000 / nq + POLL_MIN_NS;
+        uint64_t expect = t->t0_ns + 2 * t->bytes * pace / 1000 / parts(t) + POLL_MIN_NS;
         if (expect > end)
             end = expect < start + POLL_MAX_NS ? expect : start + POLL_MAX_NS;
     }
@@ -246,12 +246,12 @@ static bool poll_done(struct uvas_copier *c, const struct uvas_copy_ticket *t)
     }
 }
 
-/* The pace of lone batches, split or not, per queue: a wait that slept
+/* The pace of batches waited for alone, per queue: a wait that slept
  * reads the driver's wake-up as a slower copy, which lengthens the next
  * poll until one sees the copy end. */
 static void learn_pace(struct uvas_copier *c, const struct uvas_copy_ticket *t)
 {
-    if (!t->lone || t->bytes < SPREAD_MIN)
+    if (!(t->flags & UVAS_COPY_SPREAD) || t->bytes < SPREAD_MIN)
         return;
     uint64_t ps = (now_ns() - t->t0_ns) * 1000 * parts(t) / t->bytes;
     uint64_t old = atomic_load_explicit(&c->ps_per_byte, RLX);
@@ -295,7 +295,7 @@ int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t)
 int uvas_copier_run(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n)
 {
     struct uvas_copy_ticket t;
-    int rc = uvas_copier_submit(c, ops, n, UVAS_COPY_SPREAD, &t);
+    int rc = uvas_copier_submit(c, ops, n, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t);
     if (rc)
         return rc;
     return uvas_copier_wait(c, &t);

@@ -49,13 +49,16 @@ struct uvas_copy_ticket {
         VkCommandBuffer cb;
     } part[UVAS_COPY_QUEUES_MAX];
     uint64_t bytes, t0_ns; /* what it moves, and when it was submitted */
-    bool lone;             /* UVAS_COPY_SPREAD: waited for alone */
+    unsigned flags;        /* UVAS_COPY_SOON, UVAS_COPY_SPREAD */
 };
 
-/* Record the ops into one command buffer and submit it. UVAS_COPY_SPREAD:
- * the caller has nothing else in flight and waits for this batch next, so
- * its copies are split over every queue. Status. */
-#define UVAS_COPY_SPREAD 1u
+/* Record the ops into one command buffer and submit it. Flags:
+ * UVAS_COPY_SOON: the caller waits for this batch next (its wait polls for
+ * as long as the copy should take instead of sleeping in the driver at
+ * once); UVAS_COPY_SPREAD: and nothing else of the caller's is in flight,
+ * so its copies are split over every queue. Status. */
+#define UVAS_COPY_SOON 1u
+#define UVAS_COPY_SPREAD 2u
 int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n,
                        unsigned flags, struct uvas_copy_ticket *t);
 /* Split ops into two lists of about half the bytes each, in order: a gets

@@ -428,7 +428,8 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
                 prc = to_device ? (unmap_stage(j, a, b), UVAS_OK) : recheck_shadows(j, a, b);
             /* A lone stage is split over the copy queues. */
             st_rc[r] = prc ? prc
-                           : stage_submit(j, a, b, to_device, nst == 1 ? UVAS_COPY_SPREAD : 0,
+                           : stage_submit(j, a, b, to_device,
+                                          nst == 1 ? UVAS_COPY_SOON | UVAS_COPY_SPREAD : 0,
                                           &t[r]);
             next++;
             continue;

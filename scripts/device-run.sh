@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|queue|exp|bench|globals|multi|hardening|guard|all]
+# them. usage: scripts/device-run.sh [tests|gpu|queue|exp|bench|globals|multi|hardening|guard|ab|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -55,6 +55,24 @@ run_tests() {
     echo "device $label: $pass passed, $fail failed, $skip skipped"
 }
 
+# A/B of libraries in one command (docs/performance.md: a machine's own
+# spread is as large as most changes): uvas-bench migrate of this build run
+# AB_ROUNDS times against each library of AB_LIBS, alternated.
+# AB_LIBS="label=dir[,VAR=value...] ...", e.g.
+# AB_LIBS="old=build-old new=build-dev new-q1=build-dev,UVAS_COPY_QUEUES=1".
+if [ "$what" = ab ]; then
+    for r in $(seq "${AB_ROUNDS:-2}"); do
+        for spec in ${AB_LIBS:-new=$B}; do
+            label=${spec%%=*} rest=${spec#*=}
+            dir=${rest%%,*} vars=
+            [ "$rest" != "$dir" ] && vars=${rest#*,}
+            echo "== round $r: $label ($dir${vars:+, $vars})" | tee -a "$OUT/ab.txt"
+            env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
+                "$B"/bench/uvas-bench migrate -s "${AB_SIZES:-2,256,1024}" -r "${AB_REPS:-5}" 2>&1 |
+                grep -v "^metric" | tee -a "$OUT/ab.txt"
+        done
+    done
+fi
 if [ "$what" = tests ] || [ "$what" = all ]; then
     run_tests tests 120 "$B"/tests/test-* "$B"/tests/unit-*
 fi
