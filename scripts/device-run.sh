@@ -56,20 +56,33 @@ run_tests() {
 }
 
 # A/B of libraries in one command (docs/performance.md: a machine's own
-# spread is as large as most changes): uvas-bench migrate of this build run
+# spread is as large as most changes): a benchmark of this build run
 # AB_ROUNDS times against each library of AB_LIBS, alternated.
 # AB_LIBS="label=dir[,VAR=value...] ...", e.g.
 # AB_LIBS="old=build-old new=build-dev new-q1=build-dev,UVAS_COPY_QUEUES=1".
+# AB_BENCH=migrate (uvas-bench migrate -s AB_SIZES -r AB_REPS) or shmem
+# (scripts/shmem-bench.sh, uvas only; OSHMEM once before the rounds).
 if [ "$what" = ab ]; then
+    if [ "${AB_BENCH:-migrate}" = shmem ]; then
+        use_mpi
+        timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" --only oshmem 2>&1 |
+            grep -v "^metric" | tee -a "$OUT/ab.txt"
+    fi
     for r in $(seq "${AB_ROUNDS:-2}"); do
         for spec in ${AB_LIBS:-new=$B}; do
             label=${spec%%=*} rest=${spec#*=}
             dir=${rest%%,*} vars=
             [ "$rest" != "$dir" ] && vars=${rest#*,}
             echo "== round $r: $label ($dir${vars:+, $vars})" | tee -a "$OUT/ab.txt"
-            env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
-                "$B"/bench/uvas-bench migrate -s "${AB_SIZES:-2,256,1024}" -r "${AB_REPS:-5}" 2>&1 |
-                grep -v "^metric" | tee -a "$OUT/ab.txt"
+            if [ "${AB_BENCH:-migrate}" = shmem ]; then
+                env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
+                    scripts/shmem-bench.sh --prebuilt --builddir "$B" --only uvas 2>&1 |
+                    grep -v "^metric" | tee -a "$OUT/ab.txt"
+            else
+                env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
+                    "$B"/bench/uvas-bench migrate -s "${AB_SIZES:-2,256,1024}" \
+                    -r "${AB_REPS:-5}" 2>&1 | grep -v "^metric" | tee -a "$OUT/ab.txt"
+            fi
         done
     done
 fi

@@ -208,6 +208,13 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
                              "(queues of the copy-engine family migrations use)", s);
         c->copy_queues = (unsigned)v;
     }
+    if ((s = getenv("UVAS_STREAM_MIN"))) {
+        if (!strcasecmp(s, "off"))
+            c->stream_min = SIZE_MAX;
+        else if (uvas_parse_size(s, &c->stream_min) || c->stream_min == 0)
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_STREAM_MIN='%s' is malformed: give the "
+                             "smallest put that streams, e.g. 2M, or 'off'", s);
+    }
     if (!o->policy && (s = getenv("UVAS_POLICY"))) {
         if ((rc = check_policy(checker, s, "UVAS_POLICY", UVAS_ERR_ENV)))
             return rc;

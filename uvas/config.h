@@ -40,6 +40,7 @@ struct uvas_config {
     size_t device_size; /* 0: the device's budget */
     const char *device_size_from; /* the variable that gave it, for messages */
     unsigned copy_queues; /* UVAS_COPY_QUEUES: 0 = as many as help (up to 2) */
+    size_t stream_min;    /* UVAS_STREAM_MIN: 0 = by the processor, SIZE_MAX = never */
 };
 
 struct uvas_options;

@@ -7,6 +7,9 @@
  */
 #include "uvas/os.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -219,6 +222,23 @@ int uvas_os_resident(void *p, size_t bytes, unsigned char *vec)
         return uvas_fail(UVAS_ERR_SYS, "mincore of %zu bytes at %p: %s", bytes, p,
                          strerror(errno));
     return UVAS_OK;
+}
+
+size_t uvas_os_l2_bytes(void)
+{
+    long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return v > 0 ? (size_t)v : 0;
+}
+
+bool uvas_os_cpu_intel(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    return __get_cpuid(0, &a, &b, &c, &d) && b == 0x756e6547 && d == 0x49656e69 &&
+           c == 0x6c65746e; /* "GenuineIntel" */
+#else
+    return false;
+#endif
 }
 
 static int peer_copy(int pid, void *local, uintptr_t remote, size_t bytes, bool write)

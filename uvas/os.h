@@ -87,6 +87,11 @@ int uvas_os_resident(void *p, size_t bytes, unsigned char *vec);
  * its help: cross-memory attach (process_vm_readv/writev), which needs
  * ptrace permission over it. UVAS_ERR_PERM when that is refused (Yama,
  * containers), UVAS_ERR_SYS otherwise; a partial copy is an error. */
+/* The per-core second-level cache in bytes; 0 if the system does not say. */
+size_t uvas_os_l2_bytes(void);
+/* Is this an Intel x86 processor (copy_nt.c: where streaming stores pay)? */
+bool uvas_os_cpu_intel(void);
+
 int uvas_os_peer_read(int pid, void *local, uintptr_t remote, size_t bytes);
 int uvas_os_peer_write(int pid, const void *local, uintptr_t remote, size_t bytes);
 /* What maps [p, p+bytes) now (from /proc/self/maps), into buf, for error

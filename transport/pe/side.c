@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "uvas/copy_nt.h"
 #include "uvas/os.h"
 #include "uvas/status.h"
 
@@ -59,6 +60,7 @@ void uvas_side_peer(struct uvas_peer *p, const void *addr, struct uvas_side *s)
         if (uvas_gate_res(w) == UVAS_RES_HOST) {
             s->kind = UVAS_SIDE_HOST;
             s->ptr = p->win + ((const char *)addr - uvas_g.base);
+            s->peer = true;
             return;
         }
         if (uvas_gate_res(w) == UVAS_RES_DEVICE && (w & UVAS_GATE_DIRECT) &&
@@ -88,7 +90,13 @@ int uvas_side_transfer(struct uvas_side *d, struct uvas_side *s, size_t n, int *
     static const char zeros[UVAS_PAGE];
     if (d->kind == UVAS_SIDE_HOST) {
         switch (s->kind) {
-        case UVAS_SIDE_HOST: memcpy(d->ptr, s->ptr, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
+        case UVAS_SIDE_HOST:
+            if (n >= uvas_copy_stream_min() && d->peer)
+                uvas_copy_nt(d->ptr, s->ptr, n);
+            else
+                memcpy(d->ptr, s->ptr, n);
+            *path = UVAS_PATH_CPU_CPU;
+            return UVAS_OK;
         case UVAS_SIDE_ZERO: memset(d->ptr, 0, n); *path = UVAS_PATH_CPU_CPU; return UVAS_OK;
         case UVAS_SIDE_DEV: *path = UVAS_PATH_GPU_CPU; return uvas_devpeer_read(d->ptr, &s->dev, s->off, n);
         default: break;

@@ -25,6 +25,7 @@ struct uvas_side {
     struct uvas_devref dev;   /* UVAS_SIDE_DEV: the block's memory */
     size_t off;               /* UVAS_SIDE_DEV: offset in the block */
     _Atomic uint32_t *pin;    /* held on this block, or NULL */
+    bool peer;                /* another PE's memory: a put there may stream */
 };
 
 static inline size_t uvas_side_block_off(const void *a)
