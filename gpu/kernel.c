@@ -347,6 +347,9 @@ static void serve_one(size_t bi, void *arg)
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_fault_waits, 1, RLX);
 }
 
+/* Requests are scanned when the fault count moves, and at least this often. */
+#define RESCAN_NS 200000ull
+
 /* Wait for the run, serving what it asks for meanwhile. The fence is
  * polled, not waited on with a timeout (NVIDIA's driver sleeps tens of
  * milliseconds in a wait for microseconds): spinning for the first
@@ -357,7 +360,7 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
 {
     struct uvas_vulkan *d = G.d;
     uint32_t seen = 0;
-    uint64_t t0 = mono_ns();
+    uint64_t t0 = mono_ns(), scanned = t0;
     for (;;) {
         /* Nothing to serve (faults do not wait): sleep in the driver. */
         VkResult r = v->gave_up ? vkWaitForFences(d->dev, 1, &G.fence, VK_TRUE, UINT64_MAX)
@@ -375,10 +378,16 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
                              "%d%s)", k->entry, r,
                              r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
         }
+        /* A faulting access counts itself before it posts its request,
+         * so a scan right after the count can miss the request; with no
+         * later fault to change the count it would never be seen. Scan
+         * again after a while even when the count stands still. */
         uint32_t nf = G.xlat.hdr->nfaults;
-        if (v->gave_up || (nf == seen && !v->pending))
+        uint64_t now = mono_ns();
+        if (v->gave_up || (nf == seen && !v->pending && now - scanned < RESCAN_NS))
             continue;
         seen = nf;
+        scanned = now;
         v->pending = 0;
         uvas_xlat_requests(&G.xlat, serve_one, v);
         if (!v->pending) {
