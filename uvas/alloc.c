@@ -17,6 +17,7 @@
 #include "uvas/alloc.h"
 #include "uvas/atomics.h"
 #include "uvas/internal.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
 
@@ -309,6 +310,7 @@ static int locate(const void *p, struct located *l, const char *fn)
 
 static void free_located(const struct located *l)
 {
+    uvas_span_changed();
     if (l->kind == UVAS_BK_EXTENT)
         extent_free(l->bi);
     else
@@ -496,6 +498,7 @@ static void copy_populated(char *dst, const char *src, size_t len)
 /* Lock held: resize in place when the slot or the following blocks allow. */
 static bool realloc_in_place(const struct located *l, size_t size)
 {
+    uvas_span_changed();
     if (l->kind == UVAS_BK_SLAB) {
         struct uvas_block *b = &uvas_g.bt[l->bi];
         int cls = atomic_load_explicit(&b->cls, RLX);

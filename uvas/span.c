@@ -7,6 +7,9 @@
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
+_Atomic uint64_t uvas_spans_epoch = 1;
+__thread struct uvas_span_memo uvas_span_memo __attribute__((tls_model("initial-exec")));
+
 int uvas_span_check(const void *ptr, size_t len, const char *fn, struct uvas_ptr_info *info)
 {
     if (!atomic_load(&uvas_g.ready))

@@ -52,4 +52,40 @@ static inline bool uvas_span_alloc(const void *p, char **base, size_t *size)
     return (const char *)p < *base + *size;
 }
 
+/* A thread's last span found live, valid while no allocation has been
+ * freed or resized since (uvas_spans_epoch): an operation on the same
+ * object as the last one (a put loop) checks its bounds without the block
+ * table and slab bitmap walk of uvas_span_alloc. */
+struct uvas_span_memo {
+    const char *base;
+    size_t size;
+    uint64_t epoch;
+};
+extern _Atomic uint64_t uvas_spans_epoch; /* never 0, never reset */
+extern __thread struct uvas_span_memo uvas_span_memo __attribute__((tls_model("initial-exec")));
+
+/* Any allocation freed or resized: every thread's memo is stale. */
+static inline void uvas_span_changed(void)
+{
+    atomic_fetch_add_explicit(&uvas_spans_epoch, 1, memory_order_release);
+}
+
+/* Does one live allocation hold all of [p, p + len)? As uvas_span_alloc
+ * with the bound check, remembered for the next call on this thread. */
+static inline bool uvas_span_covers(const void *p, size_t len)
+{
+    struct uvas_span_memo *m = &uvas_span_memo;
+    uint64_t e = atomic_load_explicit(&uvas_spans_epoch, memory_order_acquire);
+    const char *a = p;
+    if (m->epoch == e && a >= m->base && (size_t)(a - m->base) < m->size &&
+        len <= m->size - (size_t)(a - m->base))
+        return true;
+    char *base;
+    size_t size;
+    if (!uvas_span_alloc(p, &base, &size) || len > size - (size_t)(a - base))
+        return false;
+    *m = (struct uvas_span_memo){base, size, e};
+    return true;
+}
+
 #endif

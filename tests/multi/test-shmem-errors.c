@@ -111,6 +111,32 @@ int main(void)
     expect_error("putmem past the end of a small object", "shmem_putmem",
                  "live symmetric allocation");
     shmem_free(keep);
+    /* Each thread remembers the bounds of the object it last reached
+     * (uvas/span.h): a free or a shrink must forget them. */
+    char *once = shmem_malloc(4096);
+    CHECK(once != NULL, "shmem_malloc");
+    shmem_putmem(once, src, sizeof src, right);
+    expect_no_error("putmem into a live small object");
+    shmem_free(once);
+    shmemx_clear_error();
+    shmem_putmem(once, src, sizeof src, right);
+    expect_error("putmem into a small object freed after a put into it", "shmem_putmem",
+                 "live symmetric allocation");
+    char *shrunk = shmem_malloc((size_t)4 << 20);
+    CHECK(shrunk != NULL, "shmem_malloc");
+    shmem_putmem(shrunk + ((size_t)3 << 20), src, sizeof src, right);
+    expect_no_error("putmem into a live large object");
+    char *kept = shmem_realloc(shrunk, 8192);
+    CHECK(kept != NULL, "shmem_realloc");
+    shmemx_clear_error();
+    shmem_putmem(kept + 8192 - 8, src, 16, right);
+    expect_error("putmem past the end of an object shrunk after a put into it", "shmem_putmem",
+                 "live symmetric allocation");
+    shmemx_clear_error();
+    shmem_putmem(shrunk + ((size_t)3 << 20), src, sizeof src, right);
+    expect_error("putmem where a shrunk object no longer reaches", "shmem_putmem",
+                 "live symmetric allocation");
+    shmem_free(kept);
     /* Two large objects side by side: an access from the end of one into
      * the next is past the end of its object, though every block it
      * touches is live (the check used to look at the blocks only). */

@@ -322,10 +322,7 @@ int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
     /* One live allocation must hold all of it: the object's bounds, not
      * the blocks' (small objects share slab blocks; extents lie side by
      * side). */
-    char *base;
-    size_t size;
-    bool live = uvas_span_alloc(a, &base, &size) && len <= size - (size_t)(a - base);
-    if (!live)
+    if (!uvas_span_covers(a, len))
         return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not inside a live symmetric "
                          "allocation (freed, or never allocated)", call, addr, len);
     return UVAS_OK;

@@ -30,6 +30,7 @@
 #include "uvas/locality.h"
 #include "uvas/range.h"
 #include "uvas/rundir.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
 #include "uvas/uffd.h"
@@ -263,6 +264,7 @@ int uvas_finalize(void)
         return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_finalize: uvas is not initialised");
     }
     atomic_store(&uvas_g.ready, false);
+    uvas_span_changed(); /* the range goes: no span is live any more */
     atomic_store(&finalized, true);
     finalizing = true;
     pthread_mutex_unlock(&uvas_g.lock);
