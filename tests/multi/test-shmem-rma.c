@@ -150,6 +150,43 @@ RMA_TEST(float, float)
 RMA_TEST(size, size_t)
 
 /* The C11 generic RMA names. */
+/* Every size to 80 bytes at every offset in a word, each into its own
+ * slot with zeroed bytes around it: puts to 64 bytes move as a head and a
+ * tail copy of fixed size (transport/pe/dispatch.c), overlapping between. */
+static unsigned char small_pat(int pe, size_t n, size_t off, size_t i)
+{
+    return (unsigned char)(pe * 31 + (int)(n * 7 + off * 3 + i) + 1);
+}
+
+static void check_small_sizes(void)
+{
+    enum { SPAN = 96, OFFS = 8, MAXN = 80 };
+    unsigned char *t = shmem_malloc((size_t)SPAN * OFFS * MAXN);
+    OK(t != NULL, "shmem_malloc for the small sizes");
+    memset(t, 0, (size_t)SPAN * OFFS * MAXN);
+    shmem_barrier_all();
+    unsigned char src[MAXN];
+    for (size_t n = 1; n <= MAXN; n++)
+        for (size_t off = 0; off < OFFS; off++) {
+            for (size_t i = 0; i < n; i++)
+                src[i] = small_pat(me, n, off, i);
+            shmem_putmem(t + ((n - 1) * OFFS + off) * SPAN + 8 + off, src, n, right);
+        }
+    shmem_barrier_all();
+    for (size_t n = 1; n <= MAXN; n++)
+        for (size_t off = 0; off < OFFS; off++) {
+            const unsigned char *slot = t + ((n - 1) * OFFS + off) * SPAN;
+            for (size_t i = 0; i < SPAN; i++) {
+                bool in = i >= 8 + off && i < 8 + off + n;
+                unsigned char want = in ? small_pat(left, n, off, i - 8 - off) : 0;
+                OK(slot[i] == want, "a %zu-byte put at offset %zu: byte %zd is %#x, expected %#x",
+                   n, off, (ssize_t)i - 8 - (ssize_t)off, slot[i], want);
+            }
+        }
+    shmem_barrier_all();
+    shmem_free(t);
+}
+
 static void check_generic_rma(void)
 {
     long *l = shmem_calloc(8, sizeof(long));
@@ -253,6 +290,7 @@ int main(void)
 {
     int level = suite_start();
     check_bulk_rma();
+    check_small_sizes();
     rma_int();
     rma_long();
     rma_double();
