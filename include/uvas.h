@@ -216,6 +216,48 @@ enum uvas_advice {
 /* Advice for the blocks covering [ptr, ptr+len) (as cudaMemAdvise). */
 int uvas_advise(const void *ptr, size_t len, int advice, int location);
 
+/* ---- sharing host memory with another process -------------------------- */
+
+/*
+ * Memory kept in CPU memory (UVAS_HINT_HOST: it never migrates) can be
+ * mapped by another process of the node, as cudaIpcGetMemHandle's, for the
+ * queue floor's pool sharing (uvas_queue.h) and for programs of their own.
+ * The exporter gets a descriptor of its host tier and a handle naming the
+ * allocation; it passes both (the descriptor over a Unix socket, SCM_RIGHTS)
+ * to a process it trusts; that process maps the allocation with
+ * uvas_ipc_open, which needs no uvas_init. The descriptor reaches every
+ * host-resident page of the exporter, as a PE's window does its peers':
+ * uvas_ipc_open takes only descriptors of a uvas host tier owned by its own
+ * user. Mapped memory is shared, coherent, and valid until the exporter
+ * frees the allocation (a use after that is the importer's bug, as with
+ * CUDA's handles). docs/queues.md.
+ */
+struct uvas_ipc_handle {
+    uint64_t magic;  /* UVAS_IPC_MAGIC */
+    uint64_t offset; /* of the allocation in the host tier */
+    uint64_t size;   /* bytes of the allocation */
+    int32_t pid;     /* the exporter */
+    uint32_t reserved;
+};
+#define UVAS_IPC_MAGIC 0x3148435049534156ull /* "UVASIPC1" */
+
+/* ptr: the start of a live allocation made with UVAS_HINT_HOST (its
+ * untouched blocks are placed now, zeroed, so both sides see the same
+ * pages). *fd: a new descriptor of the host tier (close-on-exec; the
+ * caller closes it). fd may be NULL when the caller has one already. */
+int uvas_ipc_export(const void *ptr, struct uvas_ipc_handle *h, int *fd);
+/* Map h's allocation through fd: *ptr. Status: UVAS_ERR_PERM for a
+ * descriptor that is not a uvas host tier of this user, UVAS_ERR_INVAL for
+ * a handle that is not one or does not fit the descriptor. */
+int uvas_ipc_open(int fd, const struct uvas_ipc_handle *h, void **ptr);
+/* Unmap what uvas_ipc_open mapped for h at ptr. */
+int uvas_ipc_close(void *ptr, const struct uvas_ipc_handle *h);
+/* A close-on-exec duplicate of fd, checked as uvas_ipc_open checks it, for
+ * a program that keeps the descriptor (an imported pool); uvas_ipc_drop
+ * closes it. Status. */
+int uvas_ipc_keep(int fd, int *kept);
+void uvas_ipc_drop(int fd);
+
 /* ---- the range and its configuration ---------------------------------- */
 
 struct uvas_range_desc {

@@ -134,6 +134,35 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q);
  * UVAS_ERR_NOT_OWNED; freed before: UVAS_ERR_DOUBLE_FREE. */
 int uvas_free_async(void *ptr, uvas_queue_t *q);
 
+/*
+ * Sharing a pool with another process of the node (docs/queues.md). Only a
+ * UVAS_POOL_HOST pool: its memory stays in CPU memory, which the other
+ * process maps (uvas_ipc_*, uvas.h: the same user's processes only, and
+ * the descriptor reaches all of this process's host-resident memory, as a
+ * PE's window does its peers'). An exported pool keeps its memory until
+ * it is destroyed (trim and the release threshold leave it), so nothing is
+ * punched under an importer's mapping; an importer's use of an allocation
+ * after the exporter freed it is its bug, as with CUDA's pools.
+ */
+/* *fd: a new descriptor to pass to the other process (SCM_RIGHTS over a
+ * Unix socket); the caller closes its copy. */
+int uvas_pool_export(uvas_pool_t *p, int *fd);
+/* In the other process (no uvas_init needed): a pool of the exporter's
+ * memory, from which allocations come only by uvas_pool_import_pointer.
+ * fd is checked (UVAS_ERR_PERM: not a uvas host tier of this user) and
+ * kept (a duplicate: the caller may close fd). uvas_pool_destroy unmaps
+ * what was imported. */
+int uvas_pool_import(int fd, uvas_pool_t **out);
+/* What names one allocation of an exported pool for its importer: plain
+ * bytes, to send by any means. */
+struct uvas_pool_ptr_data {
+    struct uvas_ipc_handle h;
+};
+int uvas_pool_export_pointer(void *ptr, struct uvas_pool_ptr_data *out);
+/* *ptr: the allocation mapped here, coherent with the exporter's. */
+int uvas_pool_import_pointer(uvas_pool_t *imported, const struct uvas_pool_ptr_data *data,
+                             void **ptr);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

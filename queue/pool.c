@@ -17,26 +17,7 @@
 
 #define MIN_CLASS 256
 
-struct blk {
-    struct blk *next;
-    void *ptr;
-    size_t size;            /* the class */
-    struct uvas_queue *q;   /* cached: freed on q (referenced) at point */
-    uint64_t point;
-};
-
-struct uvas_pool {
-    struct uvas_pool *next; /* in the registry */
-    pthread_mutex_t mu;
-    struct uvas_pool_props props;
-    struct uvas_pool_usage use;
-    struct blk *live, *cache;
-    size_t nlive;
-    int is_default;
-};
-
-static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct uvas_pool *pools, *default_pool;
+static struct uvas_pool *default_pool;
 
 static unsigned hint_of(int location)
 {
@@ -65,20 +46,6 @@ static int check_props(const struct uvas_pool_props *props)
     return UVAS_OK;
 }
 
-static struct uvas_pool *pool_new(const struct uvas_pool_props *props)
-{
-    struct uvas_pool *p = calloc(1, sizeof *p);
-    if (!p)
-        return NULL;
-    pthread_mutex_init(&p->mu, NULL);
-    p->props = *props;
-    pthread_mutex_lock(&reg_mu);
-    p->next = pools;
-    pools = p;
-    pthread_mutex_unlock(&reg_mu);
-    return p;
-}
-
 int uvas_pool_create(const struct uvas_pool_props *props, uvas_pool_t **out)
 {
     uvas_clear_error();
@@ -88,7 +55,7 @@ int uvas_pool_create(const struct uvas_pool_props *props, uvas_pool_t **out)
     int rc = check_props(props);
     if (rc)
         return rc;
-    struct uvas_pool *p = pool_new(props);
+    struct uvas_pool *p = uvas_pool_new(props);
     if (!p)
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_pool_create: no memory for a pool");
     *out = p;
@@ -101,19 +68,19 @@ int uvas_pool_get_default(uvas_pool_t **out)
     if (!out)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_get_default: out is NULL");
     static const struct uvas_pool_props props = {UVAS_POOL_UNIFIED, 0, UVAS_POOL_REUSE_ALL};
-    pthread_mutex_lock(&reg_mu);
+    pthread_mutex_lock(&uvas_pool_reg_mu);
     struct uvas_pool *p = default_pool;
-    pthread_mutex_unlock(&reg_mu);
+    pthread_mutex_unlock(&uvas_pool_reg_mu);
     if (!p) {
-        struct uvas_pool *n = pool_new(&props);
+        struct uvas_pool *n = uvas_pool_new(&props);
         if (!n)
             return uvas_fail(UVAS_ERR_NOMEM, "uvas_pool_get_default: no memory for a pool");
         n->is_default = 1;
-        pthread_mutex_lock(&reg_mu);
+        pthread_mutex_lock(&uvas_pool_reg_mu);
         if (!default_pool)
             default_pool = n;
         p = default_pool;
-        pthread_mutex_unlock(&reg_mu);
+        pthread_mutex_unlock(&uvas_pool_reg_mu);
         /* a racing thread's pool stays registered, empty; harmless */
     }
     *out = p;
@@ -165,6 +132,9 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
     size_t c = class_of(size);
     if (!rc && !p)
         rc = uvas_fail(UVAS_ERR_INVAL, "%s: the pool is NULL", fn);
+    if (!rc && p->fd >= 0)
+        rc = uvas_fail(UVAS_ERR_INVAL, "%s: the pool was imported from another process: its "
+                       "allocations come from uvas_pool_import_pointer", fn);
     if (!rc && (size == 0 || c == 0))
         rc = uvas_fail(UVAS_ERR_INVAL, "%s: size %zu (0, or too large)", fn, size);
     if (rc) {
@@ -245,8 +215,8 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
         return rc;
     uint64_t point = uvas_queue_point(q);
     bool twice = false;
-    pthread_mutex_lock(&reg_mu);
-    for (struct uvas_pool *p = pools; p; p = p->next) {
+    pthread_mutex_lock(&uvas_pool_reg_mu);
+    for (struct uvas_pool *p = uvas_pools; p; p = p->next) {
         pthread_mutex_lock(&p->mu);
         for (struct blk **pp = &p->live; *pp; pp = &(*pp)->next) {
             struct blk *b = *pp;
@@ -261,14 +231,19 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
             b->next = p->cache;
             p->cache = b;
             pthread_mutex_unlock(&p->mu);
-            pthread_mutex_unlock(&reg_mu);
+            pthread_mutex_unlock(&uvas_pool_reg_mu);
             return UVAS_OK;
         }
         for (struct blk *b = p->cache; b && !twice; b = b->next)
             twice = b->ptr == ptr;
         pthread_mutex_unlock(&p->mu);
     }
-    pthread_mutex_unlock(&reg_mu);
+    bool imported = uvas_pool_of_import(ptr) != NULL;
+    pthread_mutex_unlock(&uvas_pool_reg_mu);
+    if (imported)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %p was imported from another process's pool: "
+                         "the exporter frees it; its mapping here goes with the imported pool "
+                         "(uvas_pool_destroy)", fn, ptr);
     if (twice)
         return uvas_fail(UVAS_ERR_DOUBLE_FREE, "%s: %p was freed before (uvas_free_async)",
                          fn, ptr);
@@ -286,6 +261,10 @@ static void release(struct uvas_pool *p, size_t keep, bool wait)
 {
     struct blk *out = NULL;
     pthread_mutex_lock(&p->mu);
+    /* An exported pool's memory may be mapped by an importer: given back
+     * to the range, its pages would be punched under that mapping. */
+    if (p->exported && !wait)
+        keep = SIZE_MAX;
     for (struct blk **pp = &p->cache; *pp && p->use.reserved > keep;) {
         struct blk *b = *pp;
         if (!wait && !uvas_queue_passed(b->q, b->point)) {
@@ -310,10 +289,10 @@ static void release(struct uvas_pool *p, size_t keep, bool wait)
 
 void uvas_pool_release_all(void)
 {
-    pthread_mutex_lock(&reg_mu);
-    for (struct uvas_pool *p = pools; p; p = p->next)
+    pthread_mutex_lock(&uvas_pool_reg_mu);
+    for (struct uvas_pool *p = uvas_pools; p; p = p->next)
         release(p, p->props.release_threshold, false);
-    pthread_mutex_unlock(&reg_mu);
+    pthread_mutex_unlock(&uvas_pool_reg_mu);
 }
 
 int uvas_pool_trim_to(uvas_pool_t *p, size_t keep)
@@ -373,15 +352,11 @@ int uvas_pool_destroy(uvas_pool_t *p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: %zu allocation%s of the pool "
                          "%s live: uvas_free_async %s first", live, live == 1 ? "" : "s",
                          live == 1 ? "is" : "are", live == 1 ? "it" : "them");
-    pthread_mutex_lock(&reg_mu);
-    for (struct uvas_pool **pp = &pools; *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            break;
-        }
-    pthread_mutex_unlock(&reg_mu);
-    release(p, 0, true);
-    pthread_mutex_destroy(&p->mu);
-    free(p);
+    if (p->fd >= 0)
+        uvas_pool_drop_imports(p);
+    else
+        release(p, 0, true);
+    uvas_pool_delete(p);
     return UVAS_OK;
 }
+

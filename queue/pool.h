@@ -1,6 +1,54 @@
-/* What sync.c needs of the pools (pool.c). */
+/* The pools (pool.c) as sync.c and the sharing of pools (pool_ipc.c) see them. */
 #ifndef UVAS_QUEUE_POOL_H
 #define UVAS_QUEUE_POOL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "uvas_queue.h"
+
+struct blk {
+    struct blk *next;
+    void *ptr;
+    size_t size;            /* the class */
+    struct uvas_queue *q;   /* cached: freed on q (referenced) at point */
+    uint64_t point;
+};
+
+/* An allocation of another process's pool, mapped here. */
+struct imported {
+    struct imported *next;
+    void *ptr;
+    struct uvas_ipc_handle h;
+};
+
+struct uvas_pool {
+    struct uvas_pool *next; /* in the registry */
+    pthread_mutex_t mu;
+    struct uvas_pool_props props;
+    struct uvas_pool_usage use;
+    struct blk *live, *cache;
+    size_t nlive;
+    int is_default;
+    bool exported;          /* keeps its memory until destroyed */
+    int fd;                 /* imported: the exporter's host tier; else -1 */
+    struct imported *imports;
+};
+
+/* The registry of pools (pool.c). */
+extern pthread_mutex_t uvas_pool_reg_mu;
+extern struct uvas_pool *uvas_pools;
+
+/* A new pool in the registry; NULL without memory. */
+struct uvas_pool *uvas_pool_new(const struct uvas_pool_props *props);
+/* Out of the registry and freed (its memory already given back). */
+void uvas_pool_delete(struct uvas_pool *p);
+/* The imported pool holding ptr, if any (registry lock held). */
+struct uvas_pool *uvas_pool_of_import(const void *ptr);
+/* Unmap an imported pool's allocations and close its descriptor. */
+void uvas_pool_drop_imports(struct uvas_pool *p);
 
 /* After a sync: every pool gives back cached memory whose free points have
  * passed, down to its release threshold. */

@@ -224,6 +224,50 @@ int uvas_os_resident(void *p, size_t bytes, unsigned char *vec)
     return UVAS_OK;
 }
 
+void uvas_os_close(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+int uvas_os_dup(int fd, int *out)
+{
+    int d = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (d < 0)
+        return uvas_fail(UVAS_ERR_SYS, "cannot duplicate descriptor %d: %s", fd, strerror(errno));
+    *out = d;
+    return UVAS_OK;
+}
+
+int uvas_os_own_memfd(int fd, const char *name, size_t *size)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return uvas_fail(errno == EBADF ? UVAS_ERR_INVAL : UVAS_ERR_SYS,
+                         "descriptor %d: %s", fd, strerror(errno));
+    if (st.st_uid != geteuid())
+        return uvas_fail(UVAS_ERR_PERM, "descriptor %d belongs to user %u, not to this "
+                         "process's user %u", fd, (unsigned)st.st_uid, (unsigned)geteuid());
+    char path[64], link[256], want[256];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n < 0)
+        return uvas_fail(UVAS_ERR_SYS, "cannot tell what descriptor %d is (%s): %s", fd, path,
+                         strerror(errno));
+    link[n] = 0;
+    snprintf(want, sizeof want, "/memfd:%s (deleted)", name);
+    if (!S_ISREG(st.st_mode) || strcmp(link, want))
+        return uvas_fail(UVAS_ERR_PERM, "descriptor %d is '%s', not a uvas host tier ('%s')",
+                         fd, link, want);
+    *size = (size_t)st.st_size;
+    return UVAS_OK;
+}
+
+int uvas_os_pid(void)
+{
+    return (int)getpid();
+}
+
 size_t uvas_os_l2_bytes(void)
 {
     long v = sysconf(_SC_LEVEL2_CACHE_SIZE);

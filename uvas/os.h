@@ -87,6 +87,14 @@ int uvas_os_resident(void *p, size_t bytes, unsigned char *vec);
  * its help: cross-memory attach (process_vm_readv/writev), which needs
  * ptrace permission over it. UVAS_ERR_PERM when that is refused (Yama,
  * containers), UVAS_ERR_SYS otherwise; a partial copy is an error. */
+void uvas_os_close(int fd);
+/* A new close-on-exec descriptor of fd. Status. */
+int uvas_os_dup(int fd, int *out);
+/* Is fd a memfd named `name` that this user owns? Status (UVAS_ERR_PERM
+ * with a message that says what it is instead); *size: its size. */
+int uvas_os_own_memfd(int fd, const char *name, size_t *size);
+int uvas_os_pid(void);
+
 /* The per-core second-level cache in bytes; 0 if the system does not say. */
 size_t uvas_os_l2_bytes(void);
 /* Is this an Intel x86 processor (copy_nt.c: where streaming stores pay)? */

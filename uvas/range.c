@@ -25,7 +25,7 @@ int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
     if (page != (long)UVAS_PAGE)
         return uvas_fail(UVAS_ERR_SYS, "this system's base page is %ld bytes; uvas is built "
                          "for %zu-byte pages (uvas/os.h)", page, UVAS_PAGE);
-    int fd = memfd_create("uvas-host-tier", MFD_CLOEXEC);
+    int fd = memfd_create(UVAS_HOST_TIER_NAME, MFD_CLOEXEC);
     if (fd < 0)
         return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier failed: %s",
                          strerror(errno));

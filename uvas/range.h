@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The host tier's memfd is named so (uvas_ipc_open checks a descriptor
+ * by it). */
+#define UVAS_HOST_TIER_NAME "uvas-host-tier"
+
 /* Create the memfd and map it at base (UVAS_BASE_ANY: anywhere). */
 int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out);
 void uvas_range_unmap(char *base, size_t size, int memfd);
