@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "queue/pool.h"
 #include "queue/queue.h"
@@ -46,8 +47,60 @@ static int check_props(const struct uvas_pool_props *props)
     return UVAS_OK;
 }
 
+/* ---- debug mode: uses outside an allocation's queue lifetime ----------------- */
+
+static bool inside(const struct blk *b, const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, s = (uintptr_t)b->ptr;
+    return a >= s && a - s < b->size && n <= b->size - (a - s);
+}
+
+/* A use by work enqueued on q now: of memory freed already (cached), or of
+ * an allocation made on another queue at a point q is not ordered after
+ * and that has not passed. Memory of no pool is not this check's. */
+static int use_check(struct uvas_queue *q, const void *ptr, size_t n, const char *fn)
+{
+    int rc = UVAS_OK;
+    pthread_mutex_lock(&uvas_pool_reg_mu);
+    for (struct uvas_pool *p = uvas_pools; p && !rc; p = p->next) {
+        pthread_mutex_lock(&p->mu);
+        for (struct blk *b = p->cache; b && !rc; b = b->next)
+            if (inside(b, ptr, 1))
+                rc = uvas_fail(UVAS_ERR_INVAL, "%s: %p is in memory freed by uvas_free_async "
+                               "(on queue %p) before this was enqueued (UVAS_QUEUE_CHECK)", fn,
+                               ptr, (void *)b->q);
+        for (struct blk *b = p->live; b && !rc; b = b->next) {
+            if (!inside(b, ptr, 1))
+                continue;
+            if (!inside(b, ptr, n))
+                rc = uvas_fail(UVAS_ERR_INVAL, "%s: [%p, +%zu) runs past its allocation "
+                               "(%p, %zu bytes) (UVAS_QUEUE_CHECK)", fn, ptr, n, b->ptr,
+                               b->size);
+            else if (b->aq && b->aq != q && !uvas_queue_ordered_after(q, b->aq, b->apoint) &&
+                     !uvas_queue_passed(b->aq, b->apoint))
+                rc = uvas_fail(UVAS_ERR_INVAL, "%s: %p was allocated on queue %p, and this "
+                               "queue (%p) is not ordered after that point: make it wait for "
+                               "an event recorded on %p after the allocation "
+                               "(UVAS_QUEUE_CHECK)", fn, ptr, (void *)b->aq, (void *)q,
+                               (void *)b->aq);
+        }
+        pthread_mutex_unlock(&p->mu);
+    }
+    pthread_mutex_unlock(&uvas_pool_reg_mu);
+    return rc;
+}
+
+/* Installed with the first pool when UVAS_QUEUE_CHECK=1. */
+static void arm_check(void)
+{
+    const char *e = getenv("UVAS_QUEUE_CHECK");
+    if (e && !strcmp(e, "1"))
+        atomic_store_explicit(&uvas_queue_use_check, use_check, memory_order_relaxed);
+}
+
 int uvas_pool_create(const struct uvas_pool_props *props, uvas_pool_t **out)
 {
+    arm_check();
     uvas_clear_error();
     if (!out)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_create: out is NULL");
@@ -64,6 +117,7 @@ int uvas_pool_create(const struct uvas_pool_props *props, uvas_pool_t **out)
 
 int uvas_pool_get_default(uvas_pool_t **out)
 {
+    arm_check();
     uvas_clear_error();
     if (!out)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_get_default: out is NULL");
@@ -184,6 +238,9 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
             pthread_mutex_unlock(&p->mu);
         }
     }
+    uvas_queue_ref(q);
+    b->aq = q;
+    b->apoint = uvas_queue_point(q);
     pthread_mutex_lock(&p->mu);
     b->next = p->live;
     p->live = b;
@@ -225,6 +282,8 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
             *pp = b->next;
             p->nlive--;
             p->use.used -= b->size;
+            uvas_queue_unref(b->aq);
+            b->aq = NULL;
             uvas_queue_ref(q);
             b->q = q;
             b->point = point;

@@ -15,6 +15,8 @@ struct blk {
     size_t size;            /* the class */
     struct uvas_queue *q;   /* cached: freed on q (referenced) at point */
     uint64_t point;
+    struct uvas_queue *aq;  /* live: allocated on aq (referenced) at apoint */
+    uint64_t apoint;
 };
 
 /* An allocation of another process's pool, mapped here. */

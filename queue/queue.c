@@ -49,6 +49,24 @@ struct uvas_queue_op {
     } u;
 };
 
+_Atomic(uvas_queue_use_check_fn) uvas_queue_use_check;
+
+/* The words of a kernel's arguments that point into pool memory are its
+ * uses of that memory (the check cannot know which words are pointers:
+ * every aligned 8-byte word is tried, in debug mode only). */
+static int check_args(struct uvas_queue *q, uvas_queue_use_check_fn check, const void *args,
+                      size_t size, const char *fn)
+{
+    for (size_t o = 0; o + 8 <= size; o += 8) {
+        uint64_t w;
+        memcpy(&w, (const char *)args + o, 8);
+        int rc = w ? check(q, (const void *)(uintptr_t)w, 1, fn) : UVAS_OK;
+        if (rc)
+            return rc;
+    }
+    return UVAS_OK;
+}
+
 int uvas_queue_check(struct uvas_queue *q, const char *fn)
 {
     if (!q)
@@ -236,6 +254,9 @@ int uvas_queue_launch(uvas_queue_t *q, uvas_kernel_t *k, const uint32_t groups[3
         return rc;
     if (!k || !groups || (args_size && !args))
         return uvas_fail(UVAS_ERR_INVAL, "%s: the kernel, groups or args is NULL", fn);
+    uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
+    if (check && (rc = check_args(q, check, args, args_size, fn)))
+        return rc;
     struct uvas_queue_op *op = new_op(OP_LAUNCH, fn);
     if (!op)
         return UVAS_ERR_NOMEM;
@@ -268,6 +289,9 @@ int uvas_queue_migrate(uvas_queue_t *q, const void *ptr, size_t len, int locatio
     rc = uvas_query(ptr, &info);
     if (rc)
         return uvas_fail(rc, "%s: %p is not in a live uvas allocation", fn, ptr);
+    uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
+    if (check && (rc = check(q, ptr, len, fn)))
+        return rc;
     struct uvas_queue_op *op = new_op(OP_MIGRATE, fn);
     if (!op)
         return UVAS_ERR_NOMEM;
@@ -286,6 +310,9 @@ int uvas_queue_copy(uvas_queue_t *q, void *dst, const void *src, size_t n)
         return rc;
     if (n && (!dst || !src))
         return uvas_fail(UVAS_ERR_INVAL, "%s: dst or src is NULL", fn);
+    uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
+    if (n && check && ((rc = check(q, dst, n, fn)) || (rc = check(q, src, n, fn))))
+        return rc;
     struct uvas_queue_op *op = new_op(OP_COPY, fn);
     if (!op)
         return UVAS_ERR_NOMEM;

@@ -8,6 +8,7 @@
 #define UVAS_QUEUE_QUEUE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -50,6 +51,13 @@ bool uvas_queue_ordered_after(struct uvas_queue *q, struct uvas_queue *other, ui
 int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint64_t value);
 /* NULL or a destroyed queue: reported (UVAS_ERR_INVAL) for fn. */
 int uvas_queue_check(struct uvas_queue *q, const char *fn);
+
+/* UVAS_QUEUE_CHECK=1 (pool.c installs it): is a use of [p, p + n) by work
+ * enqueued on q now inside the lifetime of the pool allocation it falls
+ * in? Status, with fn's name in the message; NULL when not checking. */
+typedef int (*uvas_queue_use_check_fn)(struct uvas_queue *q, const void *p, size_t n,
+                                       const char *fn);
+extern _Atomic(uvas_queue_use_check_fn) uvas_queue_use_check;
 
 /* Wait for everything enqueued; the first error since the last drain,
  * reported in this thread (and cleared). */
