@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Write docs/queues.md's table from a run of `scripts/device-run.sh queue`:
+"""Write the queue table (docs/queues.md, the README) from a run of `scripts/device-run.sh queue`:
 uvas-bench queue's output (queue.txt) beside bench/cuda/malloc-async.cu's
 (cuda-queue.txt) in the same run, as time per iteration and ratios.
 
-usage: queue-table.py RESULTS_DIR DOC   (RESULTS_DIR holds queue.txt,
+usage: queue-table.py RESULTS_DIR DOC...   (RESULTS_DIR holds queue.txt,
 cuda-queue.txt and commit.txt)
 """
 import os
@@ -22,9 +22,9 @@ def metrics(path):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         sys.exit(__doc__)
-    d, doc = sys.argv[1], sys.argv[2]
+    d, docs = sys.argv[1], sys.argv[2:]
     u, c = metrics(os.path.join(d, "queue.txt")), metrics(os.path.join(d, "cuda-queue.txt"))
     commit = open(os.path.join(d, "commit.txt")).read().strip()
     sizes = [k.split(".")[1] for k in u if k.endswith(".async_us")]
@@ -43,10 +43,13 @@ def main():
         lines.append("| %s | %.1f | %.1f | %s | %s | %d KiB, %s |" % (
             s, a, sy, "%.1f" % ca if ca else "-", "%.1fx" % (a / ca) if ca else "-", r,
             "%d KiB" % cr if cr is not None else "-"))
-    text = open(doc).read()
     a, b = "<!-- queue-table -->", "<!-- /queue-table -->"
-    text = text[:text.index(a) + len(a)] + "\n" + "\n".join(lines) + "\n" + text[text.index(b):]
-    open(doc, "w").write(text)
+    for doc in docs:
+        text = open(doc).read()
+        if a not in text or b not in text:
+            sys.exit("queue-table.py: %s has no %s ... %s markers" % (doc, a, b))
+        text = text[:text.index(a) + len(a)] + "\n" + "\n".join(lines) + "\n" + text[text.index(b):]
+        open(doc, "w").write(text)
     return 0
 
 
