@@ -347,6 +347,14 @@ static void serve_one(size_t bi, void *arg)
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_fault_waits, 1, RLX);
 }
 
+static _Atomic int pe_me = 0, pe_n = 1;
+
+void uvas_gpu_set_pe(int me, int n)
+{
+    atomic_store_explicit(&pe_me, me, RLX);
+    atomic_store_explicit(&pe_n, n, RLX);
+}
+
 /* Requests are scanned when the fault count moves, and at least this often. */
 #define RESCAN_NS 200000ull
 
@@ -415,6 +423,8 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     volatile struct uvas_xlat_header *h = G.xlat.hdr;
     bool wait = !(flags & UVAS_KERNEL_NO_WAIT) && fault_waits();
     uvas_xlat_run_begin(&G.xlat, wait);
+    h->my_pe = (uint32_t)atomic_load_explicit(&pe_me, RLX);
+    h->n_pes = (uint32_t)atomic_load_explicit(&pe_n, RLX);
     VkCommandBuffer cb = G.cb;
     vkResetCommandBuffer(cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,

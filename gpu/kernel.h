@@ -26,5 +26,9 @@ void uvas_gpu_release_hold(struct uvas_gpu_hold *h);
 /* uvas_finalize: every kernel's device objects go (the structs stay the
  * user's: a launch of one then fails), and the context. */
 void uvas_gpu_fini(void);
+/* The OpenSHMEM PE that launches kernels, and the job's PEs, as
+ * include/shmem.glsl's shmem_my_pe and shmem_n_pes read them (0 and 1
+ * until the PE layer starts; set by it, below which this floor is). */
+void uvas_gpu_set_pe(int me, int n);
 
 #endif

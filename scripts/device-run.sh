@@ -142,6 +142,10 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
             tally "$tag" $?
         done
     done
+    for np in 2 4; do # shmem.glsl's PE queries in kernels of every PE
+        timeout 120 mpirun -np $np "$B/tests/gpu/test-gpu-shmem-pe" >"$OUT/gpu-shmem-pe-np$np.log" 2>&1
+        tally "gpu-shmem-pe-np$np" $?
+    done
     echo "device multi-PE tests: $pass passed, $fail failed, $skip skipped"
     [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 "$B/bench/path-bench" 2>&1 |
         tee "$OUT/path-bench.txt"

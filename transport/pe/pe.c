@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gpu/kernel.h"
 #include "transport/pe/am.h"
 #include "transport/pe/boot.h"
 #include "transport/pe/devpeer.h"
@@ -258,6 +259,7 @@ int uvas_pe_init(int requested, int *provided)
     memset(uvas_job.sync, 0, SYNC_WORDS * sizeof(uint64_t)); /* placed before peers use it */
     uvas_job.barrier_epoch = 0;
     uvas_job.up = true;
+    uvas_gpu_set_pe(uvas_job.me, uvas_job.n);
     if ((rc = uvas_boot_fence()))
         goto fail;
     return UVAS_OK;
@@ -265,6 +267,7 @@ fail:;
     char keep[UVAS_MSG_MAX];
     snprintf(keep, sizeof keep, "%s", uvas_last_error());
     uvas_job.up = false;
+    uvas_gpu_set_pe(0, 1);
     teardown();
     uvas_finalize();
     uvas_boot_stop();
@@ -283,6 +286,7 @@ int uvas_pe_finalize(void)
         return uvas_fail(UVAS_ERR_NOT_INIT, "the PE layer is not initialised");
     int rc = uvas_pe_barrier_all();
     uvas_job.up = false;
+    uvas_gpu_set_pe(0, 1);
     teardown();
     uvas_finalize();
     uvas_boot_stop();
