@@ -86,10 +86,13 @@ struct uvas_xlat_header {
     uint64_t counts;    /* device address of the access counters, a u32 per block */
     uint32_t my_pe;     /* the launching OpenSHMEM PE, and the job's PEs (shmem.glsl) */
     uint32_t n_pes;
+    uint64_t reserved;  /* entries start 16-aligned: none straddles a cache line */
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
-_Static_assert(sizeof(struct uvas_xlat_header) == 72 + 8 * UVAS_XLAT_FAULTS,
-               "uvas.glsl's uvas_xlat_entries header is 72 + 8 * UVAS_XLAT_FAULTS bytes");
+_Static_assert(sizeof(struct uvas_xlat_header) == 80 + 8 * UVAS_XLAT_FAULTS,
+               "uvas.glsl's uvas_xlat_entries header is 80 + 8 * UVAS_XLAT_FAULTS bytes");
+_Static_assert(sizeof(struct uvas_xlat_header) % 16 == 0,
+               "translation entries (16 bytes) start 16-aligned");
 _Static_assert(offsetof(struct uvas_xlat_header, counts) == 8 * 7,
                "uvas.glsl reads counts as header[UVAS_XLAT_COUNTS_WORD = 7]");
 

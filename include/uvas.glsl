@@ -86,6 +86,7 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t counts;
     uint my_pe;   /* the OpenSHMEM PE launching (include/shmem.glsl); 0 */
     uint n_pes;   /* and the job's PEs; 1 without shmem_init */
+    uint64_t reserved_; /* entries start 16-aligned: none straddles a cache line */
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat;
@@ -106,6 +107,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
     uint64_t counts;
     uint my_pe;
     uint n_pes;
+    uint64_t reserved_;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat_v;
@@ -114,7 +116,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
  * any buffer reference, so the compiler may keep entries in registers
  * and the device read them through its read-only caches. */
 layout(set = 0, binding = 0, std430) restrict readonly buffer uvas_xlat_entries {
-    uint64_t header[(72 + 8 * UVAS_XLAT_FAULTS) / 8];
+    uint64_t header[(80 + 8 * UVAS_XLAT_FAULTS) / 8];
     uvas_xlat_entry entry[];
 } uvas_xlat_ro;
 
