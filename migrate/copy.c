@@ -1,6 +1,7 @@
 /* Batches on the transfer queues, completion on a timeline per queue. */
 #include "migrate/copy.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -198,6 +199,16 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
         rc = submit_on(c, q, ops, n, t);
     }
     pthread_mutex_unlock(&c->mu);
+    if (rc != UVAS_OK && t->part[0].value) {
+        /* Half went: the caller rolls the batch back and may reuse its
+         * destination at once, so that half must be over first. */
+        char keep[UVAS_MSG_MAX];
+        snprintf(keep, sizeof keep, "%s", uvas_last_error());
+        (void)uvas_copier_wait(c, t);
+        rc = uvas_fail(rc, "%s", keep);
+    }
+    if (rc != UVAS_OK)
+        *t = (struct uvas_copy_ticket){0};
     return rc;
 }
 
