@@ -72,26 +72,30 @@ void uvas_shmem_report(const char *call, int status)
         uvas_pe_global_exit(1);
 }
 
-int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
+/* The message, formatted, as the status's (uvas_last_error). */
+static void set_message(int status, const char *fmt, va_list ap)
 {
     char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    uvas_fail(status, "%s", buf);
+}
+
+int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    set_message(status, fmt, ap);
     va_end(ap);
-    uvas_fail(status, "%s", buf);
     uvas_shmem_report(call, status);
     return status;
 }
 
 int uvas_shmem_decline(const char *call, int status, const char *fmt, ...)
 {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    set_message(status, fmt, ap);
     va_end(ap);
-    uvas_fail(status, "%s", buf);
     remember(call, status);
     return status;
 }
