@@ -554,7 +554,11 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
     }
     if (uvas_cpuview_map(bi) != UVAS_OK) {
         uvas_warn("%s; migrating the block instead", uvas_last_error());
-        untake(b, x.seen);
+        /* Not woken here: the caller migrates the block back next and wakes
+         * its threads when that ends (or whoever holds it then does). Woken
+         * now, the faulting thread would fault again and another service
+         * thread map the view after all (seen under load). */
+        uvas_blk_unbusy(b, x.seen);
         return false;
     }
     uvas_blk_publish(b, x.seen, UVAS_RES_DEVICE);

@@ -44,7 +44,8 @@ void uvas_migrate_write_fault(size_t bi);
 /* Fault path: a CPU access to device-resident block bi; if the policy
  * says so (by default: the block is advised accessed-by-CPU) and the driver
  * can, its device memory is mapped there. False: the caller migrates it
- * back instead. */
+ * back instead (its threads are woken by that migration, or by whoever
+ * holds the block then). */
 bool uvas_migrate_cpu_map(size_t bi, bool write);
 
 /* How many blocks, from bi on, a CPU fault on device-resident block bi
