@@ -12,6 +12,7 @@
 #define UVAS_TEST_CHECK_H
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -155,6 +156,17 @@ long tu_find_not(const void *p, size_t n, unsigned char v);
 int tu_run_child(int (*fn)(void *), void *arg, unsigned seconds);
 
 /* Write/read exactly n bytes on a descriptor (retrying short transfers). */
+/* A gate a queue's host function waits at until the test opens it
+ * (tu_gate_wait has the host function's signature). */
+struct tu_gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int open;
+};
+#define TU_GATE {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
+void tu_gate_wait(void *gate);
+void tu_gate_open(struct tu_gate *g);
+
 int tu_write_all(int fd, const void *buf, size_t n);
 
 int tu_read_all(int fd, void *buf, size_t n);

@@ -607,3 +607,20 @@ int tu_launch(uvas_kernel_t *k, uint32_t n, const void *args, size_t size)
     uint32_t g[3] = {(n + 63) / 64, 1, 1};
     return uvas_kernel_launch(k, g, args, size, 0);
 }
+
+void tu_gate_wait(void *gate)
+{
+    struct tu_gate *g = gate;
+    pthread_mutex_lock(&g->mu);
+    while (!g->open)
+        pthread_cond_wait(&g->cv, &g->mu);
+    pthread_mutex_unlock(&g->mu);
+}
+
+void tu_gate_open(struct tu_gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->open = 1;
+    pthread_cond_broadcast(&g->cv);
+    pthread_mutex_unlock(&g->mu);
+}

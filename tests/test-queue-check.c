@@ -17,26 +17,6 @@
 #include "check.h"
 #include "uvas_queue.h"
 
-struct gate {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int open;
-};
-static void gate_wait(void *arg)
-{
-    struct gate *g = arg;
-    pthread_mutex_lock(&g->mu);
-    while (!g->open)
-        pthread_cond_wait(&g->cv, &g->mu);
-    pthread_mutex_unlock(&g->mu);
-}
-static void gate_open(struct gate *g)
-{
-    pthread_mutex_lock(&g->mu);
-    g->open = 1;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->mu);
-}
 
 static void refused(int st, const char *word, const char *what)
 {
@@ -60,8 +40,8 @@ static int checked(void *arg)
     CHECK_OK(uvas_queue_create(&q2));
 
     /* Allocated on q1 behind a closed gate: its point has not passed. */
-    struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
-    CHECK_OK(uvas_queue_host_fn(q1, gate_wait, &g));
+    struct tu_gate g = TU_GATE;
+    CHECK_OK(uvas_queue_host_fn(q1, tu_gate_wait, &g));
     char *x = uvas_malloc_async(4096, q1);
     CHECK(x != NULL, "uvas_malloc_async: %s", uvas_last_error());
     refused(uvas_queue_copy(q2, x, local, 64), "not ordered after",
@@ -74,7 +54,7 @@ static int checked(void *arg)
     CHECK_OK(uvas_queue_copy(q2, local, x, 64)); /* after an event past it */
     refused(uvas_queue_copy(q1, x + 4000, local, 200), "runs past its allocation",
             "a copy past the allocation's end");
-    gate_open(&g);
+    tu_gate_open(&g);
     CHECK_OK(uvas_queue_sync(q1));
     CHECK_OK(uvas_queue_sync(q2));
 

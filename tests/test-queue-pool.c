@@ -25,28 +25,6 @@
 #include "check.h"
 #include "uvas_queue.h"
 
-/* A gate a host function waits at until the test opens it. */
-struct gate {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int open;
-};
-static void gate_wait(void *arg)
-{
-    struct gate *g = arg;
-    pthread_mutex_lock(&g->mu);
-    while (!g->open)
-        pthread_cond_wait(&g->cv, &g->mu);
-    pthread_mutex_unlock(&g->mu);
-}
-static void gate_open(struct gate *g)
-{
-    pthread_mutex_lock(&g->mu);
-    g->open = 1;
-    pthread_cond_broadcast(&g->cv);
-    pthread_mutex_unlock(&g->mu);
-}
-#define GATE {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0}
 
 static int order[100];
 static atomic_int norder;
@@ -64,12 +42,12 @@ static void check_order(void)
 {
     uvas_queue_t *q;
     CHECK_OK(uvas_queue_create(&q));
-    struct gate g = GATE;
-    CHECK_OK(uvas_queue_host_fn(q, gate_wait, &g));
+    struct tu_gate g = TU_GATE;
+    CHECK_OK(uvas_queue_host_fn(q, tu_gate_wait, &g));
     for (int i = 0; i < 100; i++)
         CHECK_OK(uvas_queue_host_fn(q, note, (void *)(intptr_t)i));
     CHECK(atomic_load(&norder) == 0, "work ran before the gate opened: enqueue waited");
-    gate_open(&g);
+    tu_gate_open(&g);
     CHECK_OK(uvas_queue_sync(q));
     CHECK_EQ(atomic_load(&norder), 100, "host functions run");
     for (int i = 0; i < 100; i++)
@@ -81,8 +59,8 @@ static void check_same_queue_reuse(void)
 {
     uvas_queue_t *q;
     CHECK_OK(uvas_queue_create(&q));
-    struct gate g = GATE;
-    CHECK_OK(uvas_queue_host_fn(q, gate_wait, &g)); /* nothing has run */
+    struct tu_gate g = TU_GATE;
+    CHECK_OK(uvas_queue_host_fn(q, tu_gate_wait, &g)); /* nothing has run */
     char *a = uvas_malloc_async(4000, q);
     CHECK(a != NULL, "uvas_malloc_async: %s", uvas_last_error());
     CHECK_OK(uvas_queue_host_fn(q, fill, a));
@@ -92,7 +70,7 @@ static void check_same_queue_reuse(void)
     static char mine[4096];
     memset(mine, 0x3c, sizeof mine);
     CHECK_OK(uvas_queue_copy(q, b, mine, 4000));
-    gate_open(&g);
+    tu_gate_open(&g);
     CHECK_OK(uvas_queue_sync(q));
     CHECK(tu_find_not(b, 4000, 0x3c) < 0, "the second owner's data, after the first's fill");
     struct uvas_ptr_info info;
@@ -109,10 +87,10 @@ static void check_cross_queue(unsigned reuse)
     uvas_queue_t *q1, *q2;
     CHECK_OK(uvas_queue_create(&q1));
     CHECK_OK(uvas_queue_create(&q2));
-    struct gate g = GATE;
+    struct tu_gate g = TU_GATE;
     void *c = uvas_malloc_from_pool_async(8192, p, q1);
     CHECK(c != NULL, "allocation on q1: %s", uvas_last_error());
-    CHECK_OK(uvas_queue_host_fn(q1, gate_wait, &g)); /* q1 is stuck before the free */
+    CHECK_OK(uvas_queue_host_fn(q1, tu_gate_wait, &g)); /* q1 is stuck before the free */
     CHECK_OK(uvas_free_async(c, q1));
     void *d = uvas_malloc_from_pool_async(8192, p, q2);
     CHECK(d && d != c, "q2 does not get memory q1 may still use");
@@ -125,9 +103,9 @@ static void check_cross_queue(unsigned reuse)
         CHECK_OK(uvas_queue_wait_event(q2, ev));
         e = uvas_malloc_from_pool_async(8192, p, q2);
         CHECK(e == c, "after waiting for an event past the free, q2 reuses it");
-        gate_open(&g);
+        tu_gate_open(&g);
     } else {
-        gate_open(&g);
+        tu_gate_open(&g);
         CHECK_OK(uvas_event_sync(ev));
         e = uvas_malloc_from_pool_async(8192, p, q2);
         CHECK(e == c, "once the free's point has passed, q2 reuses it");
@@ -190,14 +168,14 @@ static void check_failure(void)
 {
     uvas_queue_t *q;
     CHECK_OK(uvas_queue_create(&q));
-    struct gate g = GATE;
+    struct tu_gate g = TU_GATE;
     void *x = uvas_malloc(65536);
     CHECK(x != NULL, "uvas_malloc");
-    CHECK_OK(uvas_queue_host_fn(q, gate_wait, &g));
+    CHECK_OK(uvas_queue_host_fn(q, tu_gate_wait, &g));
     CHECK_OK(uvas_queue_migrate(q, x, 65536, UVAS_LOC_HOST));
     CHECK_OK(uvas_queue_host_fn(q, set_ran, NULL));
     uvas_free(x); /* before the migration runs: it will fail */
-    gate_open(&g);
+    tu_gate_open(&g);
     CHECK_STATUS(uvas_queue_sync(q), UVAS_ERR_NOT_OWNED);
     CHECK(strstr(uvas_last_error(), "uvas_migrate") || strstr(uvas_last_error(), "live"),
           "the failure's message: %s", uvas_last_error());
