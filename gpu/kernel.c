@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "gpu/hold.h"
+#include "gpu/ring.h"
 #include "gpu/spirv.h"
 #include "gpu/xlat.h"
 #include "uvas/atomics.h"
@@ -34,6 +35,7 @@ static struct {
     bool up;
     struct uvas_vulkan *d;
     struct uvas_xlat xlat;
+    struct uvas_ring ring; /* kernels' requests to the host (a run's: xlat.run) */
     VkDescriptorSetLayout dsl;
     VkDescriptorPool pool;
     VkDescriptorSet set;
@@ -72,6 +74,7 @@ static void context_down(void)
         vkDestroyDescriptorPool(d->dev, G.pool, NULL);
     if (G.dsl)
         vkDestroyDescriptorSetLayout(d->dev, G.dsl, NULL);
+    uvas_ring_fini(&G.ring);
     uvas_xlat_fini(&G.xlat);
     free(G.served);
     free(G.served_list);
@@ -108,6 +111,8 @@ static int context_up(void)
                          d->no_kernels);
     G.d = d;
     int rc = uvas_xlat_init(&G.xlat, d, (uintptr_t)uvas_g.base, uvas_g.shift, uvas_g.nblocks);
+    if (!rc)
+        rc = uvas_ring_init(&G.ring, d);
     if (!rc && (!(G.served = calloc((uvas_g.nblocks + 7) / 8, 1)) ||
                 !(G.served_list = malloc(uvas_g.nblocks * sizeof *G.served_list))))
         rc = uvas_fail(UVAS_ERR_NOMEM, "kernels: out of memory");
@@ -348,33 +353,37 @@ static void serve_one(size_t bi, void *arg)
 }
 
 static _Atomic int pe_me = 0, pe_n = 1;
+static _Atomic(uvas_ring_serve_fn) proxy;
 
-void uvas_gpu_set_pe(int me, int n)
+void uvas_gpu_set_pe(int me, int n, uvas_ring_serve_fn serve)
 {
     atomic_store_explicit(&pe_me, me, RLX);
     atomic_store_explicit(&pe_n, n, RLX);
+    atomic_store_explicit(&proxy, serve, memory_order_release);
 }
 
 /* Requests are scanned when the fault count moves, and at least this often. */
 #define RESCAN_NS 200000ull
 
-/* Wait for the run, serving what it asks for meanwhile. The fence is
- * polled, not waited on with a timeout (NVIDIA's driver sleeps tens of
- * milliseconds in a wait for microseconds): spinning for the first
- * 100 us, where most kernels end, then sleeping between polls, longer as
- * the kernel runs longer (up to 1 ms). A run whose faults do not wait
- * (or no longer) is waited for in the driver. Status. */
+/* Wait for the run, serving what it asks for meanwhile (faults, and
+ * requests in the ring). The fence is polled, not waited on with a
+ * timeout (NVIDIA's driver sleeps tens of milliseconds in a wait for
+ * microseconds): spinning for the first 100 us, where most kernels end,
+ * then sleeping between polls, longer as the kernel runs longer (up to
+ * 1 ms); a request served starts that over. Status. */
 static int wait_serving(struct uvas_kernel *k, struct serve *v)
 {
     struct uvas_vulkan *d = G.d;
     uint32_t seen = 0;
     uint64_t t0 = mono_ns(), scanned = t0;
+    uvas_ring_serve_fn serve = atomic_load_explicit(&proxy, memory_order_acquire);
     for (;;) {
-        /* Nothing to serve (faults do not wait): sleep in the driver. */
-        VkResult r = v->gave_up ? vkWaitForFences(d->dev, 1, &G.fence, VK_TRUE, UINT64_MAX)
-                                : vkGetFenceStatus(d->dev, G.fence);
+        VkResult r = vkGetFenceStatus(d->dev, G.fence);
         if (r == VK_SUCCESS)
             return UVAS_OK;
+        /* The kernel's requests: while it posts them, poll as at the start. */
+        if (uvas_ring_drain(&G.ring, serve))
+            t0 = mono_ns();
         uint64_t ran = mono_ns() - t0;
         if (r == VK_NOT_READY && ran > 100000) {
             struct timespec ts = {0, ran < 10000000 ? 20000 : 1000000};
@@ -410,6 +419,32 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
     }
 }
 
+/* After a run: the requests it posted last served (nobody waits for a
+ * put), then what the host refused or the kernel could not wait for fails
+ * the launch. Status. */
+static int ring_end(struct uvas_kernel *k)
+{
+    uvas_ring_drain(&G.ring, atomic_load_explicit(&proxy, memory_order_acquire));
+    volatile struct uvas_ring_header *rh = G.ring.hdr;
+    if (G.ring.rc)
+        return uvas_fail(G.ring.rc, "kernel '%s': %s (the first of %u requests the host "
+                         "refused, which did nothing)", k->entry, G.ring.why, rh->refused);
+    if (rh->cannot_wait)
+        return uvas_fail(UVAS_ERR_INVAL, "kernel '%s' made %u OpenSHMEM calls that wait for "
+                         "an answer (a get or g from memory it does not hold, a fetching "
+                         "atomic, wait_until), which '%s' cannot run: it ends shader "
+                         "loops early, so a kernel cannot wait there; those calls did "
+                         "nothing and returned 0. Run such kernels on a GPU, or make those "
+                         "calls from the host (puts and non-fetching atomics work here)",
+                         k->entry, rh->cannot_wait, G.d->name);
+    if (rh->timed_out)
+        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': %u of its OpenSHMEM calls found the "
+                         "request ring (%u slots) full for longer than '%s' lets a shader "
+                         "loop run, and were dropped: post fewer requests per launch on such "
+                         "a device", k->entry, rh->timed_out, UVAS_RING_SLOTS, G.d->name);
+    return UVAS_OK;
+}
+
 /* One run of k with the holds in place (xlat.run held: one run at a
  * time, the header's faults and the command buffer are its): record, submit,
  * wait while serving the kernel's faults. *nfaults, and up to
@@ -425,6 +460,8 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     uvas_xlat_run_begin(&G.xlat, wait);
     h->my_pe = (uint32_t)atomic_load_explicit(&pe_me, RLX);
     h->n_pes = (uint32_t)atomic_load_explicit(&pe_n, RLX);
+    uvas_ring_reset(&G.ring);
+    h->proxy = G.ring.addr;
     VkCommandBuffer cb = G.cb;
     vkResetCommandBuffer(cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -482,6 +519,9 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         return rc;
     if (v.rc)
         return v.rc;
+    rc = ring_end(k);
+    if (rc)
+        return rc;
     uint64_t t[2];
     if (G.stamps && vkGetQueryPoolResults(d->dev, G.stamps, 0, 2, sizeof t, t, sizeof t[0],
                                           VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && t[1] > t[0])

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu/ring.h"
 #include "uvas_gpu.h"
 
 int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
@@ -28,7 +29,9 @@ void uvas_gpu_release_hold(struct uvas_gpu_hold *h);
 void uvas_gpu_fini(void);
 /* The OpenSHMEM PE that launches kernels, and the job's PEs, as
  * include/shmem.glsl's shmem_my_pe and shmem_n_pes read them (0 and 1
- * until the PE layer starts; set by it, below which this floor is). */
-void uvas_gpu_set_pe(int me, int n);
+ * until the PE layer starts; set by it, below which this floor is), and
+ * who serves the requests kernels post in the ring (gpu/ring.h: puts,
+ * gets and atomics to other PEs; NULL refuses them). */
+void uvas_gpu_set_pe(int me, int n, uvas_ring_serve_fn serve);
 
 #endif

@@ -4,60 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/buffer.h"
 #include "uvas.h"
 #include "uvas/status.h"
-
-/* Host-visible coherent memory, preferring `also` (Memory that is not
- * coherent would need flushes and invalidations the table's users do not
- * make). */
-static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits, VkMemoryPropertyFlags also)
-{
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    const VkMemoryPropertyFlags want[2] = {host | also, host};
-    for (int w = 0; w < 2; w++)
-        for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++)
-            if ((bits & (1u << i)) && (d->mem.memoryTypes[i].propertyFlags & want[w]) == want[w])
-                return i;
-    return UINT32_MAX;
-}
-
-/* A buffer of `bytes` with a device address, in memory of type `type`
- * (UINT32_MAX: host-visible coherent memory, preferably with `also`).
- * Status. */
-static int make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
-                VkMemoryPropertyFlags also, VkBuffer *buf, VkDeviceMemory *mem, const char *what)
-{
-    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                              .size = bytes,
-                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                       VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT};
-    uvas_vulkan_share(d, &bci);
-    if (vkCreateBuffer(d->dev, &bci, NULL, buf) != VK_SUCCESS)
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot create the %s buffer on '%s'", what, d->name);
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(d->dev, *buf, &req);
-    if (type == UINT32_MAX)
-        type = pick_type(d, req.memoryTypeBits, also);
-    VkMemoryAllocateFlagsInfo fi;
-    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = uvas_vulkan_addr_alloc(d, &fi, NULL),
-                                .allocationSize = req.size,
-                                .memoryTypeIndex = type};
-    VkResult r = type == UINT32_MAX || !(req.memoryTypeBits & (1u << type))
-                     ? VK_ERROR_FEATURE_NOT_PRESENT
-                     : vkAllocateMemory(d->dev, &mai, NULL, mem);
-    if (r != VK_SUCCESS) {
-        vkDestroyBuffer(d->dev, *buf, NULL);
-        *buf = VK_NULL_HANDLE;
-        return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate %llu bytes for the %s on '%s' "
-                         "(VkResult %d)", (unsigned long long)bytes, what, d->name, r);
-    }
-    vkBindBufferMemory(d->dev, *buf, *mem, 0);
-    return UVAS_OK;
-}
 
 int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, unsigned shift,
                    size_t nblocks)
@@ -72,8 +21,8 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     size_t req_off = sizeof(struct uvas_xlat_header) + nblocks * sizeof(struct uvas_xlat_entry);
     x->bytes = req_off + (x->nreq0 + x->nreq1) * sizeof(uint32_t);
     /* Device-local if it can be: every access of a kernel reads an entry. */
-    int rc = make(d, x->bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, &x->buf, &x->mem,
-                  "translation table");
+    int rc = uvas_gpu_buffer_make(d, x->bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                  &x->buf, &x->mem, "translation table");
     if (rc)
         return rc;
     void *p;
@@ -86,16 +35,18 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->entry = (struct uvas_xlat_entry *)((char *)p + sizeof(struct uvas_xlat_header));
     x->req0 = (volatile uint32_t *)((char *)p + req_off);
     x->req1 = x->req0 + x->nreq0;
-    rc = make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, 0, &x->sink, &x->sink_mem, "fault sink");
+    rc = uvas_gpu_buffer_make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, 0, &x->sink, &x->sink_mem,
+                              "fault sink");
     /* Counters where the atomics are cheap, read by the CPU from a copy in
      * cached memory: reads of device memory through the BAR cost about a
      * microsecond each. */
     VkDeviceSize cbytes = nblocks * sizeof(uint32_t);
     if (!rc)
-        rc = make(d, cbytes, d->dev_type, 0, &x->counts, &x->counts_mem, "access counters");
+        rc = uvas_gpu_buffer_make(d, cbytes, d->dev_type, 0, &x->counts, &x->counts_mem,
+                                  "access counters");
     if (!rc)
-        rc = make(d, cbytes, UINT32_MAX, VK_MEMORY_PROPERTY_HOST_CACHED_BIT, &x->counts_host,
-                  &x->counts_host_mem, "access counters' copy");
+        rc = uvas_gpu_buffer_make(d, cbytes, UINT32_MAX, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                  &x->counts_host, &x->counts_host_mem, "access counters' copy");
     if (!rc && vkMapMemory(d->dev, x->counts_host_mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
         rc = uvas_fail(UVAS_ERR_NOMEM, "cannot map the access counters' copy on '%s'", d->name);
     if (rc) {

@@ -86,7 +86,8 @@ struct uvas_xlat_header {
     uint64_t counts;    /* device address of the access counters, a u32 per block */
     uint32_t my_pe;     /* the launching OpenSHMEM PE, and the job's PEs (shmem.glsl) */
     uint32_t n_pes;
-    uint64_t reserved;  /* entries start 16-aligned: none straddles a cache line */
+    uint64_t proxy;     /* device address of the request ring (gpu/ring.h); entries
+                         * start 16-aligned: none straddles a cache line */
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
 _Static_assert(sizeof(struct uvas_xlat_header) == 80 + 8 * UVAS_XLAT_FAULTS,

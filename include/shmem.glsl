@@ -1,21 +1,108 @@
 /*
- * OpenSHMEM calls for compute kernels (GLSL), over include/uvas.glsl:
- * a kernel launched with uvas_kernel_launch by a PE of an OpenSHMEM job
- * (after shmem_init) asks who it runs for. Included as uvas.glsl is (it
- * includes that):
+ * OpenSHMEM calls for compute kernels (GLSL), over include/uvas.glsl. A
+ * kernel launched with uvas_kernel_launch by a PE of an OpenSHMEM job
+ * (after shmem_init) puts to, gets from and atomically updates the
+ * symmetric memory of any PE, and waits on its own:
  *
  *     #version 460
  *     #extension GL_GOOGLE_include_directive : require
  *     #include "shmem.glsl"
+ *     layout(local_size_x = 64) in;
+ *     layout(push_constant) uniform Args { uint64_t dest; uint64_t counter; } args;
+ *     void main() {
+ *         int peer = (shmem_my_pe() + 1) % shmem_n_pes();
+ *         shmem_uint32_p(args.dest + 4ul * gl_GlobalInvocationID.x, 7u, peer);
+ *         shmem_uint64_atomic_add(args.counter, 1ul, 0);
+ *         shmem_quiet();
+ *     }
  *
- * Without shmem_init (a program that is not a PE), shmem_my_pe() is 0 and
- * shmem_n_pes() 1, as for a job of one PE. Puts, gets and atomics from
- * kernels are issue 14 (docs/gpu-shmem-plan.md).
+ * Addresses are uint64_t uvas addresses (the CPU's pointers, symmetric:
+ * the same on every PE); sizes are bytes. Without shmem_init the kernel
+ * is PE 0 of a job of one PE.
+ *
+ * How each call goes (docs/kernels.md):
+ * - to this PE, where the kernel reaches the target (a block it holds):
+ *   loads, stores and device atomics through the translation, as any
+ *   uvas pointer; a host-resident target's atomics go to the host (the
+ *   CPU's and peers' atomics on that word are the CPU's: one kind of
+ *   atomic per word);
+ * - otherwise a request in the ring the launching thread serves while the
+ *   kernel runs (gpu/ring.h): the host makes the call a CPU thread makes,
+ *   so every residence, path and transport is right. A put returns once
+ *   its data is in the ring (the source may be reused); a get, a fetching
+ *   atomic and shmem_quiet wait for the host's answer.
+ * Requests of one invocation are served in the order made, and puts and
+ * atomics to one PE take effect in that order (shmem_fence orders nothing
+ * more). A launch returns once every request of its kernel is done; what
+ * the host refuses (a PE out of range, an address that is not symmetric)
+ * fails the launch, naming the kernel and the call.
+ *
+ * A GPU waits as long as an answer takes. A device that bounds shader
+ * loops cannot wait (lavapipe ends them after 65535 iterations in all,
+ * the kernel's own loops included): there the calls that need an answer
+ * (a get or g from memory the kernel does not hold, a fetching atomic,
+ * wait_until) do nothing, return 0 and fail the launch, saying so; puts,
+ * non-fetching atomics and quiet work. Work-group calls (_work_group)
+ * must be reached by every invocation of the work-group, as barrier()
+ * must.
  */
 #ifndef SHMEM_GLSL
 #define SHMEM_GLSL
 
 #include "uvas.glsl"
+
+/* As include/shmem.h. */
+#define SHMEM_CMP_EQ 0
+#define SHMEM_CMP_NE 1
+#define SHMEM_CMP_GT 2
+#define SHMEM_CMP_GE 3
+#define SHMEM_CMP_LT 4
+#define SHMEM_CMP_LE 5
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+
+/* Mirrors gpu/ring.h: change both together. */
+#define SHMEM_RING_SLOTS_ 4096u
+#define SHMEM_RING_PAYLOAD_ 448u
+#define SHMEM_RING_PUT_ 1u
+#define SHMEM_RING_GET_ 2u
+#define SHMEM_RING_AMO_ 3u
+#define SHMEM_RING_PUT_SIGNAL_ 4u
+#define SHMEM_RING_QUIET_ 5u
+#define SHMEM_RING_WAITS_ 0x100u
+/* enum uvas_amo_op (transport/pe/pe.h) */
+#define SHMEM_AMO_FETCH_ 0u
+#define SHMEM_AMO_SET_ 1u
+#define SHMEM_AMO_SWAP_ 2u
+#define SHMEM_AMO_CSWAP_ 3u
+#define SHMEM_AMO_ADD_ 4u
+#define SHMEM_AMO_AND_ 5u
+#define SHMEM_AMO_OR_ 6u
+#define SHMEM_AMO_XOR_ 7u
+
+layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile buffer shmem_ring_ {
+    uint head;
+    uint nslots;
+    uint timed_out;
+    uint refused;
+    uint cannot_wait;
+};
+layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile buffer shmem_slot_ {
+    uint seq;
+    uint op;
+    int pe;
+    uint size;
+    uint64_t addr;
+    uint64_t value;
+    uint64_t cmp;
+    uint64_t result;
+    uint64_t sig;
+    uint amo;
+    uint status;
+    uint payload[SHMEM_RING_PAYLOAD_ / 4u];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile buffer shmem_vu32_ { uint v; };
+layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer shmem_vu64_ { uint64_t v; };
 
 int shmem_my_pe()
 {
@@ -25,6 +112,494 @@ int shmem_my_pe()
 int shmem_n_pes()
 {
     return int(uvas_xlat.n_pes);
+}
+
+shmem_ring_ shmem_ring_hdr_()
+{
+    return shmem_ring_(uvas_xlat.proxy);
+}
+
+/* Every function here returns only at its end (they are inlined into
+ * loops and divergent branches of the caller's kernel).
+ *
+ * Waiting. Where kernels can wait (UVAS_FAULTS_WAIT: every GPU), a call
+ * that needs the host's answer waits for it as long as it takes. Where
+ * the device bounds loops (lavapipe ends every loop of an invocation
+ * after 65535 iterations in all, the kernel's own loops included), a wait
+ * would silently cut the kernel's own loops short, so there a call that
+ * needs an answer (a get or g from memory the kernel does not reach, a
+ * fetching atomic, wait_until) does nothing, returns 0 and fails the
+ * launch, saying why; puts, non-fetching atomics and quiet (served in
+ * order by the host) do not wait. */
+#define SHMEM_BOUNDED_WAIT_ 16384u /* iterations for a free slot, where loops are bounded */
+
+/* Until the u32 at device address p is want; false (and counted) where
+ * the wait ran out. */
+bool shmem_await_(uint64_t p, uint want)
+{
+    shmem_vu32_ r = shmem_vu32_(p);
+    bool hit = false;
+    uint outer = UVAS_FAULTS_WAIT ? 65535u : 1u;
+    uint inner = UVAS_FAULTS_WAIT ? 65535u : SHMEM_BOUNDED_WAIT_;
+    for (uint o = 0u; o < outer && !hit; o++)
+        for (uint i = 0u; i < inner && !hit; i++)
+            hit = r.v == want;
+    if (!hit)
+        atomicAdd(shmem_ring_hdr_().timed_out, 1u);
+    return hit;
+}
+
+/* A call that needs an answer, where kernels cannot wait: counted. */
+void shmem_cannot_wait_()
+{
+    atomicAdd(shmem_ring_hdr_().cannot_wait, 1u);
+}
+
+/* A slot for a new request: its ticket in t, or false (the wait for a
+ * free slot ran out; the request is lost and the launch will fail). */
+bool shmem_slot_take_(out uint t, out shmem_slot_ s)
+{
+    t = atomicAdd(shmem_ring_hdr_().head, 1u);
+    s = shmem_slot_(uvas_xlat.proxy + 64ul + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
+    return shmem_await_(uint64_t(s), t);
+}
+
+/* Post the filled slot; with wait, wait for the host's answer (the
+ * caller reads it and frees the slot with shmem_slot_free_). */
+bool shmem_slot_post_(uint t, shmem_slot_ s, bool wait)
+{
+    memoryBarrier();
+    atomicExchange(s.seq, t + 1u);
+    return !wait || shmem_await_(uint64_t(s), t + 2u);
+}
+
+void shmem_slot_free_(uint t, shmem_slot_ s)
+{
+    memoryBarrier();
+    atomicExchange(s.seq, t + SHMEM_RING_SLOTS_);
+}
+
+/* Does this kernel reach uvas address a itself (its block translated)?
+ * Then d is where, and host says the block is host memory. */
+bool shmem_reach_(uint64_t a, out uint64_t d, out bool host)
+{
+    uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
+    uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_v.entry[uint(bi)].idx : 0u;
+    d = 0ul;
+    host = false;
+    if (idx != 0u) {
+        uint64_t delta = uvas_xlat_v.entry[idx - 1u].delta;
+        host = (uint(delta) & UVAS_XLAT_DELTA_HOST) != 0u;
+        d = a + (delta & ~uint64_t(UVAS_XLAT_DELTA_HOST));
+    }
+    return idx != 0u;
+}
+
+/* Byte b of uvas address a (a local source: any alignment). */
+uint shmem_byte_(uint64_t a)
+{
+    return (uvas_load_u32(a & ~3ul) >> (8u * uint(a & 3ul))) & 0xffu;
+}
+
+/* Store byte v at uvas address a without touching its neighbours, which
+ * other invocations may be writing. */
+void shmem_byte_store_(uint64_t a, uint v)
+{
+    uint sh = 8u * uint(a & 3ul);
+    uvas_atomic_and_u32(a & ~3ul, ~(0xffu << sh));
+    uvas_atomic_or_u32(a & ~3ul, (v & 0xffu) << sh);
+}
+
+/* n bytes from uvas address src into uvas address dest, both here. */
+void shmem_copy_local_(uint64_t dest, uint64_t src, uint64_t n)
+{
+    if (((dest | src | n) & 3ul) == 0ul) {
+        for (uint64_t o = 0ul; o < n; o += 4ul)
+            uvas_store_u32(dest + o, uvas_load_u32(src + o));
+    } else {
+        for (uint64_t o = 0ul; o < n; o++)
+            shmem_byte_store_(dest + o, shmem_byte_(src + o));
+    }
+}
+
+/* One request's worth (n <= the payload) of a put from local src. */
+void shmem_put_chunk_(uint64_t dest, uint64_t src, uint n, int pe, uint op, uint64_t sig,
+                      uint64_t signal, uint sig_op)
+{
+    uint t;
+    shmem_slot_ s;
+    if (shmem_slot_take_(t, s)) {
+        s.op = op;
+        s.pe = pe;
+        s.size = n;
+        s.addr = dest;
+        s.sig = sig;
+        s.value = signal;
+        s.amo = sig_op;
+        if ((src & 3ul) == 0ul) {
+            for (uint w = 0u; 4u * w < n; w++)
+                s.payload[w] = uvas_load_u32(src + 4ul * w);
+        } else {
+            for (uint w = 0u; 4u * w < n; w++) {
+                uint v = 0u;
+                for (uint b = 0u; b < 4u && 4u * w + b < n; b++)
+                    v |= shmem_byte_(src + 4ul * w + b) << (8u * b);
+                s.payload[w] = v;
+            }
+        }
+        shmem_slot_post_(t, s, false);
+    }
+}
+
+/* One request's worth of a get into local dest. */
+void shmem_get_chunk_(uint64_t dest, uint64_t src, uint n, int pe)
+{
+    uint t;
+    shmem_slot_ s;
+    if (!UVAS_FAULTS_WAIT) {
+        shmem_cannot_wait_();
+    } else if (shmem_slot_take_(t, s)) {
+        s.op = SHMEM_RING_GET_ | SHMEM_RING_WAITS_;
+        s.pe = pe;
+        s.size = n;
+        s.addr = src;
+        if (shmem_slot_post_(t, s, true)) {
+            if (s.status == 0u) {
+                if (((dest | uint64_t(n)) & 3ul) == 0ul) {
+                    for (uint w = 0u; 4u * w < n; w++)
+                        uvas_store_u32(dest + 4ul * w, s.payload[w]);
+                } else {
+                    for (uint b = 0u; b < n; b++)
+                        shmem_byte_store_(dest + uint64_t(b), s.payload[b / 4u] >> (8u * (b & 3u)));
+                }
+            }
+            shmem_slot_free_(t, s);
+        }
+    }
+}
+
+/* Does a call to pe at dest go straight to memory (this PE, reachable)? */
+bool shmem_direct_(uint64_t dest, int pe)
+{
+    uint64_t d;
+    bool host;
+    return pe == shmem_my_pe() && shmem_reach_(dest, d, host);
+}
+
+void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    if (shmem_direct_(dest, pe) && shmem_direct_(dest + max(nbytes, 1ul) - 1ul, pe))
+        shmem_copy_local_(dest, src, nbytes);
+    else
+        for (uint64_t o = 0ul; o < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
+            shmem_put_chunk_(dest + o, src + o, uint(min(nbytes - o, uint64_t(SHMEM_RING_PAYLOAD_))),
+                         pe, SHMEM_RING_PUT_, 0ul, 0ul, 0u);
+}
+
+void shmem_getmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    if (shmem_direct_(src, pe) && shmem_direct_(src + max(nbytes, 1ul) - 1ul, pe))
+        shmem_copy_local_(dest, src, nbytes);
+    else
+        for (uint64_t o = 0ul; o < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
+            shmem_get_chunk_(dest + o, src + o, uint(min(nbytes - o, uint64_t(SHMEM_RING_PAYLOAD_))),
+                         pe);
+}
+
+/* A put returns once its data has left the source: nbi is the same. A
+ * get's nbi form completes before it returns (allowed: quiet completes
+ * nothing more). */
+void shmem_putmem_nbi(uint64_t dest, uint64_t src, uint64_t nbytes, int pe) { shmem_putmem(dest, src, nbytes, pe); }
+void shmem_getmem_nbi(uint64_t dest, uint64_t src, uint64_t nbytes, int pe) { shmem_getmem(dest, src, nbytes, pe); }
+
+/* The data, then the signal word at pe updated (SHMEM_SIGNAL_SET or
+ * _ADD): whoever sees the signal sees the data. */
+void shmem_putmem_signal(uint64_t dest, uint64_t src, uint64_t nbytes, uint64_t sig_addr,
+                         uint64_t signal, int sig_op, int pe)
+{
+    uint64_t o = 0ul;
+    for (; o + uint64_t(SHMEM_RING_PAYLOAD_) < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
+        shmem_put_chunk_(dest + o, src + o, SHMEM_RING_PAYLOAD_, pe, SHMEM_RING_PUT_, 0ul, 0ul, 0u);
+    shmem_put_chunk_(dest + o, src + o, uint(nbytes - o), pe, SHMEM_RING_PUT_SIGNAL_, sig_addr,
+                     signal, uint(sig_op));
+}
+void shmem_putmem_signal_nbi(uint64_t dest, uint64_t src, uint64_t nbytes, uint64_t sig_addr,
+                             uint64_t signal, int sig_op, int pe)
+{
+    shmem_putmem_signal(dest, src, nbytes, sig_addr, signal, sig_op, pe);
+}
+
+/* ---- atomics ---------------------------------------------------------------- */
+
+/* One atomic of width 4 or 8 on dest at pe. On a device-resident word
+ * this kernel holds: a device atomic (no CPU or peer atomic can reach
+ * that word while the kernel holds it: theirs run on the CPU, which waits
+ * for the block). Elsewhere the host's (the owner's CPU, where every other
+ * atomic on the word is made). */
+uint64_t shmem_amo_(uint op, uint64_t dest, uint width, uint64_t value, uint64_t cmp, int pe,
+                    bool fetch)
+{
+    uint64_t d, r = 0ul;
+    bool host;
+    if (width == 4u) { /* the bits at the word's width, as the host takes them */
+        value &= 0xfffffffful;
+        cmp &= 0xfffffffful;
+    }
+    if (pe == shmem_my_pe() && shmem_reach_(dest, d, host) && !host) {
+        if (width == 4u) {
+            uvas_ref_u32 w = uvas_ref_u32(d);
+            uint v = uint(value);
+            switch (op) {
+            case SHMEM_AMO_FETCH_: r = uint64_t(atomicOr(w.v, 0u)); break;
+            case SHMEM_AMO_SET_:
+            case SHMEM_AMO_SWAP_: r = uint64_t(atomicExchange(w.v, v)); break;
+            case SHMEM_AMO_CSWAP_: r = uint64_t(atomicCompSwap(w.v, uint(cmp), v)); break;
+            case SHMEM_AMO_ADD_: r = uint64_t(atomicAdd(w.v, v)); break;
+            case SHMEM_AMO_AND_: r = uint64_t(atomicAnd(w.v, v)); break;
+            case SHMEM_AMO_OR_: r = uint64_t(atomicOr(w.v, v)); break;
+            default: r = uint64_t(atomicXor(w.v, v)); break;
+            }
+        } else {
+#ifdef GL_EXT_shader_atomic_int64
+            uvas_ref_u64 w = uvas_ref_u64(d);
+            switch (op) {
+            case SHMEM_AMO_FETCH_: r = atomicOr(w.v, 0ul); break;
+            case SHMEM_AMO_SET_:
+            case SHMEM_AMO_SWAP_: r = atomicExchange(w.v, value); break;
+            case SHMEM_AMO_CSWAP_: r = atomicCompSwap(w.v, cmp, value); break;
+            case SHMEM_AMO_ADD_: r = atomicAdd(w.v, value); break;
+            case SHMEM_AMO_AND_: r = atomicAnd(w.v, value); break;
+            case SHMEM_AMO_OR_: r = atomicOr(w.v, value); break;
+            default: r = atomicXor(w.v, value); break;
+            }
+#endif
+        }
+    } else {
+        uint t;
+        shmem_slot_ s;
+        if (fetch && !UVAS_FAULTS_WAIT) {
+            shmem_cannot_wait_();
+        } else if (shmem_slot_take_(t, s)) {
+            s.op = SHMEM_RING_AMO_ | (fetch ? SHMEM_RING_WAITS_ : 0u);
+            s.pe = pe;
+            s.size = width;
+            s.addr = dest;
+            s.value = value;
+            s.cmp = cmp;
+            s.amo = op;
+            if (shmem_slot_post_(t, s, fetch) && fetch) {
+                r = s.result;
+                shmem_slot_free_(t, s);
+            }
+        }
+    }
+    return r;
+}
+
+/* The standard's names for 32- and 64-bit unsigned and signed words. */
+#define SHMEM_AMO_DEFS_(NAME, T, W)                                                             \
+    T shmem_##NAME##_atomic_fetch(uint64_t dest, int pe) { return T(shmem_amo_(SHMEM_AMO_FETCH_, dest, W, 0ul, 0ul, pe, true)); } \
+    void shmem_##NAME##_atomic_set(uint64_t dest, T value, int pe) { shmem_amo_(SHMEM_AMO_SET_, dest, W, uint64_t(value), 0ul, pe, false); } \
+    T shmem_##NAME##_atomic_swap(uint64_t dest, T value, int pe) { return T(shmem_amo_(SHMEM_AMO_SWAP_, dest, W, uint64_t(value), 0ul, pe, true)); } \
+    T shmem_##NAME##_atomic_compare_swap(uint64_t dest, T cond, T value, int pe) { return T(shmem_amo_(SHMEM_AMO_CSWAP_, dest, W, uint64_t(value), uint64_t(cond), pe, true)); } \
+    T shmem_##NAME##_atomic_fetch_add(uint64_t dest, T value, int pe) { return T(shmem_amo_(SHMEM_AMO_ADD_, dest, W, uint64_t(value), 0ul, pe, true)); } \
+    void shmem_##NAME##_atomic_add(uint64_t dest, T value, int pe) { shmem_amo_(SHMEM_AMO_ADD_, dest, W, uint64_t(value), 0ul, pe, false); } \
+    T shmem_##NAME##_atomic_fetch_inc(uint64_t dest, int pe) { return T(shmem_amo_(SHMEM_AMO_ADD_, dest, W, 1ul, 0ul, pe, true)); } \
+    void shmem_##NAME##_atomic_inc(uint64_t dest, int pe) { shmem_amo_(SHMEM_AMO_ADD_, dest, W, 1ul, 0ul, pe, false); }
+#define SHMEM_AMO_BITS_(NAME, T, W)                                                             \
+    T shmem_##NAME##_atomic_fetch_and(uint64_t dest, T value, int pe) { return T(shmem_amo_(SHMEM_AMO_AND_, dest, W, uint64_t(value), 0ul, pe, true)); } \
+    void shmem_##NAME##_atomic_and(uint64_t dest, T value, int pe) { shmem_amo_(SHMEM_AMO_AND_, dest, W, uint64_t(value), 0ul, pe, false); } \
+    T shmem_##NAME##_atomic_fetch_or(uint64_t dest, T value, int pe) { return T(shmem_amo_(SHMEM_AMO_OR_, dest, W, uint64_t(value), 0ul, pe, true)); } \
+    void shmem_##NAME##_atomic_or(uint64_t dest, T value, int pe) { shmem_amo_(SHMEM_AMO_OR_, dest, W, uint64_t(value), 0ul, pe, false); } \
+    T shmem_##NAME##_atomic_fetch_xor(uint64_t dest, T value, int pe) { return T(shmem_amo_(SHMEM_AMO_XOR_, dest, W, uint64_t(value), 0ul, pe, true)); } \
+    void shmem_##NAME##_atomic_xor(uint64_t dest, T value, int pe) { shmem_amo_(SHMEM_AMO_XOR_, dest, W, uint64_t(value), 0ul, pe, false); }
+
+/* int is 32 bits: the sign is the cast's (two's complement at the width). */
+SHMEM_AMO_DEFS_(uint32, uint, 4u)
+SHMEM_AMO_BITS_(uint32, uint, 4u)
+SHMEM_AMO_DEFS_(int, int, 4u)
+SHMEM_AMO_DEFS_(int32, int, 4u)
+SHMEM_AMO_DEFS_(uint64, uint64_t, 8u)
+SHMEM_AMO_BITS_(uint64, uint64_t, 8u)
+SHMEM_AMO_DEFS_(int64, int64_t, 8u)
+
+/* ---- single elements ------------------------------------------------------------ */
+
+/* A p to this PE (reachable) is a store; elsewhere a put of the value. */
+void shmem_p_(uint64_t dest, uint64_t value, uint width, int pe)
+{
+    uint64_t d;
+    bool host;
+    if (pe == shmem_my_pe() && shmem_reach_(dest, d, host)) {
+        if (width == 4u)
+            uvas_ref_u32(d).v = uint(value);
+        else
+            uvas_ref_u64(d).v = value;
+    } else {
+        uint t;
+        shmem_slot_ s;
+        if (shmem_slot_take_(t, s)) {
+            s.op = SHMEM_RING_PUT_;
+            s.pe = pe;
+            s.size = width;
+            s.addr = dest;
+            s.payload[0] = uint(value);
+            s.payload[1] = uint(value >> 32);
+            shmem_slot_post_(t, s, false);
+        }
+    }
+}
+
+uint64_t shmem_g_(uint64_t src, uint width, int pe)
+{
+    uint64_t d, v = 0ul;
+    bool host;
+    if (pe == shmem_my_pe() && shmem_reach_(src, d, host)) {
+        v = width == 4u ? uint64_t(uvas_ref_u32(d).v) : uvas_ref_u64(d).v;
+    } else {
+        uint t;
+        shmem_slot_ s;
+        if (!UVAS_FAULTS_WAIT) {
+            shmem_cannot_wait_();
+        } else if (shmem_slot_take_(t, s)) {
+            s.op = SHMEM_RING_GET_ | SHMEM_RING_WAITS_;
+            s.pe = pe;
+            s.size = width;
+            s.addr = src;
+            if (shmem_slot_post_(t, s, true)) {
+                v = uint64_t(s.payload[0]) | (width == 8u ? uint64_t(s.payload[1]) << 32 : 0ul);
+                shmem_slot_free_(t, s);
+            }
+        }
+    }
+    return v;
+}
+
+void shmem_uint32_p(uint64_t dest, uint value, int pe) { shmem_p_(dest, uint64_t(value), 4u, pe); }
+uint shmem_uint32_g(uint64_t src, int pe) { return uint(shmem_g_(src, 4u, pe)); }
+void shmem_int_p(uint64_t dest, int value, int pe) { shmem_p_(dest, uint64_t(uint(value)), 4u, pe); }
+int shmem_int_g(uint64_t src, int pe) { return int(uint(shmem_g_(src, 4u, pe))); }
+void shmem_float_p(uint64_t dest, float value, int pe) { shmem_p_(dest, uint64_t(floatBitsToUint(value)), 4u, pe); }
+float shmem_float_g(uint64_t src, int pe) { return uintBitsToFloat(uint(shmem_g_(src, 4u, pe))); }
+void shmem_uint64_p(uint64_t dest, uint64_t value, int pe) { shmem_p_(dest, value, 8u, pe); }
+uint64_t shmem_uint64_g(uint64_t src, int pe) { return shmem_g_(src, 8u, pe); }
+void shmem_int64_p(uint64_t dest, int64_t value, int pe) { shmem_p_(dest, uint64_t(value), 8u, pe); }
+int64_t shmem_int64_g(uint64_t src, int pe) { return int64_t(shmem_g_(src, 8u, pe)); }
+
+/* Typed puts and gets of nelems elements. */
+void shmem_uint32_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 4ul * nelems, pe); }
+void shmem_uint32_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 4ul * nelems, pe); }
+void shmem_uint64_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 8ul * nelems, pe); }
+void shmem_uint64_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 8ul * nelems, pe); }
+void shmem_float_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 4ul * nelems, pe); }
+void shmem_float_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 4ul * nelems, pe); }
+
+/* ---- ordering ------------------------------------------------------------------- */
+
+/* Puts and atomics to one PE already take effect in the order made. */
+void shmem_fence()
+{
+    memoryBarrier();
+}
+
+/* Every put and atomic this invocation made before is complete and
+ * visible at its target. */
+void shmem_quiet()
+{
+    memoryBarrier();
+    uint t;
+    shmem_slot_ s;
+    /* Where a kernel cannot wait, the host's quiet still comes between
+     * the requests before it and those after. */
+    if (shmem_slot_take_(t, s)) {
+        s.op = SHMEM_RING_QUIET_ | (UVAS_FAULTS_WAIT ? SHMEM_RING_WAITS_ : 0u);
+        s.pe = shmem_my_pe();
+        s.size = 0u;
+        s.addr = 0ul;
+        /* Where it waits, it frees the slot; else the host does. */
+        if (shmem_slot_post_(t, s, UVAS_FAULTS_WAIT) && UVAS_FAULTS_WAIT)
+            shmem_slot_free_(t, s);
+    }
+}
+
+/* ---- waiting on this PE's memory ---------------------------------------------- */
+
+bool shmem_cmp_(uint64_t v, int cmp, uint64_t value, bool sgn)
+{
+    int64_t a = int64_t(v), b = int64_t(value);
+    bool lt = sgn ? a < b : v < value, eq = v == value;
+    return cmp == SHMEM_CMP_EQ ? eq
+         : cmp == SHMEM_CMP_NE ? !eq
+         : cmp == SHMEM_CMP_GT ? !lt && !eq
+         : cmp == SHMEM_CMP_GE ? !lt
+         : cmp == SHMEM_CMP_LT ? lt
+         : lt || eq;
+}
+
+uint64_t shmem_wread_(uint64_t d, uint width, bool sgn)
+{
+    uint v = width == 8u ? 0u : shmem_vu32_(d).v;
+    return width == 8u ? shmem_vu64_(d).v : sgn ? uint64_t(int64_t(int(v))) : uint64_t(v);
+}
+
+/* Until the word of this PE at ivar compares true; its value. */
+uint64_t shmem_wait_(uint64_t ivar, uint width, int cmp, uint64_t value, bool sgn)
+{
+    uint64_t d = uvas_translate(ivar), v = 0ul;
+    bool hit = false;
+    if (UVAS_FAULTS_WAIT) {
+        for (uint o = 0u; o < 65535u && !hit; o++)
+            for (uint i = 0u; i < 65535u && !hit; i++) {
+                v = shmem_wread_(d, width, sgn);
+                hit = shmem_cmp_(v, cmp, value, sgn);
+            }
+        if (!hit)
+            atomicAdd(shmem_ring_hdr_().timed_out, 1u);
+    } else {
+        shmem_cannot_wait_();
+    }
+    return v;
+}
+
+void shmem_uint32_wait_until(uint64_t ivar, int cmp, uint value) { shmem_wait_(ivar, 4u, cmp, uint64_t(value), false); }
+void shmem_uint64_wait_until(uint64_t ivar, int cmp, uint64_t value) { shmem_wait_(ivar, 8u, cmp, value, false); }
+void shmem_int_wait_until(uint64_t ivar, int cmp, int value) { shmem_wait_(ivar, 4u, cmp, uint64_t(int64_t(value)), true); }
+void shmem_int64_wait_until(uint64_t ivar, int cmp, int64_t value) { shmem_wait_(ivar, 8u, cmp, uint64_t(value), true); }
+uint64_t shmem_signal_wait_until(uint64_t sig_addr, int cmp, uint64_t value) { return shmem_wait_(sig_addr, 8u, cmp, value, false); }
+
+/* ---- work-group calls ------------------------------------------------------------ */
+
+/* The whole work-group moves one buffer: request-sized pieces spread over
+ * its invocations. Every invocation calls with the same arguments. */
+void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    barrier();
+    memoryBarrier();
+    uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
+    for (uint64_t o = uint64_t(gl_LocalInvocationIndex) * chunk; o < nbytes; o += uint64_t(n) * chunk)
+        shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+    barrier();
+}
+
+void shmem_getmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    barrier();
+    uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
+    for (uint64_t o = uint64_t(gl_LocalInvocationIndex) * chunk; o < nbytes; o += uint64_t(n) * chunk)
+        shmem_getmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+    memoryBarrier();
+    barrier();
+}
+
+/* A quiet for the work-group: every invocation's puts before it. */
+void shmem_quiet_work_group()
+{
+    barrier();
+    if (gl_LocalInvocationIndex == 0u)
+        shmem_quiet();
+    barrier();
 }
 
 #endif

@@ -86,7 +86,7 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t counts;
     uint my_pe;   /* the OpenSHMEM PE launching (include/shmem.glsl); 0 */
     uint n_pes;   /* and the job's PEs; 1 without shmem_init */
-    uint64_t reserved_; /* entries start 16-aligned: none straddles a cache line */
+    uint64_t proxy;     /* the request ring (shmem.glsl); entries start 16-aligned */
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat;
@@ -107,7 +107,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
     uint64_t counts;
     uint my_pe;
     uint n_pes;
-    uint64_t reserved_;
+    uint64_t proxy;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat_v;

@@ -16,6 +16,7 @@
 #include "transport/pe/boot.h"
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
+#include "transport/pe/kernel_proxy.h"
 #include "transport/pe/liveness.h"
 #include "transport/pe/segment.h"
 #include "transport/pe/ucx.h"
@@ -259,7 +260,7 @@ int uvas_pe_init(int requested, int *provided)
     memset(uvas_job.sync, 0, SYNC_WORDS * sizeof(uint64_t)); /* placed before peers use it */
     uvas_job.barrier_epoch = 0;
     uvas_job.up = true;
-    uvas_gpu_set_pe(uvas_job.me, uvas_job.n);
+    uvas_gpu_set_pe(uvas_job.me, uvas_job.n, uvas_pe_serve_kernel);
     if ((rc = uvas_boot_fence()))
         goto fail;
     return UVAS_OK;
@@ -267,7 +268,7 @@ fail:;
     char keep[UVAS_MSG_MAX];
     snprintf(keep, sizeof keep, "%s", uvas_last_error());
     uvas_job.up = false;
-    uvas_gpu_set_pe(0, 1);
+    uvas_gpu_set_pe(0, 1, NULL);
     teardown();
     uvas_finalize();
     uvas_boot_stop();
@@ -286,7 +287,7 @@ int uvas_pe_finalize(void)
         return uvas_fail(UVAS_ERR_NOT_INIT, "the PE layer is not initialised");
     int rc = uvas_pe_barrier_all();
     uvas_job.up = false;
-    uvas_gpu_set_pe(0, 1);
+    uvas_gpu_set_pe(0, 1, NULL);
     teardown();
     uvas_finalize();
     uvas_boot_stop();
@@ -301,55 +302,6 @@ int uvas_pe_me(void)
 int uvas_pe_count(void)
 {
     return uvas_job.n;
-}
-
-int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
-{
-    if (!uvas_job.up)
-        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: call shmem_init first", call);
-    if (pe < 0 || pe >= uvas_job.n)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: PE %d is out of range (the job has %d PEs: "
-                         "0..%d)", call, pe, uvas_job.n, uvas_job.n - 1);
-    const char *a = addr;
-    if (!uvas_in_range(a) && uvas_seg_has(a, len))
-        return UVAS_OK; /* a global or static variable (segment.h) */
-    if (!uvas_in_range(a) || (len && (size_t)(uvas_g.base + uvas_g.size - a) < len)) {
-        const void *slo, *shi;
-        uvas_seg_bounds(&slo, &shi);
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not symmetric: neither from "
-                         "shmem_malloc and friends (the symmetric range is [%p, %p)) nor a "
-                         "global or static variable of the program (its data is [%p, %p)) or of a "
-                         "library loaded with it that calls OpenSHMEM (links libuvas)",
-                         call, addr, len, (void *)uvas_g.base,
-                         (void *)(uvas_g.base + uvas_g.size), slo, shi);
-    }
-    /* One live allocation must hold all of it: the object's bounds, not
-     * the blocks' (small objects share slab blocks; extents lie side by
-     * side). */
-    if (!uvas_span_covers(a, len))
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not inside a live symmetric "
-                         "allocation (freed, or never allocated)", call, addr, len);
-    return UVAS_OK;
-}
-
-int uvas_pe_quiet(void)
-{
-    int rc = UVAS_OK;
-    if (uvas_job.n > 1 && uvas_job.worker)
-        rc = uvas_am_quiet();
-#if defined(__x86_64__) || defined(__i386__)
-    /* Every direct access ended with a locked RMW (dropping its pin),
-     * which on x86 already drained this core's stores. */
-    atomic_signal_fence(memory_order_seq_cst);
-#else
-    atomic_thread_fence(memory_order_seq_cst);
-#endif
-    return rc;
-}
-
-int uvas_pe_fence(void)
-{
-    return uvas_pe_quiet();
 }
 
 int uvas_pe_sync_all(void)

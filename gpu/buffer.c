@@ -1,0 +1,53 @@
+/* Buffers of the GPU floor (buffer.h). */
+#include "gpu/buffer.h"
+
+#include "uvas.h"
+#include "uvas/status.h"
+
+/* Host-visible coherent memory, preferring `also`. */
+static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits, VkMemoryPropertyFlags also)
+{
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags want[2] = {host | also, host};
+    for (int w = 0; w < 2; w++)
+        for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++)
+            if ((bits & (1u << i)) && (d->mem.memoryTypes[i].propertyFlags & want[w]) == want[w])
+                return i;
+    return UINT32_MAX;
+}
+
+int uvas_gpu_buffer_make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
+                         VkMemoryPropertyFlags also, VkBuffer *buf, VkDeviceMemory *mem,
+                         const char *what)
+{
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .size = bytes,
+                              .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+    uvas_vulkan_share(d, &bci);
+    if (vkCreateBuffer(d->dev, &bci, NULL, buf) != VK_SUCCESS)
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot create the %s buffer on '%s'", what, d->name);
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(d->dev, *buf, &req);
+    if (type == UINT32_MAX)
+        type = pick_type(d, req.memoryTypeBits, also);
+    VkMemoryAllocateFlagsInfo fi;
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .pNext = uvas_vulkan_addr_alloc(d, &fi, NULL),
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = type};
+    VkResult r = type == UINT32_MAX || !(req.memoryTypeBits & (1u << type))
+                     ? VK_ERROR_FEATURE_NOT_PRESENT
+                     : vkAllocateMemory(d->dev, &mai, NULL, mem);
+    if (r != VK_SUCCESS) {
+        vkDestroyBuffer(d->dev, *buf, NULL);
+        *buf = VK_NULL_HANDLE;
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate %llu bytes for the %s on '%s' "
+                         "(VkResult %d)", (unsigned long long)bytes, what, d->name, r);
+    }
+    vkBindBufferMemory(d->dev, *buf, *mem, 0);
+    return UVAS_OK;
+}

@@ -1,0 +1,110 @@
+/* The kernels' request ring, host side (ring.h). */
+#include "gpu/ring.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu/buffer.h"
+#include "uvas.h"
+#include "uvas/status.h"
+
+int uvas_ring_init(struct uvas_ring *g, struct uvas_vulkan *d)
+{
+    memset(g, 0, sizeof *g);
+    VkDeviceSize bytes = sizeof(struct uvas_ring_header) +
+                         UVAS_RING_SLOTS * (VkDeviceSize)sizeof(struct uvas_ring_req);
+    /* Cached where the host may have it: the launching thread polls the
+     * slots while the kernel runs. */
+    int rc = uvas_gpu_buffer_make(d, bytes, UINT32_MAX, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                  &g->buf, &g->mem, "kernels' request ring");
+    if (rc)
+        return rc;
+    g->dev = d;
+    void *p;
+    if (vkMapMemory(d->dev, g->mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) {
+        uvas_ring_fini(g);
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the kernels' request ring on '%s'",
+                         d->name);
+    }
+    memset(p, 0, bytes);
+    g->hdr = p;
+    g->slot = (struct uvas_ring_req *)((char *)p + sizeof(struct uvas_ring_header));
+    g->addr = uvas_vulkan_address(d, g->buf);
+    uvas_ring_reset(g);
+    return UVAS_OK;
+}
+
+void uvas_ring_fini(struct uvas_ring *g)
+{
+    struct uvas_vulkan *d = g->dev;
+    if (d && g->hdr)
+        vkUnmapMemory(d->dev, g->mem);
+    if (d && g->buf)
+        vkDestroyBuffer(d->dev, g->buf, NULL);
+    if (d && g->mem)
+        vkFreeMemory(d->dev, g->mem, NULL);
+    memset(g, 0, sizeof *g);
+}
+
+void uvas_ring_reset(struct uvas_ring *g)
+{
+    for (uint32_t i = 0; i < UVAS_RING_SLOTS; i++)
+        atomic_store_explicit(&g->slot[i].seq, i, memory_order_relaxed);
+    g->hdr->nslots = UVAS_RING_SLOTS;
+    g->hdr->timed_out = 0;
+    g->hdr->refused = 0;
+    g->hdr->cannot_wait = 0;
+    g->next = 0;
+    g->rc = 0;
+    g->why[0] = 0;
+    /* The slots before the head: a kernel reads seq after taking a ticket. */
+    atomic_store_explicit(&g->hdr->head, 0, memory_order_release);
+}
+
+static const char *op_name(const struct uvas_ring_req *r)
+{
+    switch (r->op & UVAS_RING_OP_MASK) {
+    case UVAS_RING_PUT: return "a put";
+    case UVAS_RING_GET: return "a get";
+    case UVAS_RING_AMO: return "an atomic";
+    case UVAS_RING_PUT_SIGNAL: return "a put with signal";
+    case UVAS_RING_QUIET: return "a quiet";
+    default: return "an unknown request";
+    }
+}
+
+unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
+{
+    unsigned n = 0;
+    for (;;) {
+        uint32_t t = g->next;
+        struct uvas_ring_req *r = &g->slot[t % UVAS_RING_SLOTS];
+        /* Acquire: the invocation filled the slot before it posted it. */
+        if (atomic_load_explicit(&r->seq, memory_order_acquire) != t + 1)
+            return n;
+        int rc;
+        if (r->size > UVAS_RING_PAYLOAD && (r->op & UVAS_RING_OP_MASK) != UVAS_RING_AMO)
+            rc = uvas_fail(UVAS_ERR_INVAL, "%u bytes in one request (at most %u)", r->size,
+                           UVAS_RING_PAYLOAD);
+        else if (!serve)
+            rc = uvas_fail(UVAS_ERR_NOT_INIT, "this program is no OpenSHMEM PE: call "
+                           "shmem_init before launching kernels that put, get or update "
+                           "memory through shmem.glsl");
+        else
+            rc = serve(r);
+        r->status = rc ? 1u : 0u;
+        if (rc) {
+            g->hdr->refused++;
+            if (!g->rc) {
+                g->rc = rc;
+                snprintf(g->why, sizeof g->why, "%s to PE %d at %p: %s", op_name(r), r->pe,
+                         (void *)(uintptr_t)r->addr, uvas_last_error());
+            }
+        }
+        /* Release: the answer before the slot says so. */
+        atomic_store_explicit(&r->seq, r->op & UVAS_RING_WAITS ? t + 2 : t + UVAS_RING_SLOTS,
+                              memory_order_release);
+        g->next = t + 1;
+        n++;
+    }
+}

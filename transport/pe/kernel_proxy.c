@@ -1,0 +1,59 @@
+/* Kernels' requests served by the PE layer (kernel_proxy.h). */
+#include "transport/pe/kernel_proxy.h"
+
+#include "transport/pe/pe.h"
+#include "uvas/status.h"
+
+/* The device-side call a request comes from, for messages. */
+static const char *call_of(const struct uvas_ring_req *r)
+{
+    switch (r->op & UVAS_RING_OP_MASK) {
+    case UVAS_RING_PUT: return "shmem_putmem in a kernel";
+    case UVAS_RING_GET: return "shmem_getmem in a kernel";
+    case UVAS_RING_AMO: return "a shmem atomic in a kernel";
+    case UVAS_RING_PUT_SIGNAL: return "shmem_putmem_signal in a kernel";
+    default: return "a shmem call in a kernel";
+    }
+}
+
+int uvas_pe_serve_kernel(struct uvas_ring_req *r)
+{
+    void *at = (void *)(uintptr_t)r->addr;
+    const char *call = call_of(r);
+    int rc;
+    switch (r->op & UVAS_RING_OP_MASK) {
+    case UVAS_RING_PUT:
+    case UVAS_RING_PUT_SIGNAL:
+        if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
+            (rc = uvas_pe_put(at, r->payload, r->size, r->pe, false)))
+            return rc;
+        if ((r->op & UVAS_RING_OP_MASK) == UVAS_RING_PUT)
+            return UVAS_OK;
+        /* Puts and atomics to one PE take effect in the order issued
+         * (pe.h): the signal lands after the data. */
+        if (r->amo > 1)
+            return uvas_fail(UVAS_ERR_INVAL, "%s: signal operation %u (SHMEM_SIGNAL_SET or "
+                             "SHMEM_SIGNAL_ADD)", call, r->amo);
+        at = (void *)(uintptr_t)r->sig;
+        if ((rc = uvas_pe_check(call, at, 8, r->pe)))
+            return rc;
+        return uvas_pe_amo(r->amo ? UVAS_AMO_ADD : UVAS_AMO_SET, at, 8, r->value, 0, NULL,
+                           r->pe);
+    case UVAS_RING_GET:
+        if ((rc = uvas_pe_check(call, at, r->size, r->pe)))
+            return rc;
+        return uvas_pe_get(r->payload, at, r->size, r->pe, false);
+    case UVAS_RING_AMO:
+        if (r->amo >= UVAS_AMO_COUNT)
+            return uvas_fail(UVAS_ERR_INVAL, "%s: operation %u is not one", call, r->amo);
+        if ((rc = uvas_pe_check(call, at, r->size, r->pe)))
+            return rc;
+        return uvas_pe_amo((enum uvas_amo_op)r->amo, at, r->size, r->value, r->cmp, &r->result,
+                           r->pe);
+    case UVAS_RING_QUIET:
+        return uvas_pe_quiet();
+    default:
+        return uvas_fail(UVAS_ERR_INVAL, "a kernel posted request %#x, which is none "
+                         "(shmem.glsl and libuvas from different versions?)", r->op);
+    }
+}
