@@ -30,6 +30,7 @@ int uvas_ring_init(struct uvas_ring *g, struct uvas_vulkan *d)
     g->hdr = p;
     g->slot = (struct uvas_ring_req *)((char *)p + sizeof(struct uvas_ring_header));
     g->addr = uvas_vulkan_address(d, g->buf);
+    g->hdr->head = UVAS_RING_SLOTS; /* every slot to its first lap */
     uvas_ring_reset(g);
     return UVAS_OK;
 }
@@ -48,7 +49,12 @@ void uvas_ring_fini(struct uvas_ring *g)
 
 void uvas_ring_reset(struct uvas_ring *g)
 {
-    for (uint32_t i = 0; i < UVAS_RING_SLOTS; i++)
+    /* Only the slots the last run used (a launch without requests costs
+     * nothing here): init set them all. */
+    uint32_t used = atomic_load_explicit(&g->hdr->head, memory_order_relaxed);
+    if (used > UVAS_RING_SLOTS)
+        used = UVAS_RING_SLOTS;
+    for (uint32_t i = 0; i < used; i++)
         atomic_store_explicit(&g->slot[i].seq, i, memory_order_relaxed);
     g->hdr->nslots = UVAS_RING_SLOTS;
     g->hdr->timed_out = 0;

@@ -142,10 +142,15 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
             tally "$tag" $?
         done
     done
-    for np in 2 4; do # shmem.glsl's PE queries in kernels of every PE
-        timeout 120 mpirun -np $np "$B/tests/gpu/test-gpu-shmem-pe" >"$OUT/gpu-shmem-pe-np$np.log" 2>&1
-        tally "gpu-shmem-pe-np$np" $?
+    for np in 2 4; do # shmem.glsl in kernels of every PE: PE queries, puts, gets, atomics
+        for t in shmem-pe shmem-rma; do
+            timeout 180 mpirun -np $np "$B/tests/gpu/test-gpu-$t" >"$OUT/gpu-$t-np$np.log" 2>&1
+            tally "gpu-$t-np$np" $?
+        done
     done
+    timeout 180 mpirun -np 2 -x UVAS_TRANSPORT=ucx -x UCX_TLS=tcp,self \
+        "$B/tests/gpu/test-gpu-shmem-rma" >"$OUT/gpu-shmem-rma-np2-ucx.log" 2>&1
+    tally "gpu-shmem-rma-np2-ucx" $?
     echo "device multi-PE tests: $pass passed, $fail failed, $skip skipped"
     [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 "$B/bench/path-bench" 2>&1 |
         tee "$OUT/path-bench.txt"
