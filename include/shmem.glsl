@@ -542,15 +542,25 @@ uint64_t shmem_wread_(uint64_t d, uint width, bool sgn)
     return width == 8u ? shmem_vu64_(d).v : sgn ? uint64_t(int64_t(int(v))) : uint64_t(v);
 }
 
-/* Until the word of this PE at ivar compares true; its value. */
+/* Until the word of this PE at ivar compares true; its value. A word
+ * the kernel reaches is read where it is; another is read by the host
+ * (a get per look), not faulted in: the kernel holding its block would
+ * keep the host, and whoever signals through it, out of it. */
 uint64_t shmem_wait_(uint64_t ivar, uint width, int cmp, uint64_t value, bool sgn)
 {
-    uint64_t d = uvas_translate(ivar), v = 0ul;
-    bool hit = false;
+    uint64_t d, v = 0ul;
+    bool host, hit = false;
     if (UVAS_FAULTS_WAIT) {
+        bool here = shmem_reach_(ivar, d, host);
         for (uint o = 0u; o < 65535u && !hit; o++)
             for (uint i = 0u; i < 65535u && !hit; i++) {
-                v = shmem_wread_(d, width, sgn);
+                if (here) {
+                    v = shmem_wread_(d, width, sgn);
+                } else {
+                    v = shmem_g_(ivar, width, shmem_my_pe());
+                    if (sgn && width == 4u)
+                        v = uint64_t(int64_t(int(uint(v))));
+                }
                 hit = shmem_cmp_(v, cmp, value, sgn);
             }
         if (!hit)

@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|queue|exp|bench|globals|multi|hardening|guard|ab|all]
+# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|queue|exp|bench|globals|multi|hardening|guard|ab|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -157,6 +157,21 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
     [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 -x UVAS_TRANSPORT=ucx \
         -x UCX_TLS=tcp,self "$B/bench/path-bench" 2>&1 | tee "$OUT/path-bench-ucx.txt"
     timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" 2>&1 | tee "$OUT/shmem-bench.txt"
+fi
+if [ "$what" = gpushmem ]; then
+    # OpenSHMEM calls in kernels alone (include/shmem.glsl): 1 PE, 2 and 4
+    # under mpirun, and over UCX (the same runs are part of gpu and multi).
+    use_mpi
+    timeout 120 "$B/tests/gpu/test-gpu-shmem-rma" >"$OUT/gpu-shmem-rma.log" 2>&1
+    echo "gpu-shmem-rma rc=$?"; tail -3 "$OUT/gpu-shmem-rma.log"
+    for mode in "2" "4" "2 ucx"; do
+        set -- $mode
+        env=()
+        [ "${2:-}" = ucx ] && env=(-x UVAS_TRANSPORT=ucx -x UCX_TLS=tcp,self)
+        timeout 180 mpirun -np "$1" "${env[@]}" "$B/tests/gpu/test-gpu-shmem-rma" \
+            >"$OUT/gpu-shmem-rma-np$1${2:+-$2}.log" 2>&1
+        echo "gpu-shmem-rma-np$1${2:+-$2} rc=$?"; tail -3 "$OUT/gpu-shmem-rma-np$1${2:+-$2}.log"
+    done
 fi
 if [ "$what" = hardening ] || [ "$what" = all ]; then
     # Fault injection, process events, who may touch a PE's memory, the

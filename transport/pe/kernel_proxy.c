@@ -2,6 +2,8 @@
 #include "transport/pe/kernel_proxy.h"
 
 #include "transport/pe/pe.h"
+#include "uvas/block.h"
+#include "uvas/internal.h"
 #include "uvas/status.h"
 
 /* The device-side call a request comes from, for messages. */
@@ -14,6 +16,26 @@ static const char *call_of(const struct uvas_ring_req *r)
     case UVAS_RING_PUT_SIGNAL: return "shmem_putmem_signal in a kernel";
     default: return "a shmem call in a kernel";
     }
+}
+
+/* An atomic the host makes on this PE's word runs on the CPU, which must
+ * take a device-resident block back first: not while a kernel holds it,
+ * and the kernel (the launching thread serves its requests) waits. A
+ * kernel reaches a word it holds itself (shmem.glsl), so this is a word
+ * it faulted in after it made the call: refused, not a hang. */
+static int amo_reachable(const char *call, const void *at, int pe)
+{
+    if (pe != uvas_pe_me() || !uvas_in_range(at))
+        return UVAS_OK;
+    uint32_t st = atomic_load_explicit(&uvas_g.bt[uvas_block_index(at)].state,
+                                       memory_order_acquire);
+    if (uvas_blk_held(st) && uvas_blk_res(st) != UVAS_RES_HOST)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %p is this PE's memory, which a kernel holds on "
+                         "the device, so the host cannot update it while the kernel runs; the "
+                         "kernel brought it in only after it made the call (a fault): name "
+                         "its allocation in the launch's arguments or hold it with "
+                         "uvas_gpu_hold, so the kernel updates it itself", call, at);
+    return UVAS_OK;
 }
 
 int uvas_pe_serve_kernel(struct uvas_ring_req *r)
@@ -35,7 +57,7 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
             return uvas_fail(UVAS_ERR_INVAL, "%s: signal operation %u (SHMEM_SIGNAL_SET or "
                              "SHMEM_SIGNAL_ADD)", call, r->amo);
         at = (void *)(uintptr_t)r->sig;
-        if ((rc = uvas_pe_check(call, at, 8, r->pe)))
+        if ((rc = uvas_pe_check(call, at, 8, r->pe)) || (rc = amo_reachable(call, at, r->pe)))
             return rc;
         return uvas_pe_amo(r->amo ? UVAS_AMO_ADD : UVAS_AMO_SET, at, 8, r->value, 0, NULL,
                            r->pe);
@@ -46,7 +68,8 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
     case UVAS_RING_AMO:
         if (r->amo >= UVAS_AMO_COUNT)
             return uvas_fail(UVAS_ERR_INVAL, "%s: operation %u is not one", call, r->amo);
-        if ((rc = uvas_pe_check(call, at, r->size, r->pe)))
+        if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
+            (rc = amo_reachable(call, at, r->pe)))
             return rc;
         return uvas_pe_amo((enum uvas_amo_op)r->amo, at, r->size, r->value, r->cmp, &r->result,
                            r->pe);
