@@ -13,9 +13,12 @@ int uvas_ring_init(struct uvas_ring *g, struct uvas_vulkan *d)
     memset(g, 0, sizeof *g);
     VkDeviceSize bytes = sizeof(struct uvas_ring_header) +
                          UVAS_RING_SLOTS * (VkDeviceSize)sizeof(struct uvas_ring_req);
-    /* Cached where the host may have it: the launching thread polls the
-     * slots while the kernel runs. */
-    int rc = uvas_gpu_buffer_make(d, bytes, UINT32_MAX, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+    /* Device-local where the device offers it host-visible (as the
+     * translation table): a running kernel on the H100 never saw the
+     * host's answer in host-cached system memory (its polls kept reading
+     * the old word), while the host's stores through the BAR reach the
+     * kernel's reads. The host's reads of requests cross the bus instead. */
+    int rc = uvas_gpu_buffer_make(d, bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                   &g->buf, &g->mem, "kernels' request ring");
     if (rc)
         return rc;

@@ -2,10 +2,10 @@
  * The kernels' request ring: how a compute kernel asks the host to do
  * what it cannot do itself (include/shmem.glsl's puts, gets and atomics
  * to other PEs, and its quiet), as NVSHMEM's proxy does for remote
- * traffic. One ring per process, in host-visible coherent memory (host
- * cached where offered: the launching thread polls it), its device
- * address in the translation table's header (`proxy`); include/shmem.glsl
- * mirrors the layout.
+ * traffic. One ring per process, in host-visible coherent memory
+ * (device-local where offered, ring.c says why), its device address in
+ * the translation table's header (`proxy`); include/shmem.glsl mirrors
+ * the layout.
  *
  * A bounded multi-producer ring (Vyukov's): slot i starts with seq = i.
  * An invocation takes ticket t from `head`, waits until its slot's seq is

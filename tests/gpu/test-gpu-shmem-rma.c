@@ -72,6 +72,8 @@ static uint8_t srcpat(int pe, size_t b)
 
 static int launch(uint32_t phase, uint32_t groups)
 {
+    if (getenv("SHMEM_RMA_TRACE")) /* which phase a hang is in */
+        fprintf(stderr, "PE %d: phase %u, %u groups\n", me, phase, groups);
     A.phase = phase;
     uvas_gpu_hold_t *h = NULL;
     if (local[0])
