@@ -440,8 +440,10 @@ static int ring_end(struct uvas_kernel *k)
     if (rh->timed_out)
         return uvas_fail(UVAS_ERR_SYS, "kernel '%s': %u of its OpenSHMEM calls found the "
                          "request ring (%u slots) full for longer than '%s' lets a shader "
-                         "loop run, and were dropped: post fewer requests per launch on such "
-                         "a device", k->entry, rh->timed_out, UVAS_RING_SLOTS, G.d->name);
+                         "loop run (it ends loops after 65535 iterations in all, a work-group's "
+                         "loops together), and were dropped: post fewer requests per launch "
+                         "and work-group on such a device", k->entry, rh->timed_out,
+                         UVAS_RING_SLOTS, G.d->name);
     return UVAS_OK;
 }
 

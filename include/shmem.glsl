@@ -213,7 +213,10 @@ void shmem_byte_store_(uint64_t a, uint v)
 /* n bytes from uvas address src into uvas address dest, both here. */
 void shmem_copy_local_(uint64_t dest, uint64_t src, uint64_t n)
 {
-    if (((dest | src | n) & 3ul) == 0ul) {
+    if (((dest | src | n) & 15ul) == 0ul) {
+        for (uint64_t o = 0ul; o < n; o += 16ul)
+            uvas_store_uvec4(dest + o, uvas_load_uvec4(src + o));
+    } else if (((dest | src | n) & 3ul) == 0ul) {
         for (uint64_t o = 0ul; o < n; o += 4ul)
             uvas_store_u32(dest + o, uvas_load_u32(src + o));
     } else {
@@ -236,7 +239,19 @@ void shmem_put_chunk_(uint64_t dest, uint64_t src, uint n, int pe, uint op, uint
         s.sig = sig;
         s.value = signal;
         s.amo = sig_op;
-        if ((src & 3ul) == 0ul) {
+        if ((src & 15ul) == 0ul) {
+            /* 16 bytes at a time: where the device bounds loops the bound
+             * is shared by the whole work-group (lavapipe), and a
+             * work-group's bulk put makes thousands of these. A last piece
+             * reads up to 15 bytes past the source, in its block. */
+            for (uint w = 0u; 16u * w < n; w++) {
+                uvec4 v = uvas_load_uvec4(src + 16ul * w);
+                s.payload[4u * w] = v.x;
+                s.payload[4u * w + 1u] = v.y;
+                s.payload[4u * w + 2u] = v.z;
+                s.payload[4u * w + 3u] = v.w;
+            }
+        } else if ((src & 3ul) == 0ul) {
             for (uint w = 0u; 4u * w < n; w++)
                 s.payload[w] = uvas_load_u32(src + 4ul * w);
         } else {

@@ -1,0 +1,42 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "shmem.glsl"
+
+/* gpu-shmem-bench's kernels: OpenSHMEM calls made by a kernel, timed by
+ * the host around the launch (bench/shmem/gpu-shmem-bench.c). */
+layout(local_size_x = 64) in;
+layout(push_constant) uniform Args {
+    uint64_t dest;   /* symmetric, at pe */
+    uint64_t src;    /* local, held */
+    uint64_t nbytes;
+    uint iters;
+    uint mode;
+    int pe;
+} args;
+
+void main()
+{
+    uint i = gl_GlobalInvocationID.x;
+    if (args.mode == 0u) {        /* latency: one invocation, put 8 B + quiet, iters times */
+        if (i == 0u)
+            for (uint k = 0u; k < args.iters; k++) {
+                shmem_uint64_p(args.dest, uint64_t(k), args.pe);
+                shmem_quiet();
+            }
+    } else if (args.mode == 1u) { /* latency: one invocation, g of 8 B, iters times */
+        if (i == 0u) {
+            uint64_t s = 0ul;
+            for (uint k = 0u; k < args.iters; k++)
+                s += shmem_uint64_g(args.dest, args.pe);
+            uvas_store_u64(args.src, s);
+        }
+    } else if (args.mode == 2u) { /* rate: every invocation puts 8 B, one quiet per work-group */
+        shmem_uint64_p(args.dest + 8ul * uint64_t(i), uint64_t(i), args.pe);
+        shmem_quiet_work_group();
+    } else if (args.mode == 3u) { /* bandwidth: work-group 0 puts nbytes, then quiet */
+        if (gl_WorkGroupID.x == 0u) {
+            shmem_putmem_work_group(args.dest, args.src, args.nbytes, args.pe);
+            shmem_quiet_work_group();
+        }
+    }
+}

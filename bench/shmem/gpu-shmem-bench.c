@@ -1,0 +1,241 @@
+/*
+ * gpu-shmem-bench: OpenSHMEM calls made by a kernel (include/shmem.glsl)
+ * beside the same calls made by the CPU, in one run, for a target in PE
+ * 1's host heap and in its device heap.
+ *
+ * usage: mpirun -np 2 gpu-shmem-bench [-q]     (-q: fewer repetitions)
+ *
+ * PE 0 measures; PE 1 waits in a barrier. Rows, per target tier:
+ *   put8+quiet us  a kernel's shmem_uint64_p + shmem_quiet, in a loop of
+ *                  one invocation / the CPU's, in a loop
+ *   g8 us          shmem_uint64_g the same way (kernels: only where they
+ *                  can wait)
+ *   rate Mops      one 8-byte put from each of 4096 invocations, a quiet
+ *                  per work-group / the CPU's 4096 puts and one quiet
+ *   put2M GB/s     one work-group's shmem_putmem_work_group of 2 MiB +
+ *                  quiet / the CPU's shmem_putmem + quiet (256 KiB where
+ *                  kernels cannot wait: lavapipe bounds a work-group's loops)
+ * A kernel's figure is the launch's time less an empty launch's (median
+ * of the repetitions each), over the calls it made. Kernels' calls to
+ * another PE go through the request ring the launching thread serves
+ * (docs/kernels.md), so this measures that proxy. The data of the last
+ * 2 MiB put is read back and compared (exit 1 on a mismatch).
+ */
+#include <shmem.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uvas.h"
+#include "uvas_gpu.h"
+
+static const uint32_t spv[] =
+#include "shmem-calls.spv.h"
+    ;
+
+#define BIG (2u << 20)
+#define RATE_INV 4096u
+
+struct args {
+    uint64_t dest, src, nbytes;
+    uint32_t iters, mode;
+    int32_t pe;
+    uint32_t pad;
+};
+
+static int reps = 5;
+static size_t bulk = BIG; /* the bandwidth rows' size: BIG, or 256 KiB where kernels
+                           * cannot wait (a work-group's loops share one bound there) */
+static uvas_kernel_t *k;
+static uint8_t *ksrc; /* the kernel's source, held for each launch */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return v[n / 2];
+}
+
+/* Seconds of one launch (median of reps). */
+static double launch(uint32_t mode, uint64_t dest, uint64_t nbytes, uint32_t iters,
+                     uint32_t groups)
+{
+    struct args a = {dest, (uintptr_t)ksrc, nbytes, iters, mode, 1, 0};
+    double t[16];
+    for (int r = 0; r < reps; r++) {
+        uvas_gpu_hold_t *h;
+        const void *held[1] = {ksrc};
+        if (uvas_gpu_hold(held, 1, &h)) {
+            fprintf(stderr, "gpu-shmem-bench: uvas_gpu_hold: %s\n", uvas_last_error());
+            exit(1);
+        }
+        double t0 = now();
+        int rc = uvas_kernel_launch(k, (uint32_t[3]){groups, 1, 1}, &a, sizeof a,
+                                    UVAS_KERNEL_NO_SCAN);
+        t[r] = now() - t0;
+        uvas_gpu_release(h);
+        if (rc) {
+            fprintf(stderr, "gpu-shmem-bench: mode %u: %s\n", mode, uvas_last_error());
+            exit(1);
+        }
+    }
+    return median(t, reps);
+}
+
+/* Seconds of fn over its calls (median of reps). */
+static double cpu_time(void (*fn)(uint64_t *, uint32_t), uint64_t *dest, uint32_t iters)
+{
+    double t[16];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        fn(dest, iters);
+        t[r] = now() - t0;
+    }
+    return median(t, reps);
+}
+
+static void cpu_put8(uint64_t *dest, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        shmem_uint64_p(dest, i, 1);
+        shmem_quiet();
+    }
+}
+
+static volatile uint64_t sink;
+
+static void cpu_g8(uint64_t *dest, uint32_t n)
+{
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < n; i++)
+        s += shmem_uint64_g(dest, 1);
+    sink = s;
+}
+
+static void cpu_rate(uint64_t *dest, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        shmem_uint64_p(dest + i, i, 1);
+    shmem_quiet();
+}
+
+static uint8_t *cpu_src;
+
+static void cpu_big(uint64_t *dest, uint32_t n)
+{
+    (void)n;
+    shmem_putmem(dest, cpu_src, bulk, 1);
+    shmem_quiet();
+}
+
+static void row(const char *tier, long hints, bool waits, double empty)
+{
+    uint64_t *word = shmem_malloc_with_hints(8 * RATE_INV, hints);
+    uint8_t *big = shmem_malloc_with_hints(BIG, hints);
+    if (!word || !big) {
+        fprintf(stderr, "gpu-shmem-bench: shmem_malloc_with_hints: %s\n", uvas_last_error());
+        exit(1);
+    }
+    shmem_barrier_all();
+    if (shmem_my_pe() == 0) {
+        const uint32_t n = 200;
+        double kput = (launch(0, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6;
+        double cput = cpu_time(cpu_put8, word, n) / n * 1e6;
+        double kg = waits ? (launch(1, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6 : 0;
+        double cg = cpu_time(cpu_g8, word, n) / n * 1e6;
+        double krate = RATE_INV / (launch(2, (uintptr_t)word, 0, 0, RATE_INV / 64) - empty) / 1e6;
+        double crate = RATE_INV / cpu_time(cpu_rate, word, RATE_INV) / 1e6;
+        double kbw = (double)bulk / (launch(3, (uintptr_t)big, bulk, 0, 1) - empty) / 1e9;
+        double cbw = (double)bulk / cpu_time(cpu_big, (uint64_t *)big, 0) / 1e9;
+        const char *mb = bulk == BIG ? "2M" : "256K";
+        printf("%-7s put8+quiet us  kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
+               kput, cput, cput / kput);
+        if (waits)
+            printf("%-7s g8 us          kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
+                   kg, cg, cg / kg);
+        printf("%-7s rate Mops      kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.3f\n", tier,
+               krate, crate, krate / crate);
+        printf("%-7s put%-4s GB/s   kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.3f\n", tier, mb,
+               kbw, cbw, kbw / cbw);
+        printf("metric gpu_shmem.%s.kernel_put8_us %.3f\nmetric gpu_shmem.%s.cpu_put8_us %.3f\n",
+               tier, kput, tier, cput);
+        if (waits)
+            printf("metric gpu_shmem.%s.kernel_g8_us %.3f\nmetric gpu_shmem.%s.cpu_g8_us %.3f\n",
+                   tier, kg, tier, cg);
+        printf("metric gpu_shmem.%s.kernel_rate_mops %.4f\nmetric gpu_shmem.%s.cpu_rate_mops "
+               "%.4f\n", tier, krate, tier, crate);
+        printf("metric gpu_shmem.%s.kernel_put%sb_gbs %.4f\nmetric gpu_shmem.%s.cpu_put%sb_gbs "
+               "%.4f\n", tier, mb, kbw, tier, mb, cbw);
+        /* The kernel's bulk put arrived whole. */
+        shmem_putmem(big, cpu_src + 1, bulk, 1); /* not the kernel's bytes */
+        shmem_quiet();
+        launch(3, (uintptr_t)big, bulk, 0, 1);
+        uint8_t *back = malloc(bulk);
+        shmem_getmem(back, big, bulk, 1);
+        for (size_t b = 0; b < bulk; b++)
+            if (back[b] != (uint8_t)(b * 7 + 1)) {
+                fprintf(stderr, "gpu-shmem-bench: %s: byte %zu of the kernel's bulk put is "
+                        "%u, not %u\n", tier, b, back[b], (uint8_t)(b * 7 + 1));
+                exit(1);
+            }
+        free(back);
+        fflush(stdout);
+    }
+    shmem_barrier_all();
+    shmem_free(big);
+    shmem_free(word);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "-q"))
+        reps = 3;
+    shmem_init();
+    if (shmem_n_pes() < 2) {
+        fprintf(stderr, "gpu-shmem-bench: run with 2 PEs (mpirun -np 2)\n");
+        shmem_finalize();
+        return 77;
+    }
+    if (uvas_kernel_load(spv, sizeof spv, "main", &k)) {
+        fprintf(stderr, "gpu-shmem-bench: no kernels here: %s\n", uvas_last_error());
+        shmem_finalize();
+        return 77;
+    }
+    struct uvas_gpu_info info;
+    uvas_gpu_info(&info);
+    if (!info.fault_waits)
+        bulk = 256u << 10;
+    ksrc = uvas_malloc(BIG);
+    cpu_src = malloc(BIG);
+    for (size_t b = 0; b < BIG; b++)
+        ksrc[b] = cpu_src[b] = (uint8_t)(b * 7 + 1);
+    double empty = 0;
+    if (shmem_my_pe() == 0) {
+        empty = launch(0, 0, 0, 0, 1);
+        printf("gpu-shmem-bench: 2 PEs, target at PE 1, median of %d; an empty launch %.1f us%s\n",
+               reps, empty * 1e6, info.fault_waits ? "" : " (kernels cannot wait here: no g row)");
+    }
+    row("host", SHMEM_MALLOC_HOST_HEAP, info.fault_waits, empty);
+    if (shmemx_device_present())
+        row("device", SHMEM_MALLOC_DEVICE_HEAP, info.fault_waits, empty);
+    uvas_kernel_free(k);
+    uvas_free(ksrc);
+    free(cpu_src);
+    shmem_finalize();
+    return 0;
+}
