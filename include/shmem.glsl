@@ -155,28 +155,131 @@ void shmem_cannot_wait_()
     atomicAdd(shmem_ring_hdr_().cannot_wait, 1u);
 }
 
-/* A slot for a new request: its ticket in t, or false (the wait for a
- * free slot ran out; the request is lost and the launch will fail). */
-bool shmem_slot_take_(out uint t, out shmem_slot_ s)
+/* Byte b of uvas address a (a local source: any alignment). */
+uint shmem_byte_(uint64_t a)
 {
-    t = atomicAdd(shmem_ring_hdr_().head, 1u);
-    s = shmem_slot_(uvas_xlat.proxy + 64ul + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
-    return shmem_await_(uint64_t(s), t);
+    return (uvas_load_u32(a & ~3ul) >> (8u * uint(a & 3ul))) & 0xffu;
 }
 
-/* Post the filled slot; with wait, wait for the host's answer (the
- * caller reads it and frees the slot with shmem_slot_free_). */
-bool shmem_slot_post_(uint t, shmem_slot_ s, bool wait)
+/* Store byte v at uvas address a without touching its neighbours, which
+ * other invocations may be writing. */
+void shmem_byte_store_(uint64_t a, uint v)
 {
-    memoryBarrier();
-    atomicExchange(s.seq, t + 1u);
-    return !wait || shmem_await_(uint64_t(s), t + 2u);
+    uint sh = 8u * uint(a & 3ul);
+    uvas_atomic_and_u32(a & ~3ul, ~(0xffu << sh));
+    uvas_atomic_or_u32(a & ~3ul, (v & 0xffu) << sh);
 }
 
-void shmem_slot_free_(uint t, shmem_slot_ s)
+/* Fill slot c with a request. The payload comes from src, a uvas
+ * address of this PE (from_src: n bytes, any alignment; 16 bytes a step
+ * where aligned, since where the device bounds loops the bound is shared
+ * by the whole work-group, lavapipe's, and a work-group's bulk put makes
+ * thousands of these; a last step reads up to 15 bytes past the source,
+ * in its block), or is src itself (8 bytes of a p). */
+void shmem_fill_(shmem_slot_ c, uint op, int pe, uint n, uint64_t addr, uint64_t value,
+                 uint64_t cmp, uint64_t sig, uint amo, uint64_t src, bool from_src)
 {
-    memoryBarrier();
-    atomicExchange(s.seq, t + SHMEM_RING_SLOTS_);
+    c.op = op;
+    c.pe = pe;
+    c.size = n;
+    c.addr = addr;
+    c.value = value;
+    c.cmp = cmp;
+    c.sig = sig;
+    c.amo = amo;
+    if (!from_src) {
+        c.payload[0] = uint(src);
+        c.payload[1] = uint(src >> 32);
+    } else if ((src & 15ul) == 0ul) {
+        for (uint w = 0u; 16u * w < n; w++) {
+            uvec4 v = uvas_load_uvec4(src + 16ul * w);
+            c.payload[4u * w] = v.x;
+            c.payload[4u * w + 1u] = v.y;
+            c.payload[4u * w + 2u] = v.z;
+            c.payload[4u * w + 3u] = v.w;
+        }
+    } else if ((src & 3ul) == 0ul) {
+        for (uint w = 0u; 4u * w < n; w++)
+            c.payload[w] = uvas_load_u32(src + 4ul * w);
+    } else {
+        for (uint w = 0u; 4u * w < n; w++) {
+            uint v = 0u;
+            for (uint b = 0u; b < 4u && 4u * w + b < n; b++)
+                v |= shmem_byte_(src + 4ul * w + b) << (8u * b);
+            c.payload[w] = v;
+        }
+    }
+}
+
+/* The host's answer in slot c: an AMO's result, or a get's n bytes copied
+ * to dest (a uvas address of this PE; 0: returned, up to 8 of them). */
+uint64_t shmem_answer_(shmem_slot_ c, uint n, uint64_t dest)
+{
+    uint64_t r = 0ul;
+    if ((c.op & 0xffu) == SHMEM_RING_AMO_) {
+        r = c.result;
+    } else if (dest == 0ul) {
+        r = uint64_t(c.payload[0]) | (n > 4u ? uint64_t(c.payload[1]) << 32 : 0ul);
+    } else if (c.status == 0u) {
+        if (((dest | uint64_t(n)) & 3ul) == 0ul) {
+            for (uint w = 0u; 4u * w < n; w++)
+                uvas_store_u32(dest + 4ul * w, c.payload[w]);
+        } else {
+            for (uint b = 0u; b < n; b++)
+                shmem_byte_store_(dest + uint64_t(b), c.payload[b / 4u] >> (8u * (b & 3u)));
+        }
+    }
+    return r;
+}
+
+/* One request: a ticket whose slot is free, the slot filled and posted,
+ * and with wait the answer waited for, read (shmem_answer_) and the slot
+ * freed; its result. Where kernels wait, all of it happens in the loop
+ * iteration that wins the slot (compare-and-swap on head): an invocation
+ * that took a ticket and left the loop first could be kept, in a warp
+ * that runs its branches in turn, behind neighbours spinning for slots
+ * that only its ticket frees, for ever. Where loops are bounded, tickets
+ * are taken at once (a swap per invocation would spend the work-group's
+ * loop budget) and nothing waits for an answer (callers ask none). A
+ * request that found no slot in time is dropped and counted: the launch
+ * fails. */
+uint64_t shmem_request_(uint op, int pe, uint n, uint64_t addr, uint64_t value, uint64_t cmp,
+                        uint64_t sig, uint amo, uint64_t src, bool from_src, bool wait,
+                        uint64_t dest)
+{
+    shmem_ring_ r = shmem_ring_hdr_();
+    bool done = false;
+    uint64_t res = 0ul;
+    if (UVAS_FAULTS_WAIT) {
+        for (uint o = 0u; o < 65535u && !done; o++)
+            for (uint i = 0u; i < 65535u && !done; i++) {
+                uint h = r.head;
+                shmem_slot_ c = shmem_slot_(uvas_xlat.proxy + 64ul +
+                                            512ul * uint64_t(h % SHMEM_RING_SLOTS_));
+                if (c.seq == h && atomicCompSwap(r.head, h, h + 1u) == h) {
+                    shmem_fill_(c, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
+                    memoryBarrier();
+                    atomicExchange(c.seq, h + 1u);
+                    if (wait && shmem_await_(uint64_t(c), h + 2u)) {
+                        res = shmem_answer_(c, n, dest);
+                        memoryBarrier();
+                        atomicExchange(c.seq, h + SHMEM_RING_SLOTS_);
+                    }
+                    done = true;
+                }
+            }
+        if (!done)
+            atomicAdd(r.timed_out, 1u);
+    } else {
+        uint t = atomicAdd(r.head, 1u);
+        shmem_slot_ c = shmem_slot_(uvas_xlat.proxy + 64ul + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
+        if (shmem_await_(uint64_t(c), t)) {
+            shmem_fill_(c, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
+            memoryBarrier();
+            atomicExchange(c.seq, t + 1u);
+        }
+    }
+    return res;
 }
 
 /* Does this kernel reach uvas address a itself (its block translated)?
@@ -193,21 +296,6 @@ bool shmem_reach_(uint64_t a, out uint64_t d, out bool host)
         d = a + (delta & ~uint64_t(UVAS_XLAT_DELTA_HOST));
     }
     return idx != 0u;
-}
-
-/* Byte b of uvas address a (a local source: any alignment). */
-uint shmem_byte_(uint64_t a)
-{
-    return (uvas_load_u32(a & ~3ul) >> (8u * uint(a & 3ul))) & 0xffu;
-}
-
-/* Store byte v at uvas address a without touching its neighbours, which
- * other invocations may be writing. */
-void shmem_byte_store_(uint64_t a, uint v)
-{
-    uint sh = 8u * uint(a & 3ul);
-    uvas_atomic_and_u32(a & ~3ul, ~(0xffu << sh));
-    uvas_atomic_or_u32(a & ~3ul, (v & 0xffu) << sh);
 }
 
 /* n bytes from uvas address src into uvas address dest, both here. */
@@ -229,68 +317,17 @@ void shmem_copy_local_(uint64_t dest, uint64_t src, uint64_t n)
 void shmem_put_chunk_(uint64_t dest, uint64_t src, uint n, int pe, uint op, uint64_t sig,
                       uint64_t signal, uint sig_op)
 {
-    uint t;
-    shmem_slot_ s;
-    if (shmem_slot_take_(t, s)) {
-        s.op = op;
-        s.pe = pe;
-        s.size = n;
-        s.addr = dest;
-        s.sig = sig;
-        s.value = signal;
-        s.amo = sig_op;
-        if ((src & 15ul) == 0ul) {
-            /* 16 bytes at a time: where the device bounds loops the bound
-             * is shared by the whole work-group (lavapipe), and a
-             * work-group's bulk put makes thousands of these. A last piece
-             * reads up to 15 bytes past the source, in its block. */
-            for (uint w = 0u; 16u * w < n; w++) {
-                uvec4 v = uvas_load_uvec4(src + 16ul * w);
-                s.payload[4u * w] = v.x;
-                s.payload[4u * w + 1u] = v.y;
-                s.payload[4u * w + 2u] = v.z;
-                s.payload[4u * w + 3u] = v.w;
-            }
-        } else if ((src & 3ul) == 0ul) {
-            for (uint w = 0u; 4u * w < n; w++)
-                s.payload[w] = uvas_load_u32(src + 4ul * w);
-        } else {
-            for (uint w = 0u; 4u * w < n; w++) {
-                uint v = 0u;
-                for (uint b = 0u; b < 4u && 4u * w + b < n; b++)
-                    v |= shmem_byte_(src + 4ul * w + b) << (8u * b);
-                s.payload[w] = v;
-            }
-        }
-        shmem_slot_post_(t, s, false);
-    }
+    shmem_request_(op, pe, n, dest, signal, 0ul, sig, sig_op, src, true, false, 0ul);
 }
 
 /* One request's worth of a get into local dest. */
 void shmem_get_chunk_(uint64_t dest, uint64_t src, uint n, int pe)
 {
-    uint t;
-    shmem_slot_ s;
-    if (!UVAS_FAULTS_WAIT) {
+    if (UVAS_FAULTS_WAIT)
+        shmem_request_(SHMEM_RING_GET_ | SHMEM_RING_WAITS_, pe, n, src, 0ul, 0ul, 0ul, 0u, 0ul,
+                       false, true, dest);
+    else
         shmem_cannot_wait_();
-    } else if (shmem_slot_take_(t, s)) {
-        s.op = SHMEM_RING_GET_ | SHMEM_RING_WAITS_;
-        s.pe = pe;
-        s.size = n;
-        s.addr = src;
-        if (shmem_slot_post_(t, s, true)) {
-            if (s.status == 0u) {
-                if (((dest | uint64_t(n)) & 3ul) == 0ul) {
-                    for (uint w = 0u; 4u * w < n; w++)
-                        uvas_store_u32(dest + 4ul * w, s.payload[w]);
-                } else {
-                    for (uint b = 0u; b < n; b++)
-                        shmem_byte_store_(dest + uint64_t(b), s.payload[b / 4u] >> (8u * (b & 3u)));
-                }
-            }
-            shmem_slot_free_(t, s);
-        }
-    }
 }
 
 /* Does a call to pe at dest go straight to memory (this PE, reachable)? */
@@ -389,24 +426,11 @@ uint64_t shmem_amo_(uint op, uint64_t dest, uint width, uint64_t value, uint64_t
             }
 #endif
         }
+    } else if (fetch && !UVAS_FAULTS_WAIT) {
+        shmem_cannot_wait_();
     } else {
-        uint t;
-        shmem_slot_ s;
-        if (fetch && !UVAS_FAULTS_WAIT) {
-            shmem_cannot_wait_();
-        } else if (shmem_slot_take_(t, s)) {
-            s.op = SHMEM_RING_AMO_ | (fetch ? SHMEM_RING_WAITS_ : 0u);
-            s.pe = pe;
-            s.size = width;
-            s.addr = dest;
-            s.value = value;
-            s.cmp = cmp;
-            s.amo = op;
-            if (shmem_slot_post_(t, s, fetch) && fetch) {
-                r = s.result;
-                shmem_slot_free_(t, s);
-            }
-        }
+        r = shmem_request_(SHMEM_RING_AMO_ | (fetch ? SHMEM_RING_WAITS_ : 0u), pe, width, dest,
+                           value, cmp, 0ul, op, 0ul, false, fetch, 0ul);
     }
     return r;
 }
@@ -451,17 +475,8 @@ void shmem_p_(uint64_t dest, uint64_t value, uint width, int pe)
         else
             uvas_ref_u64(d).v = value;
     } else {
-        uint t;
-        shmem_slot_ s;
-        if (shmem_slot_take_(t, s)) {
-            s.op = SHMEM_RING_PUT_;
-            s.pe = pe;
-            s.size = width;
-            s.addr = dest;
-            s.payload[0] = uint(value);
-            s.payload[1] = uint(value >> 32);
-            shmem_slot_post_(t, s, false);
-        }
+        shmem_request_(SHMEM_RING_PUT_, pe, width, dest, 0ul, 0ul, 0ul, 0u, value, false, false,
+                       0ul);
     }
 }
 
@@ -471,21 +486,11 @@ uint64_t shmem_g_(uint64_t src, uint width, int pe)
     bool host;
     if (pe == shmem_my_pe() && shmem_reach_(src, d, host)) {
         v = width == 4u ? uint64_t(uvas_ref_u32(d).v) : uvas_ref_u64(d).v;
+    } else if (!UVAS_FAULTS_WAIT) {
+        shmem_cannot_wait_();
     } else {
-        uint t;
-        shmem_slot_ s;
-        if (!UVAS_FAULTS_WAIT) {
-            shmem_cannot_wait_();
-        } else if (shmem_slot_take_(t, s)) {
-            s.op = SHMEM_RING_GET_ | SHMEM_RING_WAITS_;
-            s.pe = pe;
-            s.size = width;
-            s.addr = src;
-            if (shmem_slot_post_(t, s, true)) {
-                v = uint64_t(s.payload[0]) | (width == 8u ? uint64_t(s.payload[1]) << 32 : 0ul);
-                shmem_slot_free_(t, s);
-            }
-        }
+        v = shmem_request_(SHMEM_RING_GET_ | SHMEM_RING_WAITS_, pe, width, src, 0ul, 0ul, 0ul, 0u,
+                           0ul, false, true, 0ul);
     }
     return v;
 }
@@ -522,19 +527,10 @@ void shmem_fence()
 void shmem_quiet()
 {
     memoryBarrier();
-    uint t;
-    shmem_slot_ s;
     /* Where a kernel cannot wait, the host's quiet still comes between
-     * the requests before it and those after. */
-    if (shmem_slot_take_(t, s)) {
-        s.op = SHMEM_RING_QUIET_ | (UVAS_FAULTS_WAIT ? SHMEM_RING_WAITS_ : 0u);
-        s.pe = shmem_my_pe();
-        s.size = 0u;
-        s.addr = 0ul;
-        /* Where it waits, it frees the slot; else the host does. */
-        if (shmem_slot_post_(t, s, UVAS_FAULTS_WAIT) && UVAS_FAULTS_WAIT)
-            shmem_slot_free_(t, s);
-    }
+     * the requests before it and those after (and the host frees it). */
+    shmem_request_(SHMEM_RING_QUIET_ | (UVAS_FAULTS_WAIT ? SHMEM_RING_WAITS_ : 0u),
+                   shmem_my_pe(), 0u, 0ul, 0ul, 0ul, 0ul, 0u, 0ul, false, UVAS_FAULTS_WAIT, 0ul);
 }
 
 /* ---- waiting on this PE's memory ---------------------------------------------- */
