@@ -12,6 +12,7 @@ layout(push_constant) uniform Args {
     uint iters;
     uint mode;
     int pe;
+    uint sum_at;     /* where in src mode 1 leaves its sum (past the bulk source) */
 } args;
 
 void main()
@@ -28,7 +29,7 @@ void main()
             uint64_t s = 0ul;
             for (uint k = 0u; k < args.iters; k++)
                 s += shmem_uint64_g(args.dest, args.pe);
-            uvas_store_u64(args.src, s);
+            uvas_store_u64(args.src + uint64_t(args.sum_at), s);
         }
     } else if (args.mode == 2u) { /* rate: every invocation puts 8 B, one quiet per work-group */
         shmem_uint64_p(args.dest + 8ul * uint64_t(i), uint64_t(i), args.pe);

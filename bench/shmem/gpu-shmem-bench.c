@@ -43,7 +43,7 @@ struct args {
     uint64_t dest, src, nbytes;
     uint32_t iters, mode;
     int32_t pe;
-    uint32_t pad;
+    uint32_t sum_at; /* where in src mode 1 leaves its sum */
 };
 
 static int reps = 5;
@@ -75,7 +75,7 @@ static double median(double *v, int n)
 static double launch(uint32_t mode, uint64_t dest, uint64_t nbytes, uint32_t iters,
                      uint32_t groups)
 {
-    struct args a = {dest, (uintptr_t)ksrc, nbytes, iters, mode, 1, 0};
+    struct args a = {dest, (uintptr_t)ksrc, nbytes, iters, mode, 1, (uint32_t)BIG};
     double t[16];
     for (int r = 0; r < reps; r++) {
         uvas_gpu_hold_t *h;
@@ -168,9 +168,9 @@ static void row(const char *tier, long hints, bool waits, double empty)
         if (waits)
             printf("%-7s g8 us          kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
                    kg, cg, cg / kg);
-        printf("%-7s rate Mops      kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.3f\n", tier,
+        printf("%-7s rate Mops      kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.4f\n", tier,
                krate, crate, krate / crate);
-        printf("%-7s put%-4s GB/s   kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.3f\n", tier, mb,
+        printf("%-7s put%-4s GB/s   kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f\n", tier, mb,
                kbw, cbw, kbw / cbw);
         printf("metric gpu_shmem.%s.kernel_put8_us %.3f\nmetric gpu_shmem.%s.cpu_put8_us %.3f\n",
                tier, kput, tier, cput);
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
     uvas_gpu_info(&info);
     if (!info.fault_waits)
         bulk = 256u << 10;
-    ksrc = uvas_malloc(BIG);
+    ksrc = uvas_malloc(BIG + 64); /* the g row's sum lands past the source */
     cpu_src = malloc(BIG);
     for (size_t b = 0; b < BIG; b++)
         ksrc[b] = cpu_src[b] = (uint8_t)(b * 7 + 1);

@@ -1,6 +1,7 @@
 /* Kernels' requests served by the PE layer (kernel_proxy.h). */
 #include "transport/pe/kernel_proxy.h"
 
+#include "transport/pe/job.h"
 #include "transport/pe/pe.h"
 #include "uvas/block.h"
 #include "uvas/internal.h"
@@ -25,7 +26,7 @@ static const char *call_of(const struct uvas_ring_req *r)
  * it faulted in after it made the call: refused, not a hang. */
 static int amo_reachable(const char *call, const void *at, int pe)
 {
-    if (pe != uvas_pe_me() || !uvas_in_range(at))
+    if (pe != uvas_job.me || !uvas_in_range(at))
         return UVAS_OK;
     uint32_t st = atomic_load_explicit(&uvas_g.bt[uvas_block_index(at)].state,
                                        memory_order_acquire);
