@@ -82,15 +82,58 @@ static const char *op_name(const struct uvas_ring_req *r)
     }
 }
 
+/* Payload bytes (n rounded up to 8) between the ring and host memory, 8
+ * at a time: the ring may be device memory mapped through the BAR,
+ * uncached, where memcpy's string instructions read a byte per bus round
+ * trip (a 448-byte request took about a millisecond on the H100). */
+static void payload_in(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w = *(const volatile uint64_t *)(const void *)(src + i);
+        memcpy(dst + i, &w, 8);
+    }
+}
+
+static void payload_out(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t w;
+        memcpy(&w, src + i, 8);
+        *(volatile uint64_t *)(void *)(dst + i) = w;
+    }
+}
+
+/* The request in slot, out of the ring, field by field (the same reason). */
+static void request_in(struct uvas_ring_req *q, const struct uvas_ring_req *slot)
+{
+    const volatile struct uvas_ring_req *v = slot;
+    q->op = v->op;
+    q->pe = v->pe;
+    q->size = v->size;
+    q->addr = v->addr;
+    q->value = v->value;
+    q->cmp = v->cmp;
+    q->result = 0;
+    q->sig = v->sig;
+    q->amo = v->amo;
+    q->status = 0;
+    uint32_t op = q->op & UVAS_RING_OP_MASK;
+    if ((op == UVAS_RING_PUT || op == UVAS_RING_PUT_SIGNAL) && q->size <= UVAS_RING_PAYLOAD)
+        payload_in(q->payload, slot->payload, q->size);
+}
+
 unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
 {
     unsigned n = 0;
+    struct uvas_ring_req q; /* the request, out of the ring */
     for (;;) {
         uint32_t t = g->next;
-        struct uvas_ring_req *r = &g->slot[t % UVAS_RING_SLOTS];
+        struct uvas_ring_req *slot = &g->slot[t % UVAS_RING_SLOTS], *r = &q;
         /* Acquire: the invocation filled the slot before it posted it. */
-        if (atomic_load_explicit(&r->seq, memory_order_acquire) != t + 1)
+        if (atomic_load_explicit(&slot->seq, memory_order_acquire) != t + 1)
             return n;
+        request_in(&q, slot);
+        uint32_t op = q.op & UVAS_RING_OP_MASK;
         int rc;
         if (r->size > UVAS_RING_PAYLOAD && (r->op & UVAS_RING_OP_MASK) != UVAS_RING_AMO)
             rc = uvas_fail(UVAS_ERR_INVAL, "%u bytes in one request (at most %u)", r->size,
@@ -101,7 +144,10 @@ unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
                            "memory through shmem.glsl");
         else
             rc = serve(r);
-        r->status = rc ? 1u : 0u;
+        if (!rc && op == UVAS_RING_GET)
+            payload_out(slot->payload, q.payload, q.size);
+        slot->result = q.result;
+        slot->status = rc ? 1u : 0u;
         if (rc) {
             g->hdr->refused++;
             if (!g->rc) {
@@ -111,7 +157,7 @@ unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
             }
         }
         /* Release: the answer before the slot says so. */
-        atomic_store_explicit(&r->seq, r->op & UVAS_RING_WAITS ? t + 2 : t + UVAS_RING_SLOTS,
+        atomic_store_explicit(&slot->seq, q.op & UVAS_RING_WAITS ? t + 2 : t + UVAS_RING_SLOTS,
                               memory_order_release);
         g->next = t + 1;
         n++;
