@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/buffer.h"
+#include "uvas/atomics.h"
 #include "uvas.h"
 #include "uvas/status.h"
 
@@ -156,7 +157,11 @@ unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
                          (void *)(uintptr_t)r->addr, uvas_last_error());
             }
         }
-        /* Release: the answer before the slot says so. */
+        /* The answer before the slot says so: a release store, after a
+         * store fence, as the ring may be mapped write-combining (whose
+         * stores x86 does not keep in order: a kernel read a get's answer
+         * as 0 on the H100). */
+        uvas_store_fence();
         atomic_store_explicit(&slot->seq, q.op & UVAS_RING_WAITS ? t + 2 : t + UVAS_RING_SLOTS,
                               memory_order_release);
         g->next = t + 1;

@@ -162,7 +162,7 @@ if [ "$what" = gpushmem ]; then
     # OpenSHMEM calls in kernels alone (include/shmem.glsl): 1 PE, 2 and 4
     # under mpirun, and over UCX (the same runs are part of gpu and multi).
     use_mpi
-    timeout 120 "$B/tests/gpu/test-gpu-shmem-rma" >"$OUT/gpu-shmem-rma.log" 2>&1
+    timeout 180 "$B/tests/gpu/test-gpu-shmem-rma" >"$OUT/gpu-shmem-rma.log" 2>&1
     echo "gpu-shmem-rma rc=$?"; tail -3 "$OUT/gpu-shmem-rma.log"
     for mode in "2" "4" "2 ucx"; do
         set -- $mode

@@ -106,6 +106,8 @@ static void *migrator(void *arg)
         int rc = uvas_migrate(box, BOX * 4, moves % 2 ? UVAS_LOC_HOST : UVAS_LOC_DEVICE, 0);
         CHECK(rc == UVAS_OK || rc == UVAS_ERR_NOMEM, "migrating the box: %s", uvas_last_error());
         moves++;
+        /* A breath between moves: every put that meets one waits for it. */
+        nanosleep(&(struct timespec){0, 200000}, NULL);
     }
     return (void *)(uintptr_t)moves;
 }
