@@ -39,7 +39,7 @@
  *
  * A GPU waits as long as an answer takes. A device that bounds shader
  * loops cannot wait (lavapipe ends them after 65535 iterations in all,
- * the kernel's own loops included): there the calls that need an answer
+ * counted over a work-group, the kernel's own loops included): there the calls that need an answer
  * (a get or g from memory the kernel does not hold, a fetching atomic,
  * wait_until) do nothing, return 0 and fail the launch, saying so; puts,
  * non-fetching atomics and quiet work. Work-group calls (_work_group)
@@ -124,8 +124,9 @@ shmem_ring_ shmem_ring_hdr_()
  *
  * Waiting. Where kernels can wait (UVAS_FAULTS_WAIT: every GPU), a call
  * that needs the host's answer waits for it as long as it takes. Where
- * the device bounds loops (lavapipe ends every loop of an invocation
- * after 65535 iterations in all, the kernel's own loops included), a wait
+ * the device bounds loops (lavapipe ends every loop after 65535
+ * iterations in all, counted over the work-group and the kernel's own
+ * loops included), a wait
  * would silently cut the kernel's own loops short, so there a call that
  * needs an answer (a get or g from memory the kernel does not reach, a
  * fetching atomic, wait_until) does nothing, returns 0 and fails the
