@@ -65,7 +65,7 @@ run_tests() {
 if [ "$what" = ab ]; then
     if [ "${AB_BENCH:-migrate}" = shmem ]; then
         use_mpi
-        timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" --only oshmem 2>&1 |
+        timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" --only oshmem ${AB_SHMEM_ARGS:-} 2>&1 |
             grep -v "^metric" | tee -a "$OUT/ab.txt"
     fi
     for r in $(seq "${AB_ROUNDS:-2}"); do
@@ -76,7 +76,7 @@ if [ "$what" = ab ]; then
             echo "== round $r: $label ($dir${vars:+, $vars})" | tee -a "$OUT/ab.txt"
             if [ "${AB_BENCH:-migrate}" = shmem ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
-                    scripts/shmem-bench.sh --prebuilt --builddir "$B" --only uvas 2>&1 |
+                    scripts/shmem-bench.sh --prebuilt --builddir "$B" --only uvas ${AB_SHMEM_ARGS:-} 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
             else
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \

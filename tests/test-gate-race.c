@@ -6,12 +6,16 @@
  * while a migrator thread moves the blocks between host and device and
  * back as fast as it can. Each increment done under an open gate must
  * survive every migration: at the end every counter equals the number of
- * increments its thread made. Also: a pin table made while transitions run
- * (a late peer) is honoured from its first pin on.
+ * increments its thread made. Each peer alternates between the counter pin
+ * and the quick pin (a per-thread slot). Also: a pin table made while
+ * transitions run (a late peer) is honoured from its first pin on; a
+ * table whose slots' high-water mark a hostile party set past the end is
+ * read only to its end; a forked child does not take its parent's slot.
  *
  * Needs the device tier (lavapipe in CI) for migrations; skips without.
  */
 #include <pthread.h>
+#include <sys/wait.h>
 #include <stdatomic.h>
 
 #include "check.h"
@@ -31,6 +35,7 @@ struct peer {
     int id;
     pthread_t th;
     _Atomic uint32_t *pins;
+    uint64_t quick;        /* pins taken in a slot */
     uint64_t adds[BLOCKS]; /* increments made under an open gate */
     uint64_t closed;       /* pins that found the gate closed or not at the host */
 };
@@ -52,7 +57,11 @@ static void *peer_main(void *arg)
     for (unsigned long k = 0; !atomic_load(&stop); k++) {
         int b = (int)(k % BLOCKS);
         size_t bi = uvas_block_index(area + (size_t)b * bs);
-        uint64_t w = uvas_gate_pin(&p->pins[bi], &uvas_g.gates[bi]);
+        struct uvas_gate_quick q = {.ctr = &p->pins[bi]};
+        uint64_t w = k & 1 ? uvas_gate_pin_quick(uvas_gate_slots_of(p->pins), p->pins, bi,
+                                                 &uvas_g.gates[bi], &q)
+                           : uvas_gate_pin(q.ctr, &uvas_g.gates[bi]);
+        p->quick += q.slot != NULL;
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
             uint64_t *c = (uint64_t *)(uvas_g.alias + ((char *)area - uvas_g.base) +
                                        counter_off(p->id, b));
@@ -61,7 +70,7 @@ static void *peer_main(void *arg)
         } else {
             p->closed++;
         }
-        uvas_gate_unpin(&p->pins[bi]);
+        uvas_gate_unpin_quick(&q);
     }
     return NULL;
 }
@@ -90,7 +99,12 @@ int main(void)
     area = uvas_malloc(BLOCKS * bs);
     CHECK(area != NULL, "uvas_malloc");
     memset(area, 0, BLOCKS * bs); /* host-resident, counters zero */
-    CHECK_OK(uvas_gate_pins_setup(1 + PEERS));
+    CHECK_OK(uvas_gate_pins_setup(2 + PEERS));
+    /* A party that claims every slot and more: the owner reads the slots
+     * there is room for (a mark believed would read far past the table). */
+    _Atomic uint32_t *hostile;
+    CHECK_OK(uvas_gate_pins_get(1 + PEERS, &hostile, NULL));
+    atomic_store(&uvas_gate_slots_of(hostile)->hw, UINT32_MAX);
     for (int i = 0; i < PEERS; i++) {
         peers[i].id = i;
         if (i != PEERS - 1)
@@ -125,9 +139,33 @@ int main(void)
     CHECK(peers[PEERS - 1].adds[0] + peers[PEERS - 1].adds[1] > 0,
           "the late peer never got in");
     CHECK_EQ(uvas_gate_pins_held(uvas_block_index(area)), 0, "pins left");
+    for (int i = 0; i < PEERS; i++)
+        CHECK(peers[i].quick > 0, "peer %d never held a slot", i);
+    /* A slot holds a pin as a counter does. */
+    struct uvas_gate_slots *sl = uvas_gate_slots_of(peers[0].pins);
+    size_t b0 = uvas_block_index(area);
+    struct uvas_gate_quick q;
+    uvas_gate_pin_quick(sl, peers[0].pins, b0, &uvas_g.gates[b0], &q);
+    CHECK(q.slot != NULL, "the main thread got no slot");
+    CHECK_EQ(uvas_gate_pins_held(b0), 1, "a quick pin is not counted as held");
+    uvas_gate_unpin_quick(&q);
+    CHECK_EQ(uvas_gate_pins_held(b0), 0, "a dropped quick pin is still held");
+    /* A forked child may share a peer's tables (the window maps them
+     * without MADV_DONTFORK): it must pin counters, not the slot its
+     * parent's thread keeps using. */
+    pid_t kid = fork();
+    CHECK(kid >= 0, "fork");
+    if (kid == 0)
+        _exit(uvas_gate_slot_mine != -1);
+    int ws;
+    CHECK(waitpid(kid, &ws, 0) == kid && WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+          "a forked child kept its parent's slot");
+    uint64_t quick = 0;
+    for (int i = 0; i < PEERS; i++)
+        quick += peers[i].quick;
     printf("gate-race: %lu migrations; %llu increments under open gates, %llu pins found the "
-           "gate closed or away; every increment kept\n", m, (unsigned long long)adds,
-           (unsigned long long)closed);
+           "gate closed or away, %llu pins in slots; every increment kept\n", m,
+           (unsigned long long)adds, (unsigned long long)closed, (unsigned long long)quick);
     uvas_free(area);
     uvas_gate_pins_teardown();
     CHECK_OK(uvas_finalize());

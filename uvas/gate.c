@@ -39,9 +39,87 @@ size_t uvas_gate_table_bytes(void)
     return pages(uvas_g.nblocks * sizeof(uint64_t));
 }
 
-size_t uvas_gate_pins_bytes(void)
+static size_t counters_bytes(void)
 {
     return pages(uvas_g.nblocks * sizeof(uint32_t));
+}
+
+size_t uvas_gate_pins_bytes(void)
+{
+    return counters_bytes() + pages(sizeof(struct uvas_gate_slots));
+}
+
+struct uvas_gate_slots *uvas_gate_slots_of(_Atomic uint32_t *pins)
+{
+    return (struct uvas_gate_slots *)((char *)pins + counters_bytes());
+}
+
+/* ---- this process's slot indices ------------------------------------------ */
+
+__thread int uvas_gate_slot_mine __attribute__((tls_model("initial-exec")));
+static _Atomic uint64_t slots_taken; /* bit k: index k is a live thread's */
+static pthread_key_t slot_key;
+static pthread_once_t slot_once = PTHREAD_ONCE_INIT;
+static bool slot_key_ok;
+
+static void slot_release(void *v)
+{
+    unsigned k = (unsigned)(uintptr_t)v - 1;
+    atomic_fetch_and_explicit(&slots_taken, ~(1ull << k), memory_order_release);
+}
+
+/* A forked child shares its parent's tables: its thread must not use the
+ * slot its parent's thread goes on using. */
+static void slot_after_fork(void)
+{
+    uvas_gate_slot_mine = -1;
+}
+
+static void slot_init(void)
+{
+    slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
+    pthread_atfork(NULL, NULL, slot_after_fork);
+}
+
+int uvas_gate_slot_claim(void)
+{
+    pthread_once(&slot_once, slot_init);
+    int k = -1;
+    uint64_t t = atomic_load_explicit(&slots_taken, memory_order_relaxed);
+    while (slot_key_ok) {
+        uint64_t free_bits = ~t & ((1ull << UVAS_GATE_SLOTS) - 1);
+        if (!free_bits)
+            break;
+        unsigned i = (unsigned)__builtin_ctzll(free_bits);
+        if (atomic_compare_exchange_weak_explicit(&slots_taken, &t, t | (1ull << i),
+                                                  memory_order_acquire, memory_order_relaxed)) {
+            /* The key's destructor gives the index back when the thread ends. */
+            if (pthread_setspecific(slot_key, (void *)(uintptr_t)(i + 1)) == 0)
+                k = (int)i + 1;
+            else
+                slot_release((void *)(uintptr_t)(i + 1));
+            break;
+        }
+    }
+    uvas_gate_slot_mine = k;
+    return k;
+}
+
+void uvas_gate_slots_raise(struct uvas_gate_slots *t, uint32_t hw)
+{
+    uint32_t cur = atomic_load_explicit(&t->hw, memory_order_relaxed);
+    while (cur < hw && !atomic_compare_exchange_weak_explicit(&t->hw, &cur, hw,
+                                                              memory_order_seq_cst,
+                                                              memory_order_relaxed))
+        ;
+}
+
+/* Slots [0, n) of table t that the owner must read: the party writes the
+ * mark, so it is clamped. */
+static uint32_t slots_used(struct uvas_gate_slots *t)
+{
+    uint32_t n = atomic_load_explicit(&t->hw, memory_order_seq_cst);
+    return n < UVAS_GATE_SLOTS ? n : UVAS_GATE_SLOTS;
 }
 
 int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out)
@@ -137,8 +215,13 @@ uint64_t uvas_gate_pins_held(size_t bi)
 {
     uint64_t n = 0;
     unsigned nl = atomic_load(&pins.nlive);
-    for (unsigned k = 0; k < nl; k++)
-        n += atomic_load(&atomic_load(&pins.tab[pins.live[k]])[bi]);
+    for (unsigned k = 0; k < nl; k++) {
+        _Atomic uint32_t *tab = atomic_load(&pins.tab[pins.live[k]]);
+        n += atomic_load(&tab[bi]);
+        struct uvas_gate_slots *sl = uvas_gate_slots_of(tab);
+        for (uint32_t i = 0, m = slots_used(sl); i < m; i++)
+            n += atomic_load(&sl->s[i].block) == (uint64_t)bi + 1;
+    }
     return n;
 }
 
@@ -149,10 +232,24 @@ static double since(const struct timespec *t0)
     return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
 }
 
+/* Does a pin table hold a pin on block bi: its counter, or a slot below n? */
+static bool pinned(_Atomic uint32_t *tab, struct uvas_gate_slots *sl, uint32_t n, size_t bi)
+{
+    /* seq_cst: the owner's half of the Dekker pair (gate.h). */
+    if (atomic_load_explicit(&tab[bi], memory_order_seq_cst))
+        return true;
+    for (uint32_t i = 0; i < n; i++)
+        if (atomic_load_explicit(&sl->s[i].block, memory_order_seq_cst) == (uint64_t)bi + 1)
+            return true;
+    return false;
+}
+
 /* Wait until table t holds no pin on block bi. */
 static void drain(_Atomic uint32_t *tab, unsigned t, size_t bi)
 {
-    if (!atomic_load_explicit(&tab[bi], memory_order_seq_cst))
+    struct uvas_gate_slots *sl = uvas_gate_slots_of(tab);
+    uint32_t n = slots_used(sl);
+    if (!pinned(tab, sl, n, bi))
         return;
     atomic_fetch_add_explicit(&waits, 1, memory_order_relaxed);
     /* A pin covers one bounded access (a store, a copy): spin briefly,
@@ -160,7 +257,7 @@ static void drain(_Atomic uint32_t *tab, unsigned t, size_t bi)
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     double next_report = 5.0;
-    for (unsigned i = 0; atomic_load_explicit(&tab[bi], memory_order_acquire); i++) {
+    for (unsigned i = 0; pinned(tab, sl, n, bi); i++) {
         if (i < 64)
             continue;
         sched_yield();

@@ -21,6 +21,10 @@
  * the other's (Dekker, all sequentially consistent): either the peer sees
  * CLOSED or the owner sees the pin.
  *
+ * Quick pins (below) take the counter's place for the accesses that hold
+ * one pin for a few instructions: a slot per thread instead of a shared
+ * counter, one locked instruction per access instead of two.
+ *
  * word: bit 20 CLOSED, bits 21-22 residence, bit 23 DIRECT (device memory a
  * peer may write: a slab slot, no host duplicate), bits 32-63 device slot.
  */
@@ -54,7 +58,8 @@ static inline bool uvas_gate_is_open(uint64_t w)
  * then sealed so nobody can map it writable again. Status. */
 int uvas_gate_table_create(size_t nblocks, int *fd, _Atomic uint64_t **out);
 void uvas_gate_table_destroy(_Atomic uint64_t *g, size_t nblocks, int fd);
-/* Bytes of the residence table and of one pin table (whole pages). */
+/* Bytes of the residence table and of one pin table (whole pages: the
+ * counters, then the slots). */
 size_t uvas_gate_table_bytes(void);
 size_t uvas_gate_pins_bytes(void);
 
@@ -78,9 +83,82 @@ static inline uint64_t uvas_gate_pin(_Atomic uint32_t *pin, const _Atomic uint64
 }
 static inline void uvas_gate_unpin(_Atomic uint32_t *pin)
 {
-    /* seq_cst: the PE layer's quiet relies on it ordering the access's
-     * stores before anything after (a locked instruction on x86). */
-    atomic_fetch_sub_explicit(pin, 1, memory_order_seq_cst);
+    atomic_fetch_sub_explicit(pin, 1, memory_order_release);
+}
+
+/*
+ * Quick pins. Each pin table ends with UVAS_GATE_SLOTS hazard slots, a
+ * cache line each; a thread of the party owns slot k in every table of its
+ * party (one index per thread, process-wide) and writes there the block it
+ * is inside (index + 1). Taking it is one exchange, a full fence as the
+ * counter's add was; dropping it is a plain release store, where the
+ * counter needed a second locked instruction. The owner, after closing a
+ * gate, waits for every slot below the table's high-water mark to leave
+ * the block. A thread holds at most one quick pin per table at a time; a
+ * thread without a slot (more than UVAS_GATE_SLOTS threads, or the child
+ * of a fork) pins the counter instead.
+ *
+ * Why it orders: the pinning thread raises the table's high-water mark
+ * (an RMW) before its first use of slot k, or reads it with acquire
+ * already >= k + 1, then exchanges the slot, then reads the word; the
+ * owner closes the word (an RMW), then reads the mark, then the slots. If
+ * the owner's mark misses slot k, the thread's word read comes after the
+ * close. The mark is written by the party: the owner clamps it.
+ */
+#define UVAS_GATE_SLOTS 63
+
+struct uvas_gate_slots {
+    _Atomic uint32_t hw;  /* slots [0, hw) have been used */
+    char pad[60];
+    struct {
+        _Atomic uint64_t block; /* block index + 1 while pinned, else 0 */
+        char pad[56];
+    } s[UVAS_GATE_SLOTS];
+};
+
+/* The slots of a pin table (table as uvas_gate_pins_get or a peer's
+ * window gives it). */
+struct uvas_gate_slots *uvas_gate_slots_of(_Atomic uint32_t *pins);
+
+/* This thread's slot, 1-based: 0 before its first quick pin, -1 when it
+ * has none. */
+extern __thread int uvas_gate_slot_mine __attribute__((tls_model("initial-exec")));
+int uvas_gate_slot_claim(void);
+void uvas_gate_slots_raise(struct uvas_gate_slots *t, uint32_t hw);
+
+struct uvas_gate_quick {
+    _Atomic uint64_t *slot;  /* the slot held, or NULL: */
+    _Atomic uint32_t *ctr;   /* the counter held */
+};
+
+/* A quick pin on block bi of a gate table, in the party's table (slots
+ * and counters): the word as it was after the pin, as uvas_gate_pin. */
+static inline uint64_t uvas_gate_pin_quick(struct uvas_gate_slots *t, _Atomic uint32_t *pins,
+                                           size_t bi, const _Atomic uint64_t *word,
+                                           struct uvas_gate_quick *q)
+{
+    int k = uvas_gate_slot_mine;
+    if (__builtin_expect(k == 0, 0))
+        k = uvas_gate_slot_claim();
+    if (__builtin_expect(k > 0, 1)) {
+        if (__builtin_expect(atomic_load_explicit(&t->hw, memory_order_acquire) < (uint32_t)k, 0))
+            uvas_gate_slots_raise(t, (uint32_t)k);
+        q->slot = &t->s[k - 1].block;
+        q->ctr = NULL;
+        atomic_exchange_explicit(q->slot, (uint64_t)bi + 1, memory_order_seq_cst);
+        return atomic_load_explicit((_Atomic uint64_t *)word, memory_order_seq_cst);
+    }
+    q->slot = NULL;
+    q->ctr = &pins[bi];
+    return uvas_gate_pin(q->ctr, word);
+}
+
+static inline void uvas_gate_unpin_quick(struct uvas_gate_quick *q)
+{
+    if (q->slot)
+        atomic_store_explicit(q->slot, 0, memory_order_release);
+    else
+        uvas_gate_unpin(q->ctr);
 }
 
 /* Called when a transition has waited long for the pins of table t (a dead

@@ -271,17 +271,18 @@ static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n
     else
         memcpy(buf, src, n);
     size_t bi = uvas_block_index(dest);
-    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
+    struct uvas_gate_quick q;
+    uint64_t w = uvas_gate_pin_quick(p->slots, p->pins, bi, &p->gates[bi], &q);
     if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
         if (n <= TINY)
             tiny_store(p->win + (dest - uvas_g.base), &t, n);
         else
             memcpy(p->win + (dest - uvas_g.base), buf, n);
-        uvas_gate_unpin(&p->pins[bi]);
+        uvas_gate_unpin_quick(&q);
         uvas_job_count(UVAS_PATH_CPU_CPU, n);
         return true;
     }
-    uvas_gate_unpin(&p->pins[bi]);
+    uvas_gate_unpin_quick(&q);
     return false;
 }
 
@@ -291,15 +292,16 @@ static bool small_get(struct uvas_peer *p, void *dest, const char *src, size_t n
     if (uvas_side_am_behind(p))
         return false;
     size_t bi = uvas_block_index(src);
-    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
+    struct uvas_gate_quick q;
+    uint64_t w = uvas_gate_pin_quick(p->slots, p->pins, bi, &p->gates[bi], &q);
     if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
         memcpy(buf, p->win + (src - uvas_g.base), n);
-        uvas_gate_unpin(&p->pins[bi]);
+        uvas_gate_unpin_quick(&q);
         memcpy(dest, buf, n);
         uvas_job_count(UVAS_PATH_CPU_CPU, n);
         return true;
     }
-    uvas_gate_unpin(&p->pins[bi]);
+    uvas_gate_unpin_quick(&q);
     return false;
 }
 
@@ -458,17 +460,18 @@ int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operan
     struct uvas_peer *p = &uvas_job.peers[pe];
     if (p->local && !uvas_side_am_behind(p)) {
         size_t bi = uvas_block_index(target);
-        uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
+        struct uvas_gate_quick q;
+        uint64_t w = uvas_gate_pin_quick(p->slots, p->pins, bi, &p->gates[bi], &q);
         if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
             uint64_t old = uvas_amo_apply(op, p->win + ((char *)target - uvas_g.base), width,
                                           operand, compare);
-            uvas_gate_unpin(&p->pins[bi]);
+            uvas_gate_unpin_quick(&q);
             if (fetched)
                 *fetched = old;
             uvas_job_count(UVAS_PATH_CPU_CPU, width);
             return UVAS_OK;
         }
-        uvas_gate_unpin(&p->pins[bi]);
+        uvas_gate_unpin_quick(&q);
     }
     return uvas_am_amo(pe, op, target, width, operand, compare, fetched);
 }

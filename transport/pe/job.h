@@ -48,6 +48,7 @@ struct uvas_peer {
     const _Atomic uint64_t *gates; /* the peer's residence table, mapped read-only */
     size_t gates_len;
     _Atomic uint32_t *pins;   /* the pin table the peer keeps for us */
+    struct uvas_gate_slots *slots; /* its quick-pin slots (uvas/gate.h) */
     size_t pins_len;
     char sock_path[108];      /* the peer's fd server */
     struct uvas_dev_desc dev;

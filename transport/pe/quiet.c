@@ -11,13 +11,9 @@ int uvas_pe_quiet(void)
     int rc = UVAS_OK;
     if (uvas_job.n > 1 && uvas_job.worker)
         rc = uvas_am_quiet();
-#if defined(__x86_64__) || defined(__i386__)
-    /* Every direct access ended with a locked RMW (dropping its pin),
-     * which on x86 already drained this core's stores. */
-    atomic_signal_fence(memory_order_seq_cst);
-#else
+    /* Direct accesses end with a release (a quick pin's drop is a plain
+     * store): a full fence orders their stores before what follows. */
     atomic_thread_fence(memory_order_seq_cst);
-#endif
     return rc;
 }
 

@@ -275,6 +275,7 @@ int uvas_window_open(struct uvas_peer *p)
     p->gates = g;
     p->gates_len = rep.gates_len;
     p->pins = pn;
+    p->slots = uvas_gate_slots_of(pn);
     p->pins_len = rep.pins_len;
     return UVAS_OK;
 }
@@ -287,6 +288,7 @@ void uvas_window_close(struct uvas_peer *p)
     p->win = NULL;
     p->gates = NULL;
     p->pins = NULL;
+    p->slots = NULL;
 }
 
 int uvas_window_slab_fd(struct uvas_peer *p, uint32_t slab, int *fd)
