@@ -94,9 +94,9 @@ static inline void uvas_gate_unpin(_Atomic uint32_t *pin)
  * counter's add was; dropping it is a plain release store, where the
  * counter needed a second locked instruction. The owner, after closing a
  * gate, waits for every slot below the table's high-water mark to leave
- * the block. A thread holds at most one quick pin per table at a time; a
- * thread without a slot (more than UVAS_GATE_SLOTS threads, or the child
- * of a fork) pins the counter instead.
+ * the block. A thread's second pin in a table while its slot there is
+ * taken, and every pin of a thread without a slot (more than
+ * UVAS_GATE_SLOTS threads, or the child of a fork), go to the counter.
  *
  * Why it orders: the pinning thread raises the table's high-water mark
  * (an RMW) before its first use of slot k, or reads it with acquire
@@ -140,7 +140,11 @@ static inline uint64_t uvas_gate_pin_quick(struct uvas_gate_slots *t, _Atomic ui
     int k = uvas_gate_slot_mine;
     if (__builtin_expect(k == 0, 0))
         k = uvas_gate_slot_claim();
-    if (__builtin_expect(k > 0, 1)) {
+    /* A slot already in use here (a second pin in the same table, as a
+     * transfer within one PE's memory takes) leaves this one to the
+     * counter. Only this thread writes it: the plain read is exact. */
+    if (__builtin_expect(k > 0, 1) &&
+        !atomic_load_explicit(&t->s[k - 1].block, memory_order_relaxed)) {
         if (__builtin_expect(atomic_load_explicit(&t->hw, memory_order_acquire) < (uint32_t)k, 0))
             uvas_gate_slots_raise(t, (uint32_t)k);
         q->slot = &t->s[k - 1].block;

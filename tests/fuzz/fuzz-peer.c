@@ -47,6 +47,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         fprintf(stderr, "fuzz-peer: pin tables: %s\n", uvas_last_error());
         exit(1);
     }
+    uvas_job.own_slots = uvas_gate_slots_of(uvas_job.own_pins);
     base = uvas_g.base;
     size = uvas_g.size;
     size_t sizes[4] = {100, 5000, (size_t)1 << 20, (size_t)3 << 20};

@@ -191,7 +191,7 @@ static int put_piece(int pe, char *dest, const char *src, size_t n, void **bounc
         return rc;
     }
     const void *plain = s.ptr;
-    if (s.pin || s.kind != UVAS_SIDE_HOST) {
+    if (uvas_side_pinned(&s) || s.kind != UVAS_SIDE_HOST) {
         if (!bounce_fit(bounce, bsize, n)) {
             uvas_side_drop(&s);
             return UVAS_ERR_NOMEM;

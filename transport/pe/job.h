@@ -98,6 +98,7 @@ struct uvas_job {
     /* operations */
     _Atomic uint64_t am_pending;   /* AM puts and AMOs not acknowledged */
     _Atomic uint32_t *own_pins;    /* our threads' pins on our own gates */
+    struct uvas_gate_slots *own_slots; /* and their quick pins (uvas/gate.h) */
     uint64_t *sync;                /* internal symmetric area (barrier) */
     uint64_t barrier_epoch;
     pthread_mutex_t barrier_mu;

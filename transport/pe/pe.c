@@ -164,6 +164,7 @@ static void teardown(void)
     uvas_gate_stuck_hook = NULL;
     uvas_gate_pins_teardown();
     uvas_job.own_pins = NULL;
+    uvas_job.own_slots = NULL;
     atomic_store(&uvas_job.peers_known, false);
     free(uvas_job.peers);
     uvas_job.peers = NULL;
@@ -200,6 +201,8 @@ int uvas_pe_init(int requested, int *provided)
      * remote peers share (uvas/gate.h). */
     if (rc == UVAS_OK && (rc = uvas_gate_pins_setup((unsigned)uvas_job.n + 1)) == UVAS_OK)
         rc = uvas_gate_pins_get((unsigned)uvas_job.me, &uvas_job.own_pins, NULL);
+    if (rc == UVAS_OK)
+        uvas_job.own_slots = uvas_gate_slots_of(uvas_job.own_pins);
     if (rc == UVAS_OK && uvas_job.pmix)
         rc = uvas_window_serve();
     if (rc == UVAS_OK && uvas_job.pmix && (rc = uvas_ucx_start()) == UVAS_OK)

@@ -19,8 +19,8 @@ void uvas_side_own(const void *addr, bool write, struct uvas_side *s)
     if (!uvas_g.alias || !uvas_job.own_pins)
         return; /* UVAS_SIDE_SLOW */
     size_t bi = uvas_block_index(addr);
-    uint64_t w = uvas_gate_pin(&uvas_job.own_pins[bi], &uvas_g.gates[bi]);
-    s->pin = &uvas_job.own_pins[bi];
+    uint64_t w = uvas_gate_pin_quick(uvas_job.own_slots, uvas_job.own_pins, bi,
+                                     &uvas_g.gates[bi], &s->pin);
     if (uvas_gate_is_open(w)) {
         switch (uvas_gate_res(w)) {
         case UVAS_RES_HOST:
@@ -54,8 +54,7 @@ void uvas_side_peer(struct uvas_peer *p, const void *addr, struct uvas_side *s)
     if (uvas_side_am_behind(p))
         return; /* UVAS_SIDE_SLOW */
     size_t bi = uvas_block_index(addr);
-    uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
-    s->pin = &p->pins[bi];
+    uint64_t w = uvas_gate_pin_quick(p->slots, p->pins, bi, &p->gates[bi], &s->pin);
     if (uvas_gate_is_open(w)) {
         if (uvas_gate_res(w) == UVAS_RES_HOST) {
             s->kind = UVAS_SIDE_HOST;

@@ -24,7 +24,7 @@ struct uvas_side {
     char *ptr;                /* UVAS_SIDE_HOST */
     struct uvas_devref dev;   /* UVAS_SIDE_DEV: the block's memory */
     size_t off;               /* UVAS_SIDE_DEV: offset in the block */
-    _Atomic uint32_t *pin;    /* held on this block, or NULL */
+    struct uvas_gate_quick pin; /* held on this block (a slot or a counter), or neither */
     bool peer;                /* another PE's memory: a put there may stream */
 };
 
@@ -33,11 +33,16 @@ static inline size_t uvas_side_block_off(const void *a)
     return ((uintptr_t)a - (uintptr_t)uvas_g.base) & (uvas_g.block_size - 1);
 }
 
+static inline bool uvas_side_pinned(const struct uvas_side *s)
+{
+    return s->pin.slot || s->pin.ctr;
+}
+
 static inline void uvas_side_drop(struct uvas_side *s)
 {
-    if (s->pin)
-        uvas_gate_unpin(s->pin);
-    s->pin = NULL;
+    if (uvas_side_pinned(s))
+        uvas_gate_unpin_quick(&s->pin);
+    s->pin = (struct uvas_gate_quick){0};
 }
 
 /* Are message puts to p still unacknowledged (dispatch.c: ordering)? */
