@@ -4,22 +4,26 @@
 #include "uvas.h"
 #include "uvas/status.h"
 
-/* Host-visible coherent memory, preferring `also`. */
-static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits, VkMemoryPropertyFlags also)
+/* Host-visible coherent memory, preferring `also`, and not `avoid`
+ * where there is such memory. */
+static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits, VkMemoryPropertyFlags also,
+                          VkMemoryPropertyFlags avoid)
 {
     const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                        VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    const VkMemoryPropertyFlags want[2] = {host | also, host};
-    for (int w = 0; w < 2; w++)
-        for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++)
-            if ((bits & (1u << i)) && (d->mem.memoryTypes[i].propertyFlags & want[w]) == want[w])
+    const VkMemoryPropertyFlags want[4] = {host | also, host, host | also, host};
+    for (int w = 0; w < 4; w++)
+        for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++) {
+            VkMemoryPropertyFlags f = d->mem.memoryTypes[i].propertyFlags;
+            if ((bits & (1u << i)) && (f & want[w]) == want[w] && (w >= 2 || !(f & avoid)))
                 return i;
+        }
     return UINT32_MAX;
 }
 
-int uvas_gpu_buffer_make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
-                         VkMemoryPropertyFlags also, VkBuffer *buf, VkDeviceMemory *mem,
-                         const char *what)
+static int make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
+                VkMemoryPropertyFlags also, VkMemoryPropertyFlags avoid, VkBuffer *buf,
+                VkDeviceMemory *mem, const char *what)
 {
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .size = bytes,
@@ -33,7 +37,7 @@ int uvas_gpu_buffer_make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t typ
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(d->dev, *buf, &req);
     if (type == UINT32_MAX)
-        type = pick_type(d, req.memoryTypeBits, also);
+        type = pick_type(d, req.memoryTypeBits, also, avoid);
     VkMemoryAllocateFlagsInfo fi;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                 .pNext = uvas_vulkan_addr_alloc(d, &fi, NULL),
@@ -50,4 +54,18 @@ int uvas_gpu_buffer_make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t typ
     }
     vkBindBufferMemory(d->dev, *buf, *mem, 0);
     return UVAS_OK;
+}
+
+int uvas_gpu_buffer_make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
+                         VkMemoryPropertyFlags also, VkBuffer *buf, VkDeviceMemory *mem,
+                         const char *what)
+{
+    return make(d, bytes, type, also, 0, buf, mem, what);
+}
+
+int uvas_gpu_buffer_make_host(struct uvas_vulkan *d, VkDeviceSize bytes, VkBuffer *buf,
+                              VkDeviceMemory *mem, const char *what)
+{
+    return make(d, bytes, UINT32_MAX, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, buf, mem, what);
 }

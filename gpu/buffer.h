@@ -20,4 +20,10 @@ int uvas_gpu_buffer_make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t typ
                          VkMemoryPropertyFlags also, VkBuffer *buf, VkDeviceMemory *mem,
                          const char *what);
 
+/* The same in host memory: host-visible coherent, not device-local where
+ * the device has both kinds, cached where offered (what the host reads
+ * often and the device only writes). Status. */
+int uvas_gpu_buffer_make_host(struct uvas_vulkan *d, VkDeviceSize bytes, VkBuffer *buf,
+                              VkDeviceMemory *mem, const char *what);
+
 #endif

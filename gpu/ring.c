@@ -1,6 +1,7 @@
 /* The kernels' request ring, host side (ring.h). */
 #include "gpu/ring.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,28 +13,36 @@
 int uvas_ring_init(struct uvas_ring *g, struct uvas_vulkan *d)
 {
     memset(g, 0, sizeof *g);
-    VkDeviceSize bytes = sizeof(struct uvas_ring_header) +
-                         UVAS_RING_SLOTS * (VkDeviceSize)sizeof(struct uvas_ring_req);
-    /* Device-local where the device offers it host-visible (as the
-     * translation table): a running kernel on the H100 never saw the
-     * host's answer in host-cached system memory (its polls kept reading
-     * the old word), while the host's stores through the BAR reach the
-     * kernel's reads. The host's reads of requests cross the bus instead. */
+    VkDeviceSize slots = UVAS_RING_SLOTS * (VkDeviceSize)sizeof(struct uvas_ring_req);
+    VkDeviceSize bytes = sizeof(struct uvas_ring_header) + slots;
+    /* The ring device-local where the device offers it host-visible (as
+     * the translation table), the mailbox in host memory (ring.h). */
     int rc = uvas_gpu_buffer_make(d, bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                   &g->buf, &g->mem, "kernels' request ring");
     if (rc)
         return rc;
     g->dev = d;
-    void *p;
+    if ((rc = uvas_gpu_buffer_make_host(d, slots, &g->mbuf, &g->mmem, "kernels' mailbox"))) {
+        uvas_ring_fini(g);
+        return rc;
+    }
+    void *p, *m;
     if (vkMapMemory(d->dev, g->mem, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS) {
         uvas_ring_fini(g);
         return uvas_fail(UVAS_ERR_NOMEM, "cannot map the kernels' request ring on '%s'",
                          d->name);
     }
-    memset(p, 0, bytes);
     g->hdr = p;
+    if (vkMapMemory(d->dev, g->mmem, 0, VK_WHOLE_SIZE, 0, &m) != VK_SUCCESS) {
+        uvas_ring_fini(g);
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot map the kernels' mailbox on '%s'", d->name);
+    }
+    g->mail = m;
+    memset(p, 0, bytes);
+    memset(m, 0, slots);
     g->slot = (struct uvas_ring_req *)((char *)p + sizeof(struct uvas_ring_header));
     g->addr = uvas_vulkan_address(d, g->buf);
+    g->hdr->mail = uvas_vulkan_address(d, g->mbuf);
     g->hdr->head = UVAS_RING_SLOTS; /* every slot to its first lap */
     uvas_ring_reset(g);
     return UVAS_OK;
@@ -44,10 +53,16 @@ void uvas_ring_fini(struct uvas_ring *g)
     struct uvas_vulkan *d = g->dev;
     if (d && g->hdr)
         vkUnmapMemory(d->dev, g->mem);
+    if (d && g->mail)
+        vkUnmapMemory(d->dev, g->mmem);
     if (d && g->buf)
         vkDestroyBuffer(d->dev, g->buf, NULL);
+    if (d && g->mbuf)
+        vkDestroyBuffer(d->dev, g->mbuf, NULL);
     if (d && g->mem)
         vkFreeMemory(d->dev, g->mem, NULL);
+    if (d && g->mmem)
+        vkFreeMemory(d->dev, g->mmem, NULL);
     memset(g, 0, sizeof *g);
 }
 
@@ -58,8 +73,12 @@ void uvas_ring_reset(struct uvas_ring *g)
     uint32_t used = atomic_load_explicit(&g->hdr->head, memory_order_relaxed);
     if (used > UVAS_RING_SLOTS)
         used = UVAS_RING_SLOTS;
-    for (uint32_t i = 0; i < used; i++)
+    /* A mailbox slot's posted mark is ticket + 1, and tickets start at 0
+     * each run: the last run's marks go. */
+    for (uint32_t i = 0; i < used; i++) {
         atomic_store_explicit(&g->slot[i].seq, i, memory_order_relaxed);
+        atomic_store_explicit(&g->mail[i].seq, 0, memory_order_relaxed);
+    }
     g->hdr->nslots = UVAS_RING_SLOTS;
     g->hdr->timed_out = 0;
     g->hdr->refused = 0;
@@ -83,18 +102,9 @@ static const char *op_name(const struct uvas_ring_req *r)
     }
 }
 
-/* Payload bytes (n rounded up to 8) between the ring and host memory, 8
- * at a time: the ring may be device memory mapped through the BAR,
- * uncached, where memcpy's string instructions read a byte per bus round
- * trip (a 448-byte request took about a millisecond on the H100). */
-static void payload_in(uint8_t *dst, const uint8_t *src, size_t n)
-{
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = *(const volatile uint64_t *)(const void *)(src + i);
-        memcpy(dst + i, &w, 8);
-    }
-}
-
+/* A get's payload bytes (n rounded up to 8) into the ring, 8 at a time:
+ * the ring may be device memory mapped through the BAR, write-combining,
+ * where a copy's string instructions make a bus transaction per byte. */
 static void payload_out(uint8_t *dst, const uint8_t *src, size_t n)
 {
     for (size_t i = 0; i < n; i += 8) {
@@ -104,23 +114,16 @@ static void payload_out(uint8_t *dst, const uint8_t *src, size_t n)
     }
 }
 
-/* The request in slot, out of the ring, field by field (the same reason). */
-static void request_in(struct uvas_ring_req *q, const struct uvas_ring_req *slot)
+/* The request in a mailbox slot (host memory, the device's writes
+ * visible once the posted mark is), out of it. */
+static void request_in(struct uvas_ring_req *q, const struct uvas_ring_req *m)
 {
-    const volatile struct uvas_ring_req *v = slot;
-    q->op = v->op;
-    q->pe = v->pe;
-    q->size = v->size;
-    q->addr = v->addr;
-    q->value = v->value;
-    q->cmp = v->cmp;
+    memcpy(q, m, offsetof(struct uvas_ring_req, payload));
     q->result = 0;
-    q->sig = v->sig;
-    q->amo = v->amo;
     q->status = 0;
     uint32_t op = q->op & UVAS_RING_OP_MASK;
     if ((op == UVAS_RING_PUT || op == UVAS_RING_PUT_SIGNAL) && q->size <= UVAS_RING_PAYLOAD)
-        payload_in(q->payload, slot->payload, q->size);
+        memcpy(q->payload, m->payload, q->size);
 }
 
 unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
@@ -130,10 +133,11 @@ unsigned uvas_ring_drain(struct uvas_ring *g, uvas_ring_serve_fn serve)
     for (;;) {
         uint32_t t = g->next;
         struct uvas_ring_req *slot = &g->slot[t % UVAS_RING_SLOTS], *r = &q;
+        struct uvas_ring_req *m = &g->mail[t % UVAS_RING_SLOTS];
         /* Acquire: the invocation filled the slot before it posted it. */
-        if (atomic_load_explicit(&slot->seq, memory_order_acquire) != t + 1)
+        if (atomic_load_explicit(&m->seq, memory_order_acquire) != t + 1)
             return n;
-        request_in(&q, slot);
+        request_in(&q, m);
         uint32_t op = q.op & UVAS_RING_OP_MASK;
         int rc;
         if (r->size > UVAS_RING_PAYLOAD && (r->op & UVAS_RING_OP_MASK) != UVAS_RING_AMO)

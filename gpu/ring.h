@@ -9,13 +9,22 @@
  *
  * A bounded multi-producer ring (Vyukov's): slot i starts with seq = i.
  * An invocation takes ticket t from `head`, waits until its slot's seq is
- * t (free for this lap), fills the slot and sets seq to t + 1 (posted).
- * The host serves tickets in order; it sets seq to t + UVAS_RING_SLOTS
- * (free for the next lap) once done with a request nobody waits for, or
- * to t + 2 (answered) where the invocation waits for the result, reads it
- * and frees the slot itself. Serving in ticket order is what makes a
- * kernel's quiet (a request like the others) mean every request posted
- * before it is complete.
+ * t (free for this lap), writes the request into the same slot of the
+ * mailbox and sets the mailbox slot's seq to t + 1 (posted). The host
+ * serves tickets in order; it sets the ring slot's seq to t +
+ * UVAS_RING_SLOTS (free for the next lap) once done with a request nobody
+ * waits for, or to t + 2 (answered: result, status and a get's payload in
+ * the ring slot) where the invocation waits for the result, reads it and
+ * frees the slot itself. Serving in ticket order is what makes a kernel's
+ * quiet (a request like the others) mean every request posted before it
+ * is complete.
+ *
+ * Two buffers because each side must read what the other writes where
+ * reading is cheap: the ring (head, seqs, answers) is device-local where
+ * the device offers it host-visible, since a kernel on the H100 never saw
+ * host stores into host-cached memory while it ran; the mailbox
+ * (requests) is host memory, which the host reads from its cache, where a
+ * request read from the BAR cost a bus round trip per 8 bytes.
  *
  * The host serves while it waits for the run (gpu/kernel.c) and once more
  * after it, so a launch returns with every request of its kernel done.
@@ -66,7 +75,9 @@ struct uvas_ring_header {
     uint32_t timed_out;    /* waits that ran out (a device that bounds loops) */
     uint32_t refused;      /* requests the host refused */
     uint32_t cannot_wait;  /* calls that need an answer, where kernels cannot wait */
-    uint32_t reserved[11];
+    uint32_t pad;
+    uint64_t mail;         /* the mailbox's device address */
+    uint32_t reserved[8];
 };
 _Static_assert(sizeof(struct uvas_ring_header) == 64, "shmem.glsl's ring header is 64 bytes");
 
@@ -75,11 +86,12 @@ _Static_assert(sizeof(struct uvas_ring_header) == 64, "shmem.glsl's ring header 
 typedef int (*uvas_ring_serve_fn)(struct uvas_ring_req *r);
 
 struct uvas_ring {
-    VkBuffer buf;
-    VkDeviceMemory mem;
+    VkBuffer buf, mbuf;
+    VkDeviceMemory mem, mmem;
     struct uvas_vulkan *dev;
     volatile struct uvas_ring_header *hdr;
-    struct uvas_ring_req *slot;
+    struct uvas_ring_req *slot;       /* the ring's slots: seqs and answers */
+    struct uvas_ring_req *mail;       /* the mailbox's: requests, posted marks */
     uint64_t addr;  /* the ring's device address */
     uint32_t next;  /* the next ticket to serve */
     int rc;         /* the first refusal's status, its message in why */

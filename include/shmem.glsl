@@ -86,6 +86,8 @@ layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile 
     uint timed_out;
     uint refused;
     uint cannot_wait;
+    uint pad_;
+    uint64_t mail;
 };
 layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile buffer shmem_slot_ {
     uint seq;
@@ -212,6 +214,19 @@ void shmem_fill_(shmem_slot_ c, uint op, int pe, uint n, uint64_t addr, uint64_t
     }
 }
 
+/* Post ticket t's request: written into its slot of the mailbox (host
+ * memory, gpu/ring.h: the host reads it from its cache, not across the
+ * bus), then marked posted there. Its answer and the slot's state stay in
+ * the ring, which the kernel reads. */
+void shmem_post_(shmem_ring_ r, uint t, uint op, int pe, uint n, uint64_t addr, uint64_t value,
+                 uint64_t cmp, uint64_t sig, uint amo, uint64_t src, bool from_src)
+{
+    shmem_slot_ m = shmem_slot_(r.mail + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
+    shmem_fill_(m, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
+    memoryBarrier();
+    m.seq = t + 1u;
+}
+
 /* The host's answer in slot c: an AMO's result, or a get's n bytes copied
  * to dest (a uvas address of this PE; 0: returned, up to 8 of them). */
 uint64_t shmem_answer_(shmem_slot_ c, uint n, uint64_t dest)
@@ -258,9 +273,7 @@ uint64_t shmem_request_(uint op, int pe, uint n, uint64_t addr, uint64_t value, 
                 shmem_slot_ c = shmem_slot_(uvas_xlat.proxy + 64ul +
                                             512ul * uint64_t(h % SHMEM_RING_SLOTS_));
                 if (c.seq == h && atomicCompSwap(r.head, h, h + 1u) == h) {
-                    shmem_fill_(c, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
-                    memoryBarrier();
-                    atomicExchange(c.seq, h + 1u);
+                    shmem_post_(r, h, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
                     if (wait && shmem_await_(uint64_t(c), h + 2u)) {
                         res = shmem_answer_(c, n, dest);
                         memoryBarrier();
@@ -274,11 +287,8 @@ uint64_t shmem_request_(uint op, int pe, uint n, uint64_t addr, uint64_t value, 
     } else {
         uint t = atomicAdd(r.head, 1u);
         shmem_slot_ c = shmem_slot_(uvas_xlat.proxy + 64ul + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
-        if (shmem_await_(uint64_t(c), t)) {
-            shmem_fill_(c, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
-            memoryBarrier();
-            atomicExchange(c.seq, t + 1u);
-        }
+        if (shmem_await_(uint64_t(c), t))
+            shmem_post_(r, t, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
     }
     return res;
 }
