@@ -172,6 +172,9 @@ if [ "$what" = gpushmem ]; then
             >"$OUT/gpu-shmem-rma-np$1${2:+-$2}.log" 2>&1
         echo "gpu-shmem-rma-np$1${2:+-$2} rc=$?"; tail -3 "$OUT/gpu-shmem-rma-np$1${2:+-$2}.log"
     done
+    # What those calls cost beside the CPU's same calls (docs/kernels.md).
+    timeout 300 mpirun -np 2 "$B/bench/gpu-shmem-bench" 2>&1 | tee "$OUT/gpu-shmem-bench.txt" |
+        grep -v "^metric"
 fi
 if [ "$what" = hardening ] || [ "$what" = all ]; then
     # Fault injection, process events, who may touch a PE's memory, the
