@@ -227,12 +227,14 @@ void shmem_post_(shmem_ring_ r, uint t, uint op, int pe, uint n, uint64_t addr, 
     m.seq = t + 1u;
 }
 
-/* The host's answer in slot c: an AMO's result, or a get's n bytes copied
- * to dest (a uvas address of this PE; 0: returned, up to 8 of them). */
-uint64_t shmem_answer_(shmem_slot_ c, uint n, uint64_t dest)
+/* The host's answer to request op in ring slot c (which holds only the
+ * answer: the request went to the mailbox): an AMO's result, or a get's n
+ * bytes copied to dest (a uvas address of this PE; 0: returned, up to 8
+ * of them). */
+uint64_t shmem_answer_(shmem_slot_ c, uint op, uint n, uint64_t dest)
 {
     uint64_t r = 0ul;
-    if ((c.op & 0xffu) == SHMEM_RING_AMO_) {
+    if ((op & 0xffu) == SHMEM_RING_AMO_) {
         r = c.result;
     } else if (dest == 0ul) {
         r = uint64_t(c.payload[0]) | (n > 4u ? uint64_t(c.payload[1]) << 32 : 0ul);
@@ -275,7 +277,7 @@ uint64_t shmem_request_(uint op, int pe, uint n, uint64_t addr, uint64_t value, 
                 if (c.seq == h && atomicCompSwap(r.head, h, h + 1u) == h) {
                     shmem_post_(r, h, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
                     if (wait && shmem_await_(uint64_t(c), h + 2u)) {
-                        res = shmem_answer_(c, n, dest);
+                        res = shmem_answer_(c, op, n, dest);
                         memoryBarrier();
                         atomicExchange(c.seq, h + SHMEM_RING_SLOTS_);
                     }
