@@ -32,6 +32,12 @@ use_mpi() {
     export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
     mpi_ready=1
 }
+# CUDA's benchmark for the guard, linked before Open MPI's packages go over
+# / (after that nvcc's link fails): once per machine, whatever the mode,
+# so a guard on a machine an earlier call left warm still measures CUDA.
+if command -v nvcc >/dev/null && [ ! -x /tmp/um-bench ]; then
+    nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion" | head -4
 
@@ -219,8 +225,6 @@ fi
 if [ "$what" = guard ] || [ "$what" = all ]; then
     # The performance guard: every benchmark, each ratio against its floor
     # (bench/floors/h100.txt); the outputs go to $OUT/guard for perf-table.py.
-    # CUDA's benchmark is linked before Open MPI's packages go over /.
-    command -v nvcc >/dev/null && nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu
     use_mpi
     scripts/perf-check.sh h100 --builddir "$B" --out "$OUT/guard" ${GUARD_ALL:+--all}
 fi
