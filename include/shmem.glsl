@@ -103,6 +103,22 @@ layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile 
     uint status;
     uint payload[SHMEM_RING_PAYLOAD_ / 4u];
 };
+/* A mailbox slot: the same layout, its payload written 16 bytes a store
+ * (every store to host memory is a bus transaction of its own). */
+layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile buffer shmem_mail_ {
+    uint seq;
+    uint op;
+    int pe;
+    uint size;
+    uint64_t addr;
+    uint64_t value;
+    uint64_t cmp;
+    uint64_t result;
+    uint64_t sig;
+    uint amo;
+    uint status;
+    uvec4 payload[SHMEM_RING_PAYLOAD_ / 16u];
+};
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile buffer shmem_vu32_ { uint v; };
 layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer shmem_vu64_ { uint64_t v; };
 
@@ -173,13 +189,13 @@ void shmem_byte_store_(uint64_t a, uint v)
     uvas_atomic_or_u32(a & ~3ul, (v & 0xffu) << sh);
 }
 
-/* Fill slot c with a request. The payload comes from src, a uvas
+/* Fill mailbox slot c with a request. The payload comes from src, a uvas
  * address of this PE (from_src: n bytes, any alignment; 16 bytes a step
  * where aligned, since where the device bounds loops the bound is shared
  * by the whole work-group, lavapipe's, and a work-group's bulk put makes
  * thousands of these; a last step reads up to 15 bytes past the source,
  * in its block), or is src itself (8 bytes of a p). */
-void shmem_fill_(shmem_slot_ c, uint op, int pe, uint n, uint64_t addr, uint64_t value,
+void shmem_fill_(shmem_mail_ c, uint op, int pe, uint n, uint64_t addr, uint64_t value,
                  uint64_t cmp, uint64_t sig, uint amo, uint64_t src, bool from_src)
 {
     c.op = op;
@@ -191,24 +207,25 @@ void shmem_fill_(shmem_slot_ c, uint op, int pe, uint n, uint64_t addr, uint64_t
     c.sig = sig;
     c.amo = amo;
     if (!from_src) {
-        c.payload[0] = uint(src);
-        c.payload[1] = uint(src >> 32);
+        c.payload[0] = uvec4(uint(src), uint(src >> 32), 0u, 0u);
     } else if ((src & 15ul) == 0ul) {
-        for (uint w = 0u; 16u * w < n; w++) {
-            uvec4 v = uvas_load_uvec4(src + 16ul * w);
-            c.payload[4u * w] = v.x;
-            c.payload[4u * w + 1u] = v.y;
-            c.payload[4u * w + 2u] = v.z;
-            c.payload[4u * w + 3u] = v.w;
-        }
-    } else if ((src & 3ul) == 0ul) {
-        for (uint w = 0u; 4u * w < n; w++)
-            c.payload[w] = uvas_load_u32(src + 4ul * w);
+        for (uint w = 0u; 16u * w < n; w++)
+            c.payload[w] = uvas_load_uvec4(src + 16ul * w);
     } else {
-        for (uint w = 0u; 4u * w < n; w++) {
-            uint v = 0u;
-            for (uint b = 0u; b < 4u && 4u * w + b < n; b++)
-                v |= shmem_byte_(src + 4ul * w + b) << (8u * b);
+        /* Word by word, never past the source's last byte. */
+        for (uint w = 0u; 16u * w < n; w++) {
+            uvec4 v = uvec4(0u);
+            for (uint k = 0u; k < 4u && 16u * w + 4u * k < n; k++) {
+                uint64_t a = src + 16ul * w + 4ul * k;
+                uint x = 0u;
+                if ((src & 3ul) == 0ul) {
+                    x = uvas_load_u32(a);
+                } else {
+                    for (uint b = 0u; b < 4u && 16u * w + 4u * k + b < n; b++)
+                        x |= shmem_byte_(a + b) << (8u * b);
+                }
+                v[k] = x;
+            }
             c.payload[w] = v;
         }
     }
@@ -221,7 +238,7 @@ void shmem_fill_(shmem_slot_ c, uint op, int pe, uint n, uint64_t addr, uint64_t
 void shmem_post_(shmem_ring_ r, uint t, uint op, int pe, uint n, uint64_t addr, uint64_t value,
                  uint64_t cmp, uint64_t sig, uint amo, uint64_t src, bool from_src)
 {
-    shmem_slot_ m = shmem_slot_(r.mail + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
+    shmem_mail_ m = shmem_mail_(r.mail + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
     shmem_fill_(m, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
     memoryBarrier();
     m.seq = t + 1u;
