@@ -706,6 +706,8 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
                                       .max_args = G.push,
                                       .shared_queue = G.d->cqueue_shared,
                                       .fault_waits = fault_waits(),
+                                      .host_atomics =
+                                          G.d->type == VK_PHYSICAL_DEVICE_TYPE_CPU,
                                       .fault_waits_spec = fault_waits(),
                                       .range_base = (uintptr_t)uvas_g.base,
                                       .block_shift = uvas_g.shift,

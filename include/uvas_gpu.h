@@ -88,6 +88,12 @@ struct uvas_gpu_info {
     uint32_t max_args;               /* bytes of a kernel's arguments */
     int shared_queue;                /* kernels and migrations share one queue */
     int fault_waits;                 /* a fault waits in the kernel (else: replay or fail) */
+    /* A kernel's atomic on host-resident memory is atomic with the CPU's
+     * on the same word. Only where the device is the CPU (lavapipe): a
+     * GPU's atomics cross the bus, and on the H100's PCIe host they lost
+     * CPU adds (tests/gpu/test-gpu-host-atomics.c, docs/kernels.md).
+     * Kernels' atomics among themselves are atomic everywhere. */
+    int host_atomics;
     /* uvas.glsl's specialization constants (ids 2032, 2033, 2034, 2035):
      * a pipeline of the user's own sets them to these. */
     uint64_t range_base;

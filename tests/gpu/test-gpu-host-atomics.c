@@ -1,11 +1,12 @@
 /*
- * A kernel's atomics on host-resident memory and the CPU's on the same
- * words, at the same time: include/uvas.glsl's atomics on a block the
- * kernel reaches in place over the bus (host memory imported into the
- * device) must be atomic with the CPU threads' atomics on it, or adds are
- * lost. The kernel's invocations each add 1 to a 32-bit and a 64-bit
- * counter many times while CPU threads add to both through the range
- * for as long as the launch runs; the totals must be exact.
+ * A kernel's atomics on host-resident memory (a block the kernel reaches
+ * in place over the bus, host memory imported into the device): the
+ * kernel's invocations each add 1 to a 32-bit and a 64-bit counter many
+ * times, first alone (the totals exact on every device), then while CPU
+ * threads add to both through the range for as long as the launches run:
+ * exact where uvas_gpu_info says the device's atomics on host memory are
+ * atomic with the CPU's (host_atomics); elsewhere the loss is printed
+ * (the H100 on PCIe loses CPU adds: docs/kernels.md).
  *
  * Then, where kernels can wait: a running kernel sees a CPU thread's store
  * into host memory it polls (what a kernel's shmem_wait_until on a
@@ -13,11 +14,10 @@
  * stores a flag when it sees the mark, the kernel polls for it with
  * volatile reads, a bounded number of times.
  *
- * What it proves is the device's and the bus's: on lavapipe the kernel's
- * atomics are the CPU's own instructions; on a discrete GPU they cross
- * PCIe (AtomicOps) to the host's memory controller. The OpenSHMEM layer
- * relies on the same property nowhere (shmem.glsl sends a kernel's atomic
- * on a host-resident word to the host); user kernels over uvas pointers do.
+ * On lavapipe the kernel's atomics are the CPU's own instructions; on a
+ * discrete GPU they cross the bus. The OpenSHMEM layer does not rely on
+ * them (shmem.glsl sends a kernel's atomic on a host-resident word to the
+ * host).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -85,18 +85,29 @@ int main(void)
     c32 = (_Atomic uint32_t *)w;
     c64 = (_Atomic uint64_t *)(w + 1);
 
+    struct uvas_gpu_info gi;
+    CHECK_OK(uvas_gpu_info(&gi));
+    struct args a = {(uintptr_t)c32, (uintptr_t)c64, 0, INVOCATIONS, ITERS, 0, 0};
+    const int rounds = 8;
+    const uint64_t kernel_adds = (uint64_t)rounds * INVOCATIONS * ITERS;
+
+    /* The kernels' atomics on host memory among themselves: exact on
+     * every device. */
+    for (int r = 0; r < rounds; r++)
+        CHECK_OK(tu_launch(k, INVOCATIONS, &a, sizeof a));
+    CHECK(atomic_load(c64) == kernel_adds && atomic_load(c32) == (uint32_t)kernel_adds,
+          "the kernels alone: the counters are %llu and %u, not %llu",
+          (unsigned long long)atomic_load(c64), atomic_load(c32),
+          (unsigned long long)kernel_adds);
+
+    /* Beside the CPU's: several launches, so the CPU's adds overlap them. */
+    memset(w, 0, 16);
     pthread_t th[THREADS];
     for (int i = 0; i < THREADS; i++)
         CHECK(pthread_create(&th[i], NULL, adder, &cpu_adds[i]) == 0, "pthread_create");
-    struct args a = {(uintptr_t)c32, (uintptr_t)c64, 0, INVOCATIONS, ITERS, 0, 0};
-    uint64_t kernel_adds = 0;
-    int rounds = 0;
     atomic_store(&go, 1);
-    /* Several launches, so the CPU's adds overlap the kernel's. */
-    for (; rounds < 8; rounds++) {
+    for (int r = 0; r < rounds; r++)
         CHECK_OK(tu_launch(k, INVOCATIONS, &a, sizeof a));
-        kernel_adds += (uint64_t)INVOCATIONS * ITERS;
-    }
     atomic_store(&stop, 1);
     uint64_t cpu = 0;
     for (int i = 0; i < THREADS; i++) {
@@ -106,19 +117,31 @@ int main(void)
     struct uvas_ptr_info info;
     CHECK_OK(uvas_query(w, &info));
     CHECK_EQ(info.residence, UVAS_RES_HOST, "the counters left host memory");
+    CHECK(cpu > 0, "the CPU threads never added");
     uint64_t want = kernel_adds + cpu;
     uint64_t got = atomic_load(c64);
-    CHECK(got == want, "the 64-bit counter is %llu, not %llu: %llu kernel adds and %llu CPU "
-          "adds (atomics lost between the kernel and the CPU)", (unsigned long long)got,
-          (unsigned long long)want, (unsigned long long)kernel_adds, (unsigned long long)cpu);
-    CHECK_EQ(atomic_load(c32), (uint32_t)want, "the 32-bit counter");
-    CHECK(cpu > 0, "the CPU threads never added");
-    printf("gpu-host-atomics: %d launches of %u x %u adds beside %llu CPU adds on two "
-           "host-resident counters: exact\n", rounds, INVOCATIONS, ITERS,
-           (unsigned long long)cpu);
+    uint32_t got32 = atomic_load(c32);
+    if (gi.host_atomics) {
+        CHECK(got == want, "the 64-bit counter is %llu, not %llu: %llu kernel adds and %llu CPU "
+              "adds (atomics lost between the kernel and the CPU, where uvas_gpu_info says "
+              "they are one kind)", (unsigned long long)got, (unsigned long long)want,
+              (unsigned long long)kernel_adds, (unsigned long long)cpu);
+        CHECK_EQ(got32, (uint32_t)want, "the 32-bit counter");
+        printf("gpu-host-atomics: %d launches of %u x %u adds beside %llu CPU adds on two "
+               "host-resident counters: exact\n", rounds, INVOCATIONS, ITERS,
+               (unsigned long long)cpu);
+    } else {
+        /* Not one kind here, as uvas_gpu_info says: what was lost is the
+         * device's and the bus's business; nothing may be invented. */
+        CHECK(got <= want && got32 <= (uint32_t)want, "the counters (%llu, %u) exceed every "
+              "add made (%llu)", (unsigned long long)got, got32, (unsigned long long)want);
+        printf("gpu-host-atomics: this device's atomics on host memory are not atomic with "
+               "the CPU's (uvas_gpu_info.host_atomics 0): of %llu kernel and %llu CPU adds "
+               "the 64-bit counter kept %llu (%llu lost), the 32-bit one %u\n",
+               (unsigned long long)kernel_adds, (unsigned long long)cpu,
+               (unsigned long long)got, (unsigned long long)(want - got), got32);
+    }
 
-    struct uvas_gpu_info gi;
-    CHECK_OK(uvas_gpu_info(&gi));
     if (!gi.fault_waits) {
         printf("SKIP the kernel polling host memory: a kernel cannot wait on this device "
                "(it bounds shader loops)\n");
