@@ -14,6 +14,7 @@
 
 #include "queue/pool.h"
 #include "queue/queue.h"
+#include "uvas/internal.h"
 #include "uvas/status.h"
 
 #define MIN_CLASS 256
@@ -64,6 +65,7 @@ static int use_check(struct uvas_queue *q, const void *ptr, size_t n, const char
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p && !rc; p = p->next) {
         pthread_mutex_lock(&p->mu);
+        uvas_pool_outlived(p);
         for (struct blk *b = p->cache; b && !rc; b = b->next)
             if (inside(b, ptr, 1))
                 rc = uvas_fail(UVAS_ERR_INVAL, "%s: %p is in memory freed by uvas_free_async "
@@ -191,6 +193,9 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
                        "allocations come from uvas_pool_import_pointer", fn);
     if (!rc && (size == 0 || c == 0))
         rc = uvas_fail(UVAS_ERR_INVAL, "%s: size %zu (0, or too large)", fn, size);
+    if (!rc && !atomic_load(&uvas_g.ready))
+        rc = uvas_fail(UVAS_ERR_NOT_INIT, "%s: call uvas_init first (uvas_finalize gave "
+                       "back the range, and every pool's memory with it)", fn);
     if (rc) {
         errno = EINVAL;
         return NULL;
@@ -198,6 +203,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
     struct uvas_queue *dep_q = NULL;
     uint64_t dep_point = 0;
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     struct blk *b = reuse(p, c, q, false, &dep_q, &dep_point);
     pthread_mutex_unlock(&p->mu);
     if (!b) {
@@ -208,6 +214,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
             b = NULL;
             if (p->props.reuse & UVAS_POOL_REUSE_INTERNAL_DEPS) {
                 pthread_mutex_lock(&p->mu);
+                uvas_pool_outlived(p);
                 b = reuse(p, c, q, true, &dep_q, &dep_point);
                 pthread_mutex_unlock(&p->mu);
             }
@@ -220,6 +227,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
                 rc = uvas_queue_enqueue_wait(q, dep_q, dep_point);
                 if (rc) { /* could not order it: back to the cache, as it was */
                     pthread_mutex_lock(&p->mu);
+                    uvas_pool_outlived(p);
                     b->q = dep_q;
                     b->point = dep_point;
                     b->next = p->cache;
@@ -234,6 +242,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
             b->ptr = mem;
             b->size = c;
             pthread_mutex_lock(&p->mu);
+            uvas_pool_outlived(p);
             p->use.reserved += c;
             pthread_mutex_unlock(&p->mu);
         }
@@ -242,6 +251,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
     b->aq = q;
     b->apoint = uvas_queue_point(q);
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     b->next = p->live;
     p->live = b;
     p->nlive++;
@@ -275,6 +285,7 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p; p = p->next) {
         pthread_mutex_lock(&p->mu);
+        uvas_pool_outlived(p);
         for (struct blk **pp = &p->live; *pp; pp = &(*pp)->next) {
             struct blk *b = *pp;
             if (b->ptr != ptr)
@@ -320,6 +331,7 @@ static void release(struct uvas_pool *p, size_t keep, bool wait)
 {
     struct blk *out = NULL;
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     /* An exported pool's memory may be mapped by an importer: given back
      * to the range, its pages would be punched under that mapping. */
     if (p->exported && !wait)
@@ -369,6 +381,7 @@ int uvas_pool_set_threshold(uvas_pool_t *p, size_t release_threshold)
     if (!p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_set_threshold: the pool is NULL");
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     p->props.release_threshold = release_threshold;
     pthread_mutex_unlock(&p->mu);
     return UVAS_OK;
@@ -380,6 +393,7 @@ int uvas_pool_get_usage(uvas_pool_t *p, struct uvas_pool_usage *out)
     if (!p || !out)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_get_usage: the pool or out is NULL");
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     *out = p->use;
     pthread_mutex_unlock(&p->mu);
     return UVAS_OK;
@@ -391,6 +405,7 @@ int uvas_pool_reset_high(uvas_pool_t *p)
     if (!p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_reset_high: the pool is NULL");
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     p->use.used_high = p->use.used;
     p->use.reserved_high = p->use.reserved;
     pthread_mutex_unlock(&p->mu);
@@ -405,6 +420,7 @@ int uvas_pool_destroy(uvas_pool_t *p)
     if (p->is_default)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: the default pool stays");
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     size_t live = p->nlive;
     pthread_mutex_unlock(&p->mu);
     if (live)

@@ -36,6 +36,7 @@ struct uvas_pool {
     int is_default;
     bool exported;          /* keeps its memory until destroyed */
     int fd;                 /* imported: the exporter's host tier; else -1 */
+    uint64_t incarnation;   /* the range its blocks are of (uvas_g.incarnation) */
     struct imported *imports;
 };
 
@@ -49,6 +50,11 @@ struct uvas_pool *uvas_pool_new(const struct uvas_pool_props *props);
 void uvas_pool_delete(struct uvas_pool *p);
 /* The imported pool holding ptr, if any (registry lock held). */
 struct uvas_pool *uvas_pool_of_import(const void *ptr);
+/* Called with p->mu held before p's lists are used: blocks of a range
+ * torn down since are dropped (the memory went with it; the range now
+ * there may have given the addresses to others). */
+void uvas_pool_outlived(struct uvas_pool *p);
+
 /* Unmap an imported pool's allocations and close its descriptor. */
 void uvas_pool_drop_imports(struct uvas_pool *p);
 

@@ -28,6 +28,7 @@ int uvas_pool_export(uvas_pool_t *p, int *fd)
      * allocations yet exports one of its own, kept in its cache. */
     void *any = NULL;
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     if (p->live)
         any = p->live->ptr;
     else if (p->cache)
@@ -47,6 +48,7 @@ int uvas_pool_export(uvas_pool_t *p, int *fd)
     struct uvas_ipc_handle h;
     int rc = uvas_ipc_export(any, &h, fd);
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     if (own && rc == UVAS_OK) { /* a cached block whose free point has passed */
         own->next = p->cache;
         p->cache = own;
@@ -97,6 +99,7 @@ int uvas_pool_export_pointer(void *ptr, struct uvas_pool_ptr_data *out)
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p && !owner; p = p->next) {
         pthread_mutex_lock(&p->mu);
+        uvas_pool_outlived(p);
         for (struct blk *b = p->live; b && !owner; b = b->next)
             if (b->ptr == ptr)
                 owner = p;
@@ -135,6 +138,7 @@ int uvas_pool_import_pointer(uvas_pool_t *p, const struct uvas_pool_ptr_data *da
     }
     im->h = data->h;
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     im->next = p->imports;
     p->imports = im;
     p->use.used += (size_t)im->h.size;
@@ -154,6 +158,7 @@ struct uvas_pool *uvas_pool_of_import(const void *ptr)
         if (p->fd < 0)
             continue;
         pthread_mutex_lock(&p->mu);
+        uvas_pool_outlived(p);
         struct imported *im = p->imports;
         while (im && im->ptr != ptr)
             im = im->next;
@@ -167,6 +172,7 @@ struct uvas_pool *uvas_pool_of_import(const void *ptr)
 void uvas_pool_drop_imports(struct uvas_pool *p)
 {
     pthread_mutex_lock(&p->mu);
+    uvas_pool_outlived(p);
     struct imported *im = p->imports;
     p->imports = NULL;
     p->use.used = p->use.reserved = 0;

@@ -1,8 +1,11 @@
 /* The registry of pools (pool.h): what both the pools and their sharing
  * stand on. */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "queue/pool.h"
+#include "queue/queue.h"
+#include "uvas/internal.h"
 
 pthread_mutex_t uvas_pool_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 struct uvas_pool *uvas_pools;
@@ -15,6 +18,7 @@ struct uvas_pool *uvas_pool_new(const struct uvas_pool_props *props)
     pthread_mutex_init(&p->mu, NULL);
     p->props = *props;
     p->fd = -1;
+    p->incarnation = atomic_load(&uvas_g.incarnation);
     pthread_mutex_lock(&uvas_pool_reg_mu);
     p->next = uvas_pools;
     uvas_pools = p;
@@ -33,4 +37,32 @@ void uvas_pool_delete(struct uvas_pool *p)
     pthread_mutex_unlock(&uvas_pool_reg_mu);
     pthread_mutex_destroy(&p->mu);
     free(p);
+}
+
+static void drop_list(struct blk *b)
+{
+    while (b) {
+        struct blk *n = b->next;
+        if (b->q)
+            uvas_queue_unref(b->q);
+        if (b->aq)
+            uvas_queue_unref(b->aq);
+        free(b);
+        b = n;
+    }
+}
+
+void uvas_pool_outlived(struct uvas_pool *p)
+{
+    uint64_t now = atomic_load(&uvas_g.incarnation);
+    /* An imported pool's memory is the exporter's, mapped outside the range. */
+    if (p->incarnation == now || p->fd >= 0)
+        return;
+    p->incarnation = now;
+    drop_list(p->live);
+    drop_list(p->cache);
+    p->live = p->cache = NULL;
+    p->nlive = 0;
+    p->use.used = p->use.reserved = 0;
+    p->exported = false;
 }

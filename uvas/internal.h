@@ -30,6 +30,8 @@ struct uvas_global {
     struct uvas_desc *descs; /* allocation descriptors, type-stable */
 
     atomic_bool ready;       /* init complete; cleared first by finalize */
+    _Atomic uint64_t incarnation; /* ranges torn down so far: what outlives
+                                     one (a pool) tells its memory is gone */
     bool quiet;
     pthread_mutex_t lock;    /* init/finalize and the allocator */
 

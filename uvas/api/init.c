@@ -51,6 +51,7 @@ static bool same_config(const struct uvas_config *a, const struct uvas_config *b
 
 static void teardown(void)
 {
+    atomic_fetch_add(&uvas_g.incarnation, 1);
     uvas_stat_server_stop();
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
