@@ -89,23 +89,10 @@ layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile 
     uint pad_;
     uint64_t mail;
 };
+/* A slot, of the ring (the answer) or of the mailbox (the request); the
+ * payload 16 bytes an access (each store to host memory is a bus
+ * transaction of its own). */
 layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile buffer shmem_slot_ {
-    uint seq;
-    uint op;
-    int pe;
-    uint size;
-    uint64_t addr;
-    uint64_t value;
-    uint64_t cmp;
-    uint64_t result;
-    uint64_t sig;
-    uint amo;
-    uint status;
-    uint payload[SHMEM_RING_PAYLOAD_ / 4u];
-};
-/* A mailbox slot: the same layout, its payload written 16 bytes a store
- * (every store to host memory is a bus transaction of its own). */
-layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile buffer shmem_mail_ {
     uint seq;
     uint op;
     int pe;
@@ -195,7 +182,7 @@ void shmem_byte_store_(uint64_t a, uint v)
  * by the whole work-group, lavapipe's, and a work-group's bulk put makes
  * thousands of these; a last step reads up to 15 bytes past the source,
  * in its block), or is src itself (8 bytes of a p). */
-void shmem_fill_(shmem_mail_ c, uint op, int pe, uint n, uint64_t addr, uint64_t value,
+void shmem_fill_(shmem_slot_ c, uint op, int pe, uint n, uint64_t addr, uint64_t value,
                  uint64_t cmp, uint64_t sig, uint amo, uint64_t src, bool from_src)
 {
     c.op = op;
@@ -238,7 +225,7 @@ void shmem_fill_(shmem_mail_ c, uint op, int pe, uint n, uint64_t addr, uint64_t
 void shmem_post_(shmem_ring_ r, uint t, uint op, int pe, uint n, uint64_t addr, uint64_t value,
                  uint64_t cmp, uint64_t sig, uint amo, uint64_t src, bool from_src)
 {
-    shmem_mail_ m = shmem_mail_(r.mail + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
+    shmem_slot_ m = shmem_slot_(r.mail + 512ul * uint64_t(t % SHMEM_RING_SLOTS_));
     shmem_fill_(m, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
     memoryBarrier();
     m.seq = t + 1u;
@@ -254,14 +241,16 @@ uint64_t shmem_answer_(shmem_slot_ c, uint op, uint n, uint64_t dest)
     if ((op & 0xffu) == SHMEM_RING_AMO_) {
         r = c.result;
     } else if (dest == 0ul) {
-        r = uint64_t(c.payload[0]) | (n > 4u ? uint64_t(c.payload[1]) << 32 : 0ul);
+        uvec4 p0 = c.payload[0];
+        r = uint64_t(p0.x) | (n > 4u ? uint64_t(p0.y) << 32 : 0ul);
     } else if (c.status == 0u) {
         if (((dest | uint64_t(n)) & 3ul) == 0ul) {
             for (uint w = 0u; 4u * w < n; w++)
-                uvas_store_u32(dest + 4ul * w, c.payload[w]);
+                uvas_store_u32(dest + 4ul * w, c.payload[w / 4u][w % 4u]);
         } else {
             for (uint b = 0u; b < n; b++)
-                shmem_byte_store_(dest + uint64_t(b), c.payload[b / 4u] >> (8u * (b & 3u)));
+                shmem_byte_store_(dest + uint64_t(b),
+                                  c.payload[b / 16u][(b / 4u) % 4u] >> (8u * (b & 3u)));
         }
     }
     return r;
