@@ -280,6 +280,11 @@ struct uvas_range_desc {
 };
 
 int uvas_range(struct uvas_range_desc *desc);
+/* The live range's number in this process (1 for the first uvas_init's,
+ * then 2, ...), 0 while there is none. Memory kept across a uvas_finalize
+ * (a pool's cache, a pointer saved aside) belongs to the range it came
+ * from: once the number changed, it is gone. Lock-free. */
+uint64_t uvas_range_generation(void);
 
 /* ---- statistics --------------------------------------------------------- */
 

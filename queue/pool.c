@@ -14,7 +14,6 @@
 
 #include "queue/pool.h"
 #include "queue/queue.h"
-#include "uvas/internal.h"
 #include "uvas/status.h"
 
 #define MIN_CLASS 256
@@ -193,7 +192,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
                        "allocations come from uvas_pool_import_pointer", fn);
     if (!rc && (size == 0 || c == 0))
         rc = uvas_fail(UVAS_ERR_INVAL, "%s: size %zu (0, or too large)", fn, size);
-    if (!rc && !atomic_load(&uvas_g.ready))
+    if (!rc && !uvas_range_generation())
         rc = uvas_fail(UVAS_ERR_NOT_INIT, "%s: call uvas_init first (uvas_finalize gave "
                        "back the range, and every pool's memory with it)", fn);
     if (rc) {

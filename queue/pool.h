@@ -36,7 +36,7 @@ struct uvas_pool {
     int is_default;
     bool exported;          /* keeps its memory until destroyed */
     int fd;                 /* imported: the exporter's host tier; else -1 */
-    uint64_t incarnation;   /* the range its blocks are of (uvas_g.incarnation) */
+    uint64_t generation;    /* the range its blocks are of (uvas_range_generation) */
     struct imported *imports;
 };
 

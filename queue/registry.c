@@ -1,11 +1,10 @@
 /* The registry of pools (pool.h): what both the pools and their sharing
  * stand on. */
-#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "queue/pool.h"
 #include "queue/queue.h"
-#include "uvas/internal.h"
+#include "uvas.h"
 
 pthread_mutex_t uvas_pool_reg_mu = PTHREAD_MUTEX_INITIALIZER;
 struct uvas_pool *uvas_pools;
@@ -18,7 +17,7 @@ struct uvas_pool *uvas_pool_new(const struct uvas_pool_props *props)
     pthread_mutex_init(&p->mu, NULL);
     p->props = *props;
     p->fd = -1;
-    p->incarnation = atomic_load(&uvas_g.incarnation);
+    p->generation = uvas_range_generation();
     pthread_mutex_lock(&uvas_pool_reg_mu);
     p->next = uvas_pools;
     uvas_pools = p;
@@ -54,11 +53,11 @@ static void drop_list(struct blk *b)
 
 void uvas_pool_outlived(struct uvas_pool *p)
 {
-    uint64_t now = atomic_load(&uvas_g.incarnation);
+    uint64_t now = uvas_range_generation();
     /* An imported pool's memory is the exporter's, mapped outside the range. */
-    if (p->incarnation == now || p->fd >= 0)
+    if (p->generation == now || p->fd >= 0)
         return;
-    p->incarnation = now;
+    p->generation = now;
     drop_list(p->live);
     drop_list(p->cache);
     p->live = p->cache = NULL;

@@ -30,8 +30,9 @@ struct uvas_global {
     struct uvas_desc *descs; /* allocation descriptors, type-stable */
 
     atomic_bool ready;       /* init complete; cleared first by finalize */
-    _Atomic uint64_t incarnation; /* ranges torn down so far: what outlives
-                                     one (a pool) tells its memory is gone */
+    _Atomic uint64_t generation; /* the live range's number, 0 when none
+                                    (uvas_range_generation) */
+    uint64_t ranges_made;         /* ranges made so far (init lock) */
     bool quiet;
     pthread_mutex_t lock;    /* init/finalize and the allocator */
 

@@ -51,7 +51,7 @@ static bool same_config(const struct uvas_config *a, const struct uvas_config *b
 
 static void teardown(void)
 {
-    atomic_fetch_add(&uvas_g.incarnation, 1);
+    atomic_store(&uvas_g.generation, 0);
     uvas_stat_server_stop();
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
@@ -240,6 +240,7 @@ int uvas_init(const struct uvas_options *opts)
         uvas_fail(rc, "%s", keep);
     } else {
         atomic_store(&finalized, false);
+        atomic_store(&uvas_g.generation, ++uvas_g.ranges_made);
         atomic_store(&uvas_g.ready, true);
     }
     pthread_mutex_unlock(&uvas_g.lock);
@@ -277,6 +278,11 @@ int uvas_finalize(void)
     finalizing = false;
     pthread_mutex_unlock(&uvas_g.lock);
     return UVAS_OK;
+}
+
+uint64_t uvas_range_generation(void)
+{
+    return atomic_load(&uvas_g.generation);
 }
 
 int uvas_range(struct uvas_range_desc *d)
