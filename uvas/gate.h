@@ -98,9 +98,10 @@ static inline void uvas_gate_unpin(_Atomic uint32_t *pin)
  * taken, and every pin of a thread without a slot (more than
  * UVAS_GATE_SLOTS threads, or the child of a fork), go to the counter.
  *
- * Why it orders: the pinning thread raises the table's high-water mark
- * (an RMW) before its first use of slot k, or reads it with acquire
- * already >= k + 1, then exchanges the slot, then reads the word; the
+ * Why it orders: the pinning thread of (1-based) slot k raises the table's
+ * high-water mark to k (an RMW) before its first use of the slot, or reads
+ * it with acquire already >= k, then exchanges the slot, then reads the
+ * word; the
  * owner closes the word (an RMW), then reads the mark, then the slots. If
  * the owner's mark misses slot k, the thread's word read comes after the
  * close. The mark is written by the party: the owner clamps it.
