@@ -181,6 +181,8 @@ if [ "$what" = gpushmem ]; then
     # What those calls cost beside the CPU's same calls (docs/kernels.md).
     timeout 300 mpirun -np 2 "$B/bench/gpu-shmem-bench" 2>&1 | tee "$OUT/gpu-shmem-bench.txt" |
         grep -v "^metric"
+    # The ordering a same-node bypass would need (docs/gpu-shmem-plan.md).
+    timeout 120 "$B/bench/host-order-probe" 2>&1 | tee "$OUT/host-order.txt" | grep -v "^metric"
 fi
 if [ "$what" = hardening ] || [ "$what" = all ]; then
     # Fault injection, process events, who may touch a PE's memory, the

@@ -1,0 +1,152 @@
+/*
+ * host-order-probe: does a kernel's store to host memory, followed by its
+ * read of another host word, order against a CPU thread's store to that
+ * word followed by its read of the first (a Dekker pair across the bus)?
+ * The same-node bypass of docs/gpu-shmem-plan.md needs it: a kernel would
+ * pin a peer's block in host memory and then read the block's gate word,
+ * while the owner's CPU closes the gate and then reads the pins.
+ *
+ * One kernel invocation and one CPU thread play R rounds over a
+ * host-resident uvas allocation the kernel reaches in place: each round
+ * the CPU says go, waits a random few hundred nanoseconds (so that either
+ * side may come first), stores gate[r] and reads pin[r]; the kernel, on
+ * go, stores pin[r] (a volatile store and memoryBarrier, or an atomic
+ * exchange) and reads gate[r]. A round where neither saw the other's
+ * store is a violation. Printed per variant: rounds, who saw whom,
+ * violations, and the time per round. It proves nothing when it finds
+ * none, only that none showed in that many tries.
+ *
+ * usage: host-order-probe [-r ROUNDS]     (a device whose kernels wait)
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "uvas.h"
+#include "uvas_gpu.h"
+
+static const uint32_t spv[] =
+#include "host-order.spv.h"
+    ;
+
+struct args {
+    uint64_t base;
+    uint32_t rounds, variant;
+};
+
+static _Atomic uint32_t *w; /* go, done, ..., pin[R] at word 16, gate[R], saw[R] */
+static uint32_t R = 20000;
+static uint32_t *cpu_saw;
+static uvas_kernel_t *k;
+static int launch_rc;
+
+static void *launcher(void *arg)
+{
+    struct args *a = arg;
+    launch_rc = uvas_kernel_launch(k, (uint32_t[3]){1, 1, 1}, a, sizeof *a, 0);
+    return NULL;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static int run(uint32_t variant, const char *name)
+{
+    memset((void *)w, 0, 64 + 12 * (size_t)R);
+    _Atomic uint32_t *go = &w[0], *done = &w[1], *pin = &w[16], *gate = pin + R,
+                     *saw = gate + R;
+    struct args a = {(uintptr_t)w, R, variant};
+    pthread_t th;
+    if (pthread_create(&th, NULL, launcher, &a))
+        return 1;
+    uint64_t seed = 88172645463325252ull;
+    double t0 = 0;
+    uint32_t r = 0;
+    for (; r < R; r++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        unsigned spin = (unsigned)(seed % 4096);
+        atomic_store_explicit(go, r + 1, memory_order_release);
+        if (r == 1)
+            t0 = now();
+        for (volatile unsigned i = 0; i < spin; i++)
+            ;
+        atomic_store_explicit(&gate[r], 1, memory_order_seq_cst);
+        cpu_saw[r] = atomic_load_explicit(&pin[r], memory_order_seq_cst);
+        uint32_t d;
+        while ((d = atomic_load_explicit(done, memory_order_acquire)) != r + 1 &&
+               d != 0xffffffffu)
+            ;
+        if (d == 0xffffffffu)
+            break;
+    }
+    double per = r > 1 ? (now() - t0) / (r - 1) * 1e6 : 0;
+    pthread_join(th, NULL);
+    if (launch_rc) {
+        fprintf(stderr, "host-order-probe: %s: the launch failed: %s\n", name,
+                uvas_last_error());
+        return 1;
+    }
+    if (r < R) {
+        fprintf(stderr, "host-order-probe: %s: the kernel stopped seeing go at round %u\n",
+                name, r);
+        return 1;
+    }
+    uint32_t gpu_only = 0, cpu_only = 0, both = 0, none = 0;
+    for (uint32_t i = 0; i < R; i++) {
+        bool g = atomic_load(&saw[i]) == 2; /* the kernel read gate = 1 */
+        bool c = cpu_saw[i] != 0;           /* the CPU read pin = 1 */
+        if (g && c)
+            both++;
+        else if (g)
+            gpu_only++;
+        else if (c)
+            cpu_only++;
+        else
+            none++;
+    }
+    printf("%-26s rounds %6u  kernel saw the gate only %6u  CPU saw the pin only %6u  both %6u"
+           "  VIOLATIONS %u  %.2f us/round\n", name, R, gpu_only, cpu_only, both, none, per);
+    printf("metric host_order.%s.violations %u\nmetric host_order.%s.rounds %u\n"
+           "metric host_order.%s.us_per_round %.3f\n", variant ? "xchg" : "store", none,
+           variant ? "xchg" : "store", R, variant ? "xchg" : "store", per);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "-r"))
+        R = (uint32_t)strtoul(argv[2], NULL, 0);
+    if (uvas_init(NULL)) {
+        fprintf(stderr, "host-order-probe: uvas_init: %s\n", uvas_last_error());
+        return 1;
+    }
+    struct uvas_gpu_info gi;
+    if (uvas_kernel_load(spv, sizeof spv, "main", &k) || uvas_gpu_info(&gi)) {
+        fprintf(stderr, "host-order-probe: no kernels here: %s\n", uvas_last_error());
+        return 77;
+    }
+    if (!gi.fault_waits) {
+        fprintf(stderr, "host-order-probe: kernels cannot wait on this device\n");
+        return 77;
+    }
+    w = uvas_malloc_hint(64 + 12 * (size_t)R, UVAS_HINT_HOST);
+    cpu_saw = calloc(R, sizeof *cpu_saw);
+    if (!w || !cpu_saw) {
+        fprintf(stderr, "host-order-probe: no memory: %s\n", uvas_last_error());
+        return 1;
+    }
+    int rc = run(0, "volatile store + barrier") || run(1, "atomic exchange");
+    uvas_free((void *)w);
+    uvas_kernel_free(k);
+    uvas_finalize();
+    return rc;
+}

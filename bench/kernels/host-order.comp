@@ -1,0 +1,44 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "uvas.glsl"
+
+/* host-order-probe's kernel (bench/gpu/host-order.c): one invocation plays
+ * the pinning side of a Dekker pair against a CPU thread, round by round,
+ * in host memory the kernel reaches over the bus. */
+layout(local_size_x = 1) in;
+layout(push_constant) uniform Args {
+    uint64_t base;   /* u32 words: go, done, pad..., then pin[], gate[], saw[] */
+    uint rounds;
+    uint variant;    /* 0: volatile store + memoryBarrier; 1: atomicExchange */
+} args;
+
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile buffer vu32 { uint v; };
+
+void main()
+{
+    uint64_t b = uvas_translate(args.base);
+    vu32 go = vu32(b);
+    vu32 done = vu32(b + 4ul);
+    uint64_t pin = b + 64ul, gate = pin + 4ul * args.rounds, saw = gate + 4ul * args.rounds;
+    bool lost = false;
+    for (uint r = 0u; r < args.rounds && !lost; r++) {
+        bool seen = false;
+        for (uint o = 0u; o < 65535u && !seen; o++)
+            for (uint i = 0u; i < 1024u && !seen; i++)
+                seen = go.v == r + 1u;
+        if (!seen) {
+            done.v = 0xffffffffu;
+            lost = true;
+        } else {
+            if (args.variant == 0u) {
+                vu32(pin + 4ul * r).v = 1u;
+                memoryBarrier();
+            } else {
+                atomicExchange(vu32(pin + 4ul * r).v, 1u);
+            }
+            vu32(saw + 4ul * r).v = vu32(gate + 4ul * r).v + 1u; /* 1 or 2: written */
+            memoryBarrier();
+            done.v = r + 1u;
+        }
+    }
+}
