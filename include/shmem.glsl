@@ -25,7 +25,8 @@
  *   loads, stores and device atomics through the translation, as any
  *   uvas pointer; a host-resident target's atomics go to the host (the
  *   CPU's and peers' atomics on that word are the CPU's: one kind of
- *   atomic per word);
+ *   atomic per word), and so do a GPU's reads and waits there (a running
+ *   GPU kernel does not see host memory change);
  * - otherwise a request in the ring the launching thread serves while the
  *   kernel runs (gpu/ring.h): the host makes the call a CPU thread makes,
  *   so every residence, path and transport is right. A put returns once
@@ -357,6 +358,21 @@ bool shmem_direct_(uint64_t dest, int pe)
     return pe == shmem_my_pe() && shmem_reach_(dest, d, host);
 }
 
+/* May a read of this PE's src go straight to memory? Reachable, and not
+ * host memory on a GPU: a GPU keeps the lines of host memory it read in
+ * its cache for the rest of the run, so stores the host (or a peer,
+ * through it) makes meanwhile are never seen there (the H100 never saw
+ * them, by volatile loads or atomics: bench/results/h100/host-order.txt;
+ * Vulkan makes host writes visible to a device only at a submission).
+ * Those reads go to the host. Devices whose kernels cannot wait are CPU
+ * implementations (lavapipe), whose reads of host memory are the CPU's. */
+bool shmem_read_direct_(uint64_t src, int pe)
+{
+    uint64_t d;
+    bool host;
+    return pe == shmem_my_pe() && shmem_reach_(src, d, host) && (!host || !UVAS_FAULTS_WAIT);
+}
+
 void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     if (shmem_direct_(dest, pe) && shmem_direct_(dest + max(nbytes, 1ul) - 1ul, pe))
@@ -369,7 +385,7 @@ void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 
 void shmem_getmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
-    if (shmem_direct_(src, pe) && shmem_direct_(src + max(nbytes, 1ul) - 1ul, pe))
+    if (shmem_read_direct_(src, pe) && shmem_read_direct_(src + max(nbytes, 1ul) - 1ul, pe))
         shmem_copy_local_(dest, src, nbytes);
     else
         for (uint64_t o = 0ul; o < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
@@ -503,7 +519,7 @@ uint64_t shmem_g_(uint64_t src, uint width, int pe)
 {
     uint64_t d, v = 0ul;
     bool host;
-    if (pe == shmem_my_pe() && shmem_reach_(src, d, host)) {
+    if (shmem_read_direct_(src, pe) && shmem_reach_(src, d, host)) {
         v = width == 4u ? uint64_t(uvas_ref_u32(d).v) : uvas_ref_u64(d).v;
     } else if (!UVAS_FAULTS_WAIT) {
         shmem_cannot_wait_();
@@ -573,15 +589,16 @@ uint64_t shmem_wread_(uint64_t d, uint width, bool sgn)
 }
 
 /* Until the word of this PE at ivar compares true; its value. A word
- * the kernel reaches is read where it is; another is read by the host
- * (a get per look), not faulted in: the kernel holding its block would
- * keep the host, and whoever signals through it, out of it. */
+ * the kernel reaches in device memory is read where it is; another (host
+ * memory: shmem_read_direct_) is read by the host (a get per look), not
+ * faulted in: the kernel holding its block would keep the host, and
+ * whoever signals through it, out of it. */
 uint64_t shmem_wait_(uint64_t ivar, uint width, int cmp, uint64_t value, bool sgn)
 {
     uint64_t d, v = 0ul;
     bool host, hit = false;
     if (UVAS_FAULTS_WAIT) {
-        bool here = shmem_reach_(ivar, d, host);
+        bool here = shmem_read_direct_(ivar, shmem_my_pe()) && shmem_reach_(ivar, d, host);
         for (uint o = 0u; o < 65535u && !hit; o++)
             for (uint i = 0u; i < 65535u && !hit; i++) {
                 if (here) {

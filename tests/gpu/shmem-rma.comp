@@ -96,6 +96,14 @@ void main()
                                                     uint64_t(pattern(me, i)) + 1ul, right);
             uvas_store_u64(args.out_ + 16ul * args.n + 8ul * i, was);
         }
+    } else if (args.phase == 14u) { /* a host-resident word this kernel holds, set by the
+                                       host meanwhile: read, waited for, then its data */
+        if (i == 0u) {
+            uint64_t w = args.target;
+            uvas_store_u64(args.out_, shmem_uint64_g(w, me));
+            uvas_store_u64(args.out_ + 8ul, shmem_signal_wait_until(w, SHMEM_CMP_EQ, 7ul));
+            shmem_getmem(args.out_ + 16ul, w + 8ul, 64ul, me);
+        }
     } else if (args.phase == 13u) { /* put with signal to this PE, waited for here */
         if (i == 0u) {
             shmem_putmem_signal(args.bytes, args.src, 64ul, args.counter, 5ul, SHMEM_SIGNAL_ADD, me);

@@ -26,6 +26,10 @@
  *   12 fetching atomics: fetch_add (values distinct, total exact),
  *      compare_swap (one winner per word), fetch_xor, swap
  *   13 put with signal to this PE, waited for in the kernel
+ *   14 a host-resident word of this PE the kernel holds, which a CPU
+ *      thread sets while the kernel runs: read, waited for, and the data
+ *      written before it read after (a GPU keeps host memory it read in
+ *      its cache for the run: these reads must go to the host)
  * Where they cannot, phase 10 fails the launch, saying why.
  *
  * The symmetric buffers are not kernel arguments the launch scans
@@ -33,7 +37,10 @@
  * each launch): a kernel reaches other PEs' copies through the host, and
  * its own only where it holds them (phase 5).
  */
+#include <pthread.h>
 #include <shmem.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -56,7 +63,8 @@ struct args {
 
 static uvas_kernel_t *k;
 static struct args A;
-static const void *local[2]; /* this PE's src and out: held for each launch */
+static const void *local[3]; /* this PE's src and out (and phase 14's word): held */
+static size_t nlocal = 2;
 static int me, np, left, right;
 static bool waits; /* kernels can wait on this device */
 
@@ -77,11 +85,23 @@ static int launch(uint32_t phase, uint32_t groups)
     A.phase = phase;
     uvas_gpu_hold_t *h = NULL;
     if (local[0])
-        CHECK_OK(uvas_gpu_hold(local, 2, &h));
+        CHECK_OK(uvas_gpu_hold(local, nlocal, &h));
     int rc = uvas_kernel_launch(k, (uint32_t[3]){groups, 1, 1}, &A, sizeof A, UVAS_KERNEL_NO_SCAN);
     if (h)
         uvas_gpu_release(h);
     return rc;
+}
+
+/* ---- phase 14's CPU side: the data, then the word, while the kernel waits ------- */
+
+static void *set_late(void *arg)
+{
+    uint64_t *w = arg;
+    usleep(30 * 1000);
+    for (int b = 0; b < 64; b++)
+        ((uint8_t *)(w + 1))[b] = (uint8_t)(b + 1);
+    atomic_store_explicit((_Atomic uint64_t *)w, 7, memory_order_release);
+    return NULL;
 }
 
 /* ---- phase 2's CPU side: this PE's thread adds to PE 0's counter too ---------- */
@@ -343,6 +363,24 @@ int main(void)
         CHECK_EQ(o64[0], 5, "phase 13: the signal the kernel waited for");
         for (size_t b = 0; b < 64; b++)
             CHECK_EQ(out[8 + b], srcpat(me, b), "phase 13: the data before its signal");
+        /* 14: a held host-resident word, set by a CPU thread during the run */
+        uint64_t *hw = shmem_malloc_with_hints(128, SHMEM_MALLOC_HOST_HEAP);
+        CHECK(hw != NULL, "shmem_malloc_with_hints: %s", uvas_last_error());
+        memset(hw, 0, 128);
+        memset(out, 0, OUT);
+        local[2] = hw;
+        nlocal = 3;
+        A.target = (uintptr_t)hw;
+        pthread_t setter;
+        CHECK(pthread_create(&setter, NULL, set_late, hw) == 0, "pthread_create");
+        CHECK_OK(launch(14, 1));
+        pthread_join(setter, NULL);
+        nlocal = 2;
+        CHECK_EQ(o64[0], 0, "phase 14: the word before the host set it");
+        CHECK_EQ(o64[1], 7, "phase 14: the word the kernel waited for");
+        for (int b = 0; b < 64; b++)
+            CHECK_EQ(out[16 + b], b + 1, "phase 14: the data set before the word");
+        shmem_free(hw);
     } else {
         /* A call that needs an answer, where kernels cannot wait. */
         memset(out, 0, OUT);
