@@ -36,10 +36,13 @@ static const uint32_t spv[] =
 
 struct args {
     uint64_t base;
-    uint32_t rounds, variant;
+    uint32_t rounds, variant, poll, pad;
 };
 
-static _Atomic uint32_t *w; /* go, done, ..., pin[R] at word 16, gate[R], saw[R] */
+/* go, done, pin[R], gate[R], saw[R]: every word 256 bytes from the next
+ * (the kernel's lines apart from the CPU's). */
+#define LINE 64u /* words */
+static _Atomic uint32_t *w;
 static uint32_t R = 20000;
 static uint32_t *cpu_saw;
 static uvas_kernel_t *k;
@@ -52,6 +55,11 @@ static void *launcher(void *arg)
     return NULL;
 }
 
+static size_t bytes(void)
+{
+    return (size_t)(2 + 3 * (size_t)R) * LINE * 4;
+}
+
 static double now(void)
 {
     struct timespec t;
@@ -59,12 +67,12 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int run(uint32_t variant, const char *name)
+static int run(uint32_t variant, uint32_t poll, const char *name)
 {
-    memset((void *)w, 0, 64 + 12 * (size_t)R);
-    _Atomic uint32_t *go = &w[0], *done = &w[1], *pin = &w[16], *gate = pin + R,
-                     *saw = gate + R;
-    struct args a = {(uintptr_t)w, R, variant};
+    memset((void *)w, 0, bytes());
+    _Atomic uint32_t *go = &w[0], *done = &w[LINE], *pin = &w[2 * LINE], *gate = pin + LINE * R,
+                     *saw = gate + LINE * R;
+    struct args a = {(uintptr_t)w, R, variant, poll, 0};
     pthread_t th;
     if (pthread_create(&th, NULL, launcher, &a))
         return 1;
@@ -79,8 +87,8 @@ static int run(uint32_t variant, const char *name)
             t0 = now();
         for (volatile unsigned i = 0; i < spin; i++)
             ;
-        atomic_store_explicit(&gate[r], 1, memory_order_seq_cst);
-        cpu_saw[r] = atomic_load_explicit(&pin[r], memory_order_seq_cst);
+        atomic_store_explicit(&gate[LINE * r], 1, memory_order_seq_cst);
+        cpu_saw[r] = atomic_load_explicit(&pin[LINE * r], memory_order_seq_cst);
         uint32_t d;
         while ((d = atomic_load_explicit(done, memory_order_acquire)) != r + 1 &&
                d != 0xffffffffu)
@@ -96,13 +104,16 @@ static int run(uint32_t variant, const char *name)
         return 1;
     }
     if (r < R) {
-        fprintf(stderr, "host-order-probe: %s: the kernel stopped seeing go at round %u\n",
-                name, r);
-        return 1;
+        printf("%-26s the kernel never saw the CPU's go of round %u (it read go %s): a "
+               "running kernel does not see the host's stores there\n", name, r,
+               poll ? "by atomicAdd(0)" : "by volatile loads");
+        printf("metric host_order.%s.%s.stalled_round %u\n", variant ? "xchg" : "store",
+               poll ? "atomic_poll" : "volatile_poll", r);
+        return 0;
     }
     uint32_t gpu_only = 0, cpu_only = 0, both = 0, none = 0;
     for (uint32_t i = 0; i < R; i++) {
-        bool g = atomic_load(&saw[i]) == 2; /* the kernel read gate = 1 */
+        bool g = atomic_load(&saw[LINE * i]) == 2; /* the kernel read gate = 1 */
         bool c = cpu_saw[i] != 0;           /* the CPU read pin = 1 */
         if (g && c)
             both++;
@@ -115,9 +126,9 @@ static int run(uint32_t variant, const char *name)
     }
     printf("%-26s rounds %6u  kernel saw the gate only %6u  CPU saw the pin only %6u  both %6u"
            "  VIOLATIONS %u  %.2f us/round\n", name, R, gpu_only, cpu_only, both, none, per);
-    printf("metric host_order.%s.violations %u\nmetric host_order.%s.rounds %u\n"
-           "metric host_order.%s.us_per_round %.3f\n", variant ? "xchg" : "store", none,
-           variant ? "xchg" : "store", R, variant ? "xchg" : "store", per);
+    const char *v = variant ? "xchg" : "store", *pl = poll ? "atomic_poll" : "volatile_poll";
+    printf("metric host_order.%s.%s.violations %u\nmetric host_order.%s.%s.rounds %u\n"
+           "metric host_order.%s.%s.us_per_round %.3f\n", v, pl, none, v, pl, R, v, pl, per);
     return 0;
 }
 
@@ -138,13 +149,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "host-order-probe: kernels cannot wait on this device\n");
         return 77;
     }
-    w = uvas_malloc_hint(64 + 12 * (size_t)R, UVAS_HINT_HOST);
+    w = uvas_malloc_hint(bytes(), UVAS_HINT_HOST);
     cpu_saw = calloc(R, sizeof *cpu_saw);
     if (!w || !cpu_saw) {
         fprintf(stderr, "host-order-probe: no memory: %s\n", uvas_last_error());
         return 1;
     }
-    int rc = run(0, "volatile store + barrier") || run(1, "atomic exchange");
+    int rc = run(0, 0, "volatile store + barrier") || run(1, 0, "atomic exchange") ||
+             run(0, 1, "store, go read atomically") || run(1, 1, "xchg, go read atomically");
     uvas_free((void *)w);
     uvas_kernel_free(k);
     uvas_finalize();

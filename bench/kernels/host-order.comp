@@ -7,36 +7,41 @@
  * in host memory the kernel reaches over the bus. */
 layout(local_size_x = 1) in;
 layout(push_constant) uniform Args {
-    uint64_t base;   /* u32 words: go, done, pad..., then pin[], gate[], saw[] */
+    uint64_t base;   /* go, done, then pin[], gate[], saw[], each word 256 bytes apart */
     uint rounds;
     uint variant;    /* 0: volatile store + memoryBarrier; 1: atomicExchange */
+    uint poll;       /* how go is read: 0 a volatile load, 1 atomicAdd(go, 0) */
+    uint pad;
 } args;
 
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile buffer vu32 { uint v; };
 
 void main()
 {
+    /* Every word on a 256-byte line of its own: a line the kernel wrote
+     * and the CPU writes too could lose the CPU's store when the GPU
+     * writes it back. */
     uint64_t b = uvas_translate(args.base);
     vu32 go = vu32(b);
-    vu32 done = vu32(b + 4ul);
-    uint64_t pin = b + 64ul, gate = pin + 4ul * args.rounds, saw = gate + 4ul * args.rounds;
+    vu32 done = vu32(b + 256ul);
+    uint64_t pin = b + 512ul, gate = pin + 256ul * args.rounds, saw = gate + 256ul * args.rounds;
     bool lost = false;
     for (uint r = 0u; r < args.rounds && !lost; r++) {
         bool seen = false;
         for (uint o = 0u; o < 65535u && !seen; o++)
             for (uint i = 0u; i < 1024u && !seen; i++)
-                seen = go.v == r + 1u;
+                seen = (args.poll == 0u ? go.v : atomicAdd(go.v, 0u)) == r + 1u;
         if (!seen) {
             done.v = 0xffffffffu;
             lost = true;
         } else {
             if (args.variant == 0u) {
-                vu32(pin + 4ul * r).v = 1u;
+                vu32(pin + 256ul * r).v = 1u;
                 memoryBarrier();
             } else {
-                atomicExchange(vu32(pin + 4ul * r).v, 1u);
+                atomicExchange(vu32(pin + 256ul * r).v, 1u);
             }
-            vu32(saw + 4ul * r).v = vu32(gate + 4ul * r).v + 1u; /* 1 or 2: written */
+            vu32(saw + 256ul * r).v = vu32(gate + 256ul * r).v + 1u; /* 1 or 2: written */
             memoryBarrier();
             done.v = r + 1u;
         }
