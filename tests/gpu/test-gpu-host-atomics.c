@@ -8,12 +8,6 @@
  * atomic with the CPU's (host_atomics); elsewhere the loss is printed
  * (the H100 on PCIe loses CPU adds: docs/kernels.md).
  *
- * Then, where kernels can wait: a running kernel sees a CPU thread's store
- * into host memory it polls (what a kernel's shmem_wait_until on a
- * host-resident word needs): the kernel marks that it runs, the CPU
- * stores a flag when it sees the mark, the kernel polls for it with
- * volatile reads, a bounded number of times.
- *
  * On lavapipe the kernel's atomics are the CPU's own instructions; on a
  * discrete GPU they cross the bus. The OpenSHMEM layer does not rely on
  * them (shmem.glsl sends a kernel's atomic on a host-resident word to the
@@ -34,22 +28,9 @@ static atomic_int go, stop;
 static uint64_t cpu_adds[THREADS];
 
 struct args {
-    uint64_t counter, wide, flags;
-    uint32_t n, iters, mode, pad;
+    uint64_t counter, wide;
+    uint32_t n, iters;
 };
-
-#define POLLS (1u << 22)
-
-static void *flagger(void *arg)
-{
-    _Atomic uint32_t *f = arg;
-    while (!atomic_load_explicit(&f[0], memory_order_acquire) &&
-           !atomic_load_explicit(&stop, memory_order_relaxed))
-        ;
-    atomic_store_explicit(&f[1], 1, memory_order_release);
-    return NULL;
-}
-
 
 static void *adder(void *arg)
 {
@@ -87,7 +68,7 @@ int main(void)
 
     struct uvas_gpu_info gi;
     CHECK_OK(uvas_gpu_info(&gi));
-    struct args a = {(uintptr_t)c32, (uintptr_t)c64, 0, INVOCATIONS, ITERS, 0, 0};
+    struct args a = {(uintptr_t)c32, (uintptr_t)c64, INVOCATIONS, ITERS};
     const int rounds = 8;
     const uint64_t kernel_adds = (uint64_t)rounds * INVOCATIONS * ITERS;
 
@@ -142,26 +123,6 @@ int main(void)
                (unsigned long long)got, (unsigned long long)(want - got), got32);
     }
 
-    if (!gi.fault_waits) {
-        printf("SKIP the kernel polling host memory: a kernel cannot wait on this device "
-               "(it bounds shader loops)\n");
-    } else {
-        _Atomic uint32_t *f = (_Atomic uint32_t *)(w + 2); /* started, flag, found, polls */
-        memset((void *)f, 0, 16);
-        atomic_store(&stop, 0);
-        pthread_t ft;
-        CHECK(pthread_create(&ft, NULL, flagger, (void *)f) == 0, "pthread_create");
-        struct args b = {(uintptr_t)c32, (uintptr_t)c64, (uintptr_t)f, 1, POLLS, 1, 0};
-        CHECK_OK(tu_launch(k, 1, &b, sizeof b));
-        atomic_store(&stop, 1);
-        pthread_join(ft, NULL);
-        CHECK(atomic_load(&f[0]) == 1, "the kernel's mark never reached the CPU");
-        CHECK(atomic_load(&f[2]) == 1, "a running kernel never saw the CPU's store into host "
-              "memory in %u volatile reads (flag %u at the end)", atomic_load(&f[3]),
-              atomic_load(&f[1]));
-        printf("gpu-host-atomics: the kernel saw the CPU's store after %u polls\n",
-               atomic_load(&f[3]));
-    }
     uvas_free(w);
     uvas_kernel_free(k);
     CHECK_OK(uvas_finalize());
