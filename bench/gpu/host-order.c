@@ -6,8 +6,7 @@
  * pin a peer's block in host memory and then read the block's gate word,
  * while the owner's CPU closes the gate and then reads the pins.
  *
- * One kernel invocation and one CPU thread play R rounds over a
- * host-resident uvas allocation the kernel reaches in place: each round
+ * One kernel invocation and one CPU thread play R rounds: each round
  * the CPU says go, waits a random few hundred nanoseconds (so that either
  * side may come first), stores gate[r] and reads pin[r]; the kernel, on
  * go, stores pin[r] (a volatile store and memoryBarrier, or an atomic
@@ -15,6 +14,13 @@
  * store is a violation. Printed per variant: rounds, who saw whom,
  * violations, and the time per round. It proves nothing when it finds
  * none, only that none showed in that many tries.
+ *
+ * Where go and gate live: host memory (the kernel reaches it in place over
+ * the bus; on the H100 it never sees the CPU's later stores there, so the
+ * rounds stop at the first), or device memory the CPU writes through a
+ * mapping (UVAS_ADVISE_ACCESSED_BY_CPU: the stores cross the BAR), which
+ * is where a bypass's gate words would have to be. pin, saw and done are
+ * host memory, which the kernel writes.
  *
  * usage: host-order-probe [-r ROUNDS]     (a device whose kernels wait)
  */
@@ -35,14 +41,14 @@ static const uint32_t spv[] =
     ;
 
 struct args {
-    uint64_t base;
+    uint64_t ctl, host;
     uint32_t rounds, variant, poll, pad;
 };
 
-/* go, done, pin[R], gate[R], saw[R]: every word 256 bytes from the next
- * (the kernel's lines apart from the CPU's). */
+/* ctl: go, gate[R]; host: done, pin[R], saw[R]; every word 256 bytes from
+ * the next (host-order.comp). */
 #define LINE 64u /* words */
-static _Atomic uint32_t *w;
+static _Atomic uint32_t *ctl, *w;
 static uint32_t R = 20000;
 static uint32_t *cpu_saw;
 static uvas_kernel_t *k;
@@ -57,7 +63,7 @@ static void *launcher(void *arg)
 
 static size_t bytes(void)
 {
-    return (size_t)(2 + 3 * (size_t)R) * LINE * 4;
+    return (size_t)(2 + 2 * (size_t)R) * LINE * 4;
 }
 
 static double now(void)
@@ -67,12 +73,14 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int run(uint32_t variant, uint32_t poll, const char *name)
+static int run(_Atomic uint32_t *c, uint32_t variant, uint32_t poll, const char *name)
 {
     memset((void *)w, 0, bytes());
-    _Atomic uint32_t *go = &w[0], *done = &w[LINE], *pin = &w[2 * LINE], *gate = pin + LINE * R,
-                     *saw = gate + LINE * R;
-    struct args a = {(uintptr_t)w, R, variant, poll, 0};
+    for (size_t i = 0; i < bytes() / 4; i++) /* device memory, maybe: word by word */
+        atomic_store_explicit(&c[i], 0, memory_order_relaxed);
+    _Atomic uint32_t *go = &c[0], *gate = &c[2 * LINE], *done = &w[LINE], *pin = &w[2 * LINE],
+                     *saw = pin + LINE * R;
+    struct args a = {(uintptr_t)c, (uintptr_t)w, R, variant, poll, 0};
     pthread_t th;
     if (pthread_create(&th, NULL, launcher, &a))
         return 1;
@@ -87,7 +95,10 @@ static int run(uint32_t variant, uint32_t poll, const char *name)
             t0 = now();
         for (volatile unsigned i = 0; i < spin; i++)
             ;
-        atomic_store_explicit(&gate[LINE * r], 1, memory_order_seq_cst);
+        /* A plain store and a full fence (the gate may be write-combining
+         * device memory, where a locked instruction is no help). */
+        atomic_store_explicit(&gate[LINE * r], 1, memory_order_relaxed);
+        atomic_thread_fence(memory_order_seq_cst);
         cpu_saw[r] = atomic_load_explicit(&pin[LINE * r], memory_order_seq_cst);
         uint32_t d;
         while ((d = atomic_load_explicit(done, memory_order_acquire)) != r + 1 &&
@@ -108,7 +119,7 @@ static int run(uint32_t variant, uint32_t poll, const char *name)
                "running kernel does not see the host's stores there\n", name, r,
                poll ? "by atomicAdd(0)" : "by volatile loads");
         printf("metric host_order.%s.%s.stalled_round %u\n", variant ? "xchg" : "store",
-               poll ? "atomic_poll" : "volatile_poll", r);
+               c != ctl ? "device_gate" : poll ? "atomic_poll" : "volatile_poll", r);
         return 0;
     }
     uint32_t gpu_only = 0, cpu_only = 0, both = 0, none = 0;
@@ -126,7 +137,8 @@ static int run(uint32_t variant, uint32_t poll, const char *name)
     }
     printf("%-26s rounds %6u  kernel saw the gate only %6u  CPU saw the pin only %6u  both %6u"
            "  VIOLATIONS %u  %.2f us/round\n", name, R, gpu_only, cpu_only, both, none, per);
-    const char *v = variant ? "xchg" : "store", *pl = poll ? "atomic_poll" : "volatile_poll";
+    const char *v = variant ? "xchg" : "store",
+               *pl = c != ctl ? "device_gate" : poll ? "atomic_poll" : "volatile_poll";
     printf("metric host_order.%s.%s.violations %u\nmetric host_order.%s.%s.rounds %u\n"
            "metric host_order.%s.%s.us_per_round %.3f\n", v, pl, none, v, pl, R, v, pl, per);
     return 0;
@@ -150,13 +162,25 @@ int main(int argc, char **argv)
         return 77;
     }
     w = uvas_malloc_hint(bytes(), UVAS_HINT_HOST);
+    ctl = uvas_malloc_hint(bytes(), UVAS_HINT_HOST);
+    _Atomic uint32_t *dctl = uvas_malloc_hint(bytes(), UVAS_HINT_DEVICE);
     cpu_saw = calloc(R, sizeof *cpu_saw);
-    if (!w || !cpu_saw) {
+    if (!w || !ctl || !dctl || !cpu_saw ||
+        uvas_advise((void *)dctl, bytes(), UVAS_ADVISE_ACCESSED_BY_CPU, 0)) {
         fprintf(stderr, "host-order-probe: no memory: %s\n", uvas_last_error());
         return 1;
     }
-    int rc = run(0, 0, "volatile store + barrier") || run(1, 0, "atomic exchange") ||
-             run(0, 1, "store, go read atomically") || run(1, 1, "xchg, go read atomically");
+    struct uvas_ptr_info pi;
+    int rc = run(ctl, 0, 0, "volatile store + barrier") || run(ctl, 1, 0, "atomic exchange") ||
+             run(ctl, 0, 1, "store, go read atomically") ||
+             run(ctl, 1, 1, "xchg, go read atomically") ||
+             run(dctl, 0, 0, "gate in device: store") || run(dctl, 1, 0, "gate in device: xchg");
+    if (uvas_query((void *)dctl, &pi) == UVAS_OK)
+        printf("host-order-probe: the device-side words were %s, %s\n",
+               pi.residence == UVAS_RES_DEVICE ? "device-resident" : "NOT device-resident",
+               pi.cpu_mapped ? "mapped for the CPU" : "not mapped for the CPU");
+    uvas_free((void *)dctl);
+    uvas_free((void *)ctl);
     uvas_free((void *)w);
     uvas_kernel_free(k);
     uvas_finalize();

@@ -3,11 +3,14 @@
 #include "uvas.glsl"
 
 /* host-order-probe's kernel (bench/gpu/host-order.c): one invocation plays
- * the pinning side of a Dekker pair against a CPU thread, round by round,
- * in host memory the kernel reaches over the bus. */
+ * the pinning side of a Dekker pair against a CPU thread, round by round.
+ * ctl holds what the CPU writes and the kernel reads (go, gate[]), host
+ * what the kernel writes and the CPU reads (done, pin[], saw[]), every
+ * word on a 256-byte line of its own. */
 layout(local_size_x = 1) in;
 layout(push_constant) uniform Args {
-    uint64_t base;   /* go, done, then pin[], gate[], saw[], each word 256 bytes apart */
+    uint64_t ctl;    /* go at 0, gate[r] at 512 + 256 r */
+    uint64_t host;   /* done at 256, pin[r] at 512 + 256 r, saw[r] after the pins */
     uint rounds;
     uint variant;    /* 0: volatile store + memoryBarrier; 1: atomicExchange */
     uint poll;       /* how go is read: 0 a volatile load, 1 atomicAdd(go, 0) */
@@ -18,13 +21,10 @@ layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile b
 
 void main()
 {
-    /* Every word on a 256-byte line of its own: a line the kernel wrote
-     * and the CPU writes too could lose the CPU's store when the GPU
-     * writes it back. */
-    uint64_t b = uvas_translate(args.base);
-    vu32 go = vu32(b);
-    vu32 done = vu32(b + 256ul);
-    uint64_t pin = b + 512ul, gate = pin + 256ul * args.rounds, saw = gate + 256ul * args.rounds;
+    uint64_t c = uvas_translate(args.ctl), h = uvas_translate(args.host);
+    vu32 go = vu32(c);
+    vu32 done = vu32(h + 256ul);
+    uint64_t gate = c + 512ul, pin = h + 512ul, saw = pin + 256ul * args.rounds;
     bool lost = false;
     for (uint r = 0u; r < args.rounds && !lost; r++) {
         bool seen = false;
