@@ -19,8 +19,9 @@
  * the bus; on the H100 it never sees the CPU's later stores there, so the
  * rounds stop at the first), or device memory the CPU writes through a
  * mapping (UVAS_ADVISE_ACCESSED_BY_CPU: the stores cross the BAR), which
- * is where a bypass's gate words would have to be. pin, saw and done are
- * host memory, which the kernel writes.
+ * is where a bypass's gate words would have to be; the pins in host
+ * memory or in device memory too (the CPU reads them through the BAR).
+ * saw and done are host memory, which the kernel writes.
  *
  * usage: host-order-probe [-r ROUNDS]     (a device whose kernels wait)
  */
@@ -41,7 +42,7 @@ static const uint32_t spv[] =
     ;
 
 struct args {
-    uint64_t ctl, host;
+    uint64_t ctl, host, pins;
     uint32_t rounds, variant, poll, pad;
 };
 
@@ -73,14 +74,17 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int run(_Atomic uint32_t *c, uint32_t variant, uint32_t poll, const char *name)
+static int run(_Atomic uint32_t *c, _Atomic uint32_t *p, uint32_t variant, uint32_t poll,
+               const char *name)
 {
     memset((void *)w, 0, bytes());
-    for (size_t i = 0; i < bytes() / 4; i++) /* device memory, maybe: word by word */
+    for (size_t i = 0; i < bytes() / 4; i++) { /* device memory, maybe: word by word */
         atomic_store_explicit(&c[i], 0, memory_order_relaxed);
-    _Atomic uint32_t *go = &c[0], *gate = &c[2 * LINE], *done = &w[LINE], *pin = &w[2 * LINE],
-                     *saw = pin + LINE * R;
-    struct args a = {(uintptr_t)c, (uintptr_t)w, R, variant, poll, 0};
+        atomic_store_explicit(&p[i], 0, memory_order_relaxed);
+    }
+    _Atomic uint32_t *go = &c[0], *gate = &c[2 * LINE], *done = &w[LINE], *pin = &p[2 * LINE],
+                     *saw = &w[2 * LINE] + LINE * R;
+    struct args a = {(uintptr_t)c, (uintptr_t)w, (uintptr_t)p, R, variant, poll, 0};
     pthread_t th;
     if (pthread_create(&th, NULL, launcher, &a))
         return 1;
@@ -119,7 +123,8 @@ static int run(_Atomic uint32_t *c, uint32_t variant, uint32_t poll, const char 
                "running kernel does not see the host's stores there\n", name, r,
                poll ? "by atomicAdd(0)" : "by volatile loads");
         printf("metric host_order.%s.%s.stalled_round %u\n", variant ? "xchg" : "store",
-               c != ctl ? "device_gate" : poll ? "atomic_poll" : "volatile_poll", r);
+               p != w ? "device_gate_pin" : c != ctl ? "device_gate" : poll ? "atomic_poll"
+                                                                     : "volatile_poll", r);
         return 0;
     }
     uint32_t gpu_only = 0, cpu_only = 0, both = 0, none = 0;
@@ -138,7 +143,8 @@ static int run(_Atomic uint32_t *c, uint32_t variant, uint32_t poll, const char 
     printf("%-26s rounds %6u  kernel saw the gate only %6u  CPU saw the pin only %6u  both %6u"
            "  VIOLATIONS %u  %.2f us/round\n", name, R, gpu_only, cpu_only, both, none, per);
     const char *v = variant ? "xchg" : "store",
-               *pl = c != ctl ? "device_gate" : poll ? "atomic_poll" : "volatile_poll";
+               *pl = p != w ? "device_gate_pin" : c != ctl ? "device_gate" : poll ? "atomic_poll"
+                                                                          : "volatile_poll";
     printf("metric host_order.%s.%s.violations %u\nmetric host_order.%s.%s.rounds %u\n"
            "metric host_order.%s.%s.us_per_round %.3f\n", v, pl, none, v, pl, R, v, pl, per);
     return 0;
@@ -164,21 +170,28 @@ int main(int argc, char **argv)
     w = uvas_malloc_hint(bytes(), UVAS_HINT_HOST);
     ctl = uvas_malloc_hint(bytes(), UVAS_HINT_HOST);
     _Atomic uint32_t *dctl = uvas_malloc_hint(bytes(), UVAS_HINT_DEVICE);
+    _Atomic uint32_t *dpin = uvas_malloc_hint(bytes(), UVAS_HINT_DEVICE);
     cpu_saw = calloc(R, sizeof *cpu_saw);
-    if (!w || !ctl || !dctl || !cpu_saw ||
-        uvas_advise((void *)dctl, bytes(), UVAS_ADVISE_ACCESSED_BY_CPU, 0)) {
+    if (!w || !ctl || !dctl || !dpin || !cpu_saw ||
+        uvas_advise((void *)dctl, bytes(), UVAS_ADVISE_ACCESSED_BY_CPU, 0) ||
+        uvas_advise((void *)dpin, bytes(), UVAS_ADVISE_ACCESSED_BY_CPU, 0)) {
         fprintf(stderr, "host-order-probe: no memory: %s\n", uvas_last_error());
         return 1;
     }
     struct uvas_ptr_info pi;
-    int rc = run(ctl, 0, 0, "volatile store + barrier") || run(ctl, 1, 0, "atomic exchange") ||
-             run(ctl, 0, 1, "store, go read atomically") ||
-             run(ctl, 1, 1, "xchg, go read atomically") ||
-             run(dctl, 0, 0, "gate in device: store") || run(dctl, 1, 0, "gate in device: xchg");
+    int rc = run(ctl, w, 0, 0, "volatile store + barrier") ||
+             run(ctl, w, 1, 0, "atomic exchange") ||
+             run(ctl, w, 0, 1, "store, go read atomically") ||
+             run(ctl, w, 1, 1, "xchg, go read atomically") ||
+             run(dctl, w, 0, 0, "gate in device: store") ||
+             run(dctl, w, 1, 0, "gate in device: xchg") ||
+             run(dctl, dpin, 0, 0, "gate, pin in device: store") ||
+             run(dctl, dpin, 1, 0, "gate, pin in device: xchg");
     if (uvas_query((void *)dctl, &pi) == UVAS_OK)
         printf("host-order-probe: the device-side words were %s, %s\n",
                pi.residence == UVAS_RES_DEVICE ? "device-resident" : "NOT device-resident",
                pi.cpu_mapped ? "mapped for the CPU" : "not mapped for the CPU");
+    uvas_free((void *)dpin);
     uvas_free((void *)dctl);
     uvas_free((void *)ctl);
     uvas_free((void *)w);

@@ -10,7 +10,8 @@
 layout(local_size_x = 1) in;
 layout(push_constant) uniform Args {
     uint64_t ctl;    /* go at 0, gate[r] at 512 + 256 r */
-    uint64_t host;   /* done at 256, pin[r] at 512 + 256 r, saw[r] after the pins */
+    uint64_t host;   /* done at 256, saw[r] at 512 + 256 (R + r) */
+    uint64_t pins;   /* pin[r] at 512 + 256 r (host's allocation, or another) */
     uint rounds;
     uint variant;    /* 0: volatile store + memoryBarrier; 1: atomicExchange */
     uint poll;       /* how go is read: 0 a volatile load, 1 atomicAdd(go, 0) */
@@ -24,7 +25,8 @@ void main()
     uint64_t c = uvas_translate(args.ctl), h = uvas_translate(args.host);
     vu32 go = vu32(c);
     vu32 done = vu32(h + 256ul);
-    uint64_t gate = c + 512ul, pin = h + 512ul, saw = pin + 256ul * args.rounds;
+    uint64_t gate = c + 512ul, pin = uvas_translate(args.pins) + 512ul,
+             saw = h + 512ul + 256ul * args.rounds;
     bool lost = false;
     for (uint r = 0u; r < args.rounds && !lost; r++) {
         bool seen = false;
