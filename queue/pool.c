@@ -63,8 +63,7 @@ static int use_check(struct uvas_queue *q, const void *ptr, size_t n, const char
     int rc = UVAS_OK;
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p && !rc; p = p->next) {
-        pthread_mutex_lock(&p->mu);
-        uvas_pool_outlived(p);
+        uvas_pool_lock(p);
         for (struct blk *b = p->cache; b && !rc; b = b->next)
             if (inside(b, ptr, 1))
                 rc = uvas_fail(UVAS_ERR_INVAL, "%s: %p is in memory freed by uvas_free_async "
@@ -201,8 +200,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
     }
     struct uvas_queue *dep_q = NULL;
     uint64_t dep_point = 0;
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     struct blk *b = reuse(p, c, q, false, &dep_q, &dep_point);
     pthread_mutex_unlock(&p->mu);
     if (!b) {
@@ -212,8 +210,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
             free(b);
             b = NULL;
             if (p->props.reuse & UVAS_POOL_REUSE_INTERNAL_DEPS) {
-                pthread_mutex_lock(&p->mu);
-                uvas_pool_outlived(p);
+                uvas_pool_lock(p);
                 b = reuse(p, c, q, true, &dep_q, &dep_point);
                 pthread_mutex_unlock(&p->mu);
             }
@@ -225,8 +222,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
             if (dep_q) {
                 rc = uvas_queue_enqueue_wait(q, dep_q, dep_point);
                 if (rc) { /* could not order it: back to the cache, as it was */
-                    pthread_mutex_lock(&p->mu);
-                    uvas_pool_outlived(p);
+                    uvas_pool_lock(p);
                     b->q = dep_q;
                     b->point = dep_point;
                     b->next = p->cache;
@@ -240,8 +236,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
         } else {
             b->ptr = mem;
             b->size = c;
-            pthread_mutex_lock(&p->mu);
-            uvas_pool_outlived(p);
+            uvas_pool_lock(p);
             p->use.reserved += c;
             pthread_mutex_unlock(&p->mu);
         }
@@ -249,8 +244,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
     uvas_queue_ref(q);
     b->aq = q;
     b->apoint = uvas_queue_point(q);
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     b->next = p->live;
     p->live = b;
     p->nlive++;
@@ -283,8 +277,7 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
     bool twice = false;
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p; p = p->next) {
-        pthread_mutex_lock(&p->mu);
-        uvas_pool_outlived(p);
+        uvas_pool_lock(p);
         for (struct blk **pp = &p->live; *pp; pp = &(*pp)->next) {
             struct blk *b = *pp;
             if (b->ptr != ptr)
@@ -329,8 +322,7 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
 static void release(struct uvas_pool *p, size_t keep, bool wait)
 {
     struct blk *out = NULL;
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     /* An exported pool's memory may be mapped by an importer: given back
      * to the range, its pages would be punched under that mapping. */
     if (p->exported && !wait)
@@ -379,8 +371,7 @@ int uvas_pool_set_threshold(uvas_pool_t *p, size_t release_threshold)
     uvas_clear_error();
     if (!p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_set_threshold: the pool is NULL");
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     p->props.release_threshold = release_threshold;
     pthread_mutex_unlock(&p->mu);
     return UVAS_OK;
@@ -391,8 +382,7 @@ int uvas_pool_get_usage(uvas_pool_t *p, struct uvas_pool_usage *out)
     uvas_clear_error();
     if (!p || !out)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_get_usage: the pool or out is NULL");
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     *out = p->use;
     pthread_mutex_unlock(&p->mu);
     return UVAS_OK;
@@ -403,8 +393,7 @@ int uvas_pool_reset_high(uvas_pool_t *p)
     uvas_clear_error();
     if (!p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_reset_high: the pool is NULL");
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     p->use.used_high = p->use.used;
     p->use.reserved_high = p->use.reserved;
     pthread_mutex_unlock(&p->mu);
@@ -418,8 +407,7 @@ int uvas_pool_destroy(uvas_pool_t *p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: the pool is NULL");
     if (p->is_default)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: the default pool stays");
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     size_t live = p->nlive;
     pthread_mutex_unlock(&p->mu);
     if (live)

@@ -50,10 +50,10 @@ struct uvas_pool *uvas_pool_new(const struct uvas_pool_props *props);
 void uvas_pool_delete(struct uvas_pool *p);
 /* The imported pool holding ptr, if any (registry lock held). */
 struct uvas_pool *uvas_pool_of_import(const void *ptr);
-/* Called with p->mu held before p's lists are used: blocks of a range
- * torn down since are dropped (the memory went with it; the range now
- * there may have given the addresses to others). */
-void uvas_pool_outlived(struct uvas_pool *p);
+/* Take p->mu; blocks of a range torn down since p last looked are dropped
+ * first (the memory went with it; the range now there may have given the
+ * addresses to others). Every use of p's lists goes through it. */
+void uvas_pool_lock(struct uvas_pool *p);
 
 /* Unmap an imported pool's allocations and close its descriptor. */
 void uvas_pool_drop_imports(struct uvas_pool *p);

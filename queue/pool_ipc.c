@@ -27,8 +27,7 @@ int uvas_pool_export(uvas_pool_t *p, int *fd)
     /* The descriptor comes with a pointer's export; a pool without
      * allocations yet exports one of its own, kept in its cache. */
     void *any = NULL;
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     if (p->live)
         any = p->live->ptr;
     else if (p->cache)
@@ -47,8 +46,7 @@ int uvas_pool_export(uvas_pool_t *p, int *fd)
     }
     struct uvas_ipc_handle h;
     int rc = uvas_ipc_export(any, &h, fd);
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     if (own && rc == UVAS_OK) { /* a cached block whose free point has passed */
         own->next = p->cache;
         p->cache = own;
@@ -98,8 +96,7 @@ int uvas_pool_export_pointer(void *ptr, struct uvas_pool_ptr_data *out)
     struct uvas_pool *owner = NULL;
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p && !owner; p = p->next) {
-        pthread_mutex_lock(&p->mu);
-        uvas_pool_outlived(p);
+        uvas_pool_lock(p);
         for (struct blk *b = p->live; b && !owner; b = b->next)
             if (b->ptr == ptr)
                 owner = p;
@@ -137,8 +134,7 @@ int uvas_pool_import_pointer(uvas_pool_t *p, const struct uvas_pool_ptr_data *da
         return uvas_fail(rc, "%s: %s", fn, uvas_last_error());
     }
     im->h = data->h;
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     im->next = p->imports;
     p->imports = im;
     p->use.used += (size_t)im->h.size;
@@ -157,8 +153,7 @@ struct uvas_pool *uvas_pool_of_import(const void *ptr)
     for (struct uvas_pool *p = uvas_pools; p; p = p->next) {
         if (p->fd < 0)
             continue;
-        pthread_mutex_lock(&p->mu);
-        uvas_pool_outlived(p);
+        uvas_pool_lock(p);
         struct imported *im = p->imports;
         while (im && im->ptr != ptr)
             im = im->next;
@@ -171,8 +166,7 @@ struct uvas_pool *uvas_pool_of_import(const void *ptr)
 
 void uvas_pool_drop_imports(struct uvas_pool *p)
 {
-    pthread_mutex_lock(&p->mu);
-    uvas_pool_outlived(p);
+    uvas_pool_lock(p);
     struct imported *im = p->imports;
     p->imports = NULL;
     p->use.used = p->use.reserved = 0;

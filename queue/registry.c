@@ -51,7 +51,7 @@ static void drop_list(struct blk *b)
     }
 }
 
-void uvas_pool_outlived(struct uvas_pool *p)
+static void outlived(struct uvas_pool *p)
 {
     uint64_t now = uvas_range_generation();
     /* An imported pool's memory is the exporter's, mapped outside the range. */
@@ -64,4 +64,10 @@ void uvas_pool_outlived(struct uvas_pool *p)
     p->nlive = 0;
     p->use.used = p->use.reserved = 0;
     p->exported = false;
+}
+
+void uvas_pool_lock(struct uvas_pool *p)
+{
+    pthread_mutex_lock(&p->mu);
+    outlived(p);
 }
