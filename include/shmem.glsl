@@ -365,10 +365,10 @@ bool shmem_direct_(uint64_t dest, int pe)
  * them, by volatile loads or atomics: bench/results/h100/host-order.txt;
  * Vulkan makes host writes visible to a device only at a submission).
  * Those reads go to the host. Devices whose kernels cannot wait are CPU
- * implementations (lavapipe), whose reads of host memory are the CPU's. */
-bool shmem_read_direct_(uint64_t src, int pe)
+ * implementations (lavapipe), whose reads of host memory are the CPU's.
+ * d: where the read goes when it is direct. */
+bool shmem_read_direct_(uint64_t src, int pe, out uint64_t d)
 {
-    uint64_t d;
     bool host;
     return pe == shmem_my_pe() && shmem_reach_(src, d, host) && (!host || !UVAS_FAULTS_WAIT);
 }
@@ -385,7 +385,8 @@ void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 
 void shmem_getmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
-    if (shmem_read_direct_(src, pe) && shmem_read_direct_(src + max(nbytes, 1ul) - 1ul, pe))
+    uint64_t d;
+    if (shmem_read_direct_(src, pe, d) && shmem_read_direct_(src + max(nbytes, 1ul) - 1ul, pe, d))
         shmem_copy_local_(dest, src, nbytes);
     else
         for (uint64_t o = 0ul; o < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
@@ -518,8 +519,7 @@ void shmem_p_(uint64_t dest, uint64_t value, uint width, int pe)
 uint64_t shmem_g_(uint64_t src, uint width, int pe)
 {
     uint64_t d, v = 0ul;
-    bool host;
-    if (shmem_read_direct_(src, pe) && shmem_reach_(src, d, host)) {
+    if (shmem_read_direct_(src, pe, d)) {
         v = width == 4u ? uint64_t(uvas_ref_u32(d).v) : uvas_ref_u64(d).v;
     } else if (!UVAS_FAULTS_WAIT) {
         shmem_cannot_wait_();
@@ -596,9 +596,9 @@ uint64_t shmem_wread_(uint64_t d, uint width, bool sgn)
 uint64_t shmem_wait_(uint64_t ivar, uint width, int cmp, uint64_t value, bool sgn)
 {
     uint64_t d, v = 0ul;
-    bool host, hit = false;
+    bool hit = false;
     if (UVAS_FAULTS_WAIT) {
-        bool here = shmem_read_direct_(ivar, shmem_my_pe()) && shmem_reach_(ivar, d, host);
+        bool here = shmem_read_direct_(ivar, shmem_my_pe(), d);
         for (uint o = 0u; o < 65535u && !hit; o++)
             for (uint i = 0u; i < 65535u && !hit; i++) {
                 if (here) {
