@@ -10,7 +10,9 @@
  * and the quick pin (a per-thread slot). Also: a pin table made while
  * transitions run (a late peer) is honoured from its first pin on; a
  * table whose slots' high-water mark a hostile party set past the end is
- * read only to its end; a forked child does not take its parent's slot.
+ * read only to its end; a second pin in a table whose slot the thread
+ * holds goes to the counter; a forked child does not take its parent's
+ * slot.
  *
  * Needs the device tier (lavapipe in CI) for migrations; skips without.
  */
@@ -148,8 +150,20 @@ int main(void)
     uvas_gate_pin_quick(sl, peers[0].pins, b0, &uvas_g.gates[b0], &q);
     CHECK(q.slot != NULL, "the main thread got no slot");
     CHECK_EQ(uvas_gate_pins_held(b0), 1, "a quick pin is not counted as held");
+    /* A second pin in the same table while the slot is taken (a transfer
+     * within one PE's memory) goes to the counter: both held, each
+     * dropped on its own. */
+    struct uvas_gate_quick q2;
+    uvas_gate_pin_quick(sl, peers[0].pins, b0 + 1, &uvas_g.gates[b0 + 1], &q2);
+    CHECK(q2.slot == NULL && q2.ctr == &peers[0].pins[b0 + 1],
+          "a second pin in a table took the slot its first holds");
+    CHECK_EQ(uvas_gate_pins_held(b0) + uvas_gate_pins_held(b0 + 1), 2,
+             "pins held on two blocks of one table");
     uvas_gate_unpin_quick(&q);
     CHECK_EQ(uvas_gate_pins_held(b0), 0, "a dropped quick pin is still held");
+    CHECK_EQ(uvas_gate_pins_held(b0 + 1), 1, "dropping the slot dropped the counter's pin");
+    uvas_gate_unpin_quick(&q2);
+    CHECK_EQ(uvas_gate_pins_held(b0 + 1), 0, "a dropped counter pin is still held");
     /* A forked child may share a peer's tables (the window maps them
      * without MADV_DONTFORK): it must pin counters, not the slot its
      * parent's thread keeps using. */
