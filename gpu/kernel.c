@@ -371,7 +371,7 @@ void uvas_gpu_set_pe(int me, int n, uvas_ring_serve_fn serve)
  * microseconds): spinning for the first 100 us, where most kernels end,
  * then sleeping between polls, longer as the kernel runs longer (up to
  * 1 ms); a request served starts that over. Status. */
-static int wait_serving(struct uvas_kernel *k, struct serve *v)
+static int wait_serving(const char *who, struct serve *v)
 {
     struct uvas_vulkan *d = G.d;
     uint32_t seen = 0;
@@ -391,8 +391,8 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
         }
         if (r != VK_NOT_READY) {
             give_up(v);
-            return uvas_fail(UVAS_ERR_SYS, "kernel '%s': waiting for it failed (VkResult "
-                             "%d%s)", k->entry, r,
+            return uvas_fail(UVAS_ERR_SYS, "kernel %s: waiting for it failed (VkResult "
+                             "%d%s)", who, r,
                              r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
         }
         /* A faulting access counts itself before it posts its request,
@@ -422,43 +422,85 @@ static int wait_serving(struct uvas_kernel *k, struct serve *v)
 /* After a run: the requests it posted last served (nobody waits for a
  * put), then what the host refused or the kernel could not wait for fails
  * the launch. Status. */
-static int ring_end(struct uvas_kernel *k)
+static int ring_end(const char *who)
 {
     uvas_ring_drain(&G.ring, atomic_load_explicit(&proxy, memory_order_acquire));
     volatile struct uvas_ring_header *rh = G.ring.hdr;
     if (G.ring.rc)
-        return uvas_fail(G.ring.rc, "kernel '%s': %s (the first of %u requests the host "
-                         "refused, which did nothing)", k->entry, G.ring.why, rh->refused);
+        return uvas_fail(G.ring.rc, "kernel %s: %s (the first of %u requests the host "
+                         "refused, which did nothing)", who, G.ring.why, rh->refused);
     if (rh->cannot_wait)
-        return uvas_fail(UVAS_ERR_INVAL, "kernel '%s' made %u OpenSHMEM calls that wait for "
+        return uvas_fail(UVAS_ERR_INVAL, "kernel %s made %u OpenSHMEM calls that wait for "
                          "an answer (a get or g from memory it does not hold, a fetching "
                          "atomic, wait_until), which '%s' cannot run: it ends shader "
                          "loops early, so a kernel cannot wait there; those calls did "
                          "nothing and returned 0. Run such kernels on a GPU, or make those "
                          "calls from the host (puts and non-fetching atomics work here)",
-                         k->entry, rh->cannot_wait, G.d->name);
+                         who, rh->cannot_wait, G.d->name);
     if (rh->timed_out)
-        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': %u of its OpenSHMEM calls found the "
+        return uvas_fail(UVAS_ERR_SYS, "kernel %s: %u of its OpenSHMEM calls found the "
                          "request ring (%u slots) full for longer than '%s' lets a shader "
                          "loop run (it ends loops after 65535 iterations in all, a work-group's "
                          "loops together), and were dropped: post fewer requests per launch "
-                         "and work-group on such a device", k->entry, rh->timed_out,
+                         "and work-group on such a device", who, rh->timed_out,
                          UVAS_RING_SLOTS, G.d->name);
     return UVAS_OK;
 }
 
-/* One run of k with the holds in place (xlat.run held: one run at a
- * time, the header's faults and the command buffer are its): record, submit,
- * wait while serving the kernel's faults. *nfaults, and up to
+/* Launches run together: consecutive ones with the same flags, one
+ * submission and one wait for all (a launch alone pays both). */
+struct group {
+    const struct uvas_launch *l;
+    size_t n;
+    unsigned flags;
+    char who[160]; /* 'entry', or 'entry' and how many ran with it, for messages */
+};
+
+static void group_name(struct group *g)
+{
+    int w = snprintf(g->who, sizeof g->who, "'%s'", g->l[0].kernel->entry);
+    if (g->n > 1 && w > 0 && (size_t)w < sizeof g->who)
+        snprintf(g->who + w, sizeof g->who - (size_t)w, " (one of %zu kernels run in one "
+                 "submission, the first named)", g->n);
+}
+
+/* The compute work of a group in cb: each launch's dispatch, and between
+ * two the first's writes made visible to the next (the order n calls of
+ * uvas_kernel_launch would give). */
+static void record_dispatches(VkCommandBuffer cb, const struct group *g)
+{
+    VkPipeline bound = VK_NULL_HANDLE;
+    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                          .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT};
+    for (size_t i = 0; i < g->n; i++) {
+        const struct uvas_launch *l = &g->l[i];
+        if (i)
+            vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
+                                 NULL);
+        if (l->kernel->pipe != bound) {
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, l->kernel->pipe);
+            bound = l->kernel->pipe;
+        }
+        if (l->args_size)
+            vkCmdPushConstants(cb, G.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                               (uint32_t)l->args_size, l->args);
+        vkCmdDispatch(cb, l->groups[0], l->groups[1], l->groups[2]);
+    }
+}
+
+/* One run of a group with the holds in place (xlat.run held: one run at
+ * a time, the header's faults and the command buffer are its): record,
+ * submit, wait while serving the kernels' faults. *nfaults, and up to
  * UVAS_XLAT_FAULTS addresses in fault[] of accesses that were not served
  * (0 of them when every fault was). */
-static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32_t groups[3],
-                    const void *args, size_t args_size, unsigned flags, uint32_t *nfaults,
+static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nfaults,
                     uint64_t *fault, const char **why)
 {
     struct uvas_vulkan *d = G.d;
     volatile struct uvas_xlat_header *h = G.xlat.hdr;
-    bool wait = !(flags & UVAS_KERNEL_NO_WAIT) && fault_waits();
+    bool wait = !(g->flags & UVAS_KERNEL_NO_WAIT) && fault_waits();
     uvas_xlat_run_begin(&G.xlat, wait);
     h->my_pe = (uint32_t)atomic_load_explicit(&pe_me, RLX);
     h->n_pes = (uint32_t)atomic_load_explicit(&pe_n, RLX);
@@ -474,12 +516,8 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, G.stamps, 0);
     }
     uvas_xlat_record_begin(&G.xlat, cb);
-    vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe);
     vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
-    if (args_size)
-        vkCmdPushConstants(cb, G.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, (uint32_t)args_size,
-                           args);
-    vkCmdDispatch(cb, groups[0], groups[1], groups[2]);
+    record_dispatches(cb, g);
     if (G.stamps)
         vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
     size_t lo = SIZE_MAX, hi = 0;
@@ -487,8 +525,8 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
         uvas_hold_span(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &lo, &hi);
     uvas_xlat_record_counts(&G.xlat, cb, lo, hi);
-    /* The kernel's writes, for the CPU and for copies that follow (a
-     * migration of what it wrote, on the transfer queue). */
+    /* The kernels' writes, for the CPU and for copies that follow (a
+     * migration of what they wrote, on the transfer queue). */
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                           .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
@@ -498,8 +536,7 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
                          &mb, 0, NULL, 0, NULL);
     VkResult r = vkEndCommandBuffer(cb);
     if (r)
-        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': recording failed (VkResult %d)", k->entry,
-                         r);
+        return uvas_fail(UVAS_ERR_SYS, "kernel %s: recording failed (VkResult %d)", g->who, r);
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                        .commandBufferCount = 1,
                        .pCommandBuffers = &cb};
@@ -510,18 +547,19 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     if (d->cqueue_shared)
         pthread_mutex_unlock(&d->qmu);
     if (r)
-        return uvas_fail(UVAS_ERR_SYS, "kernel '%s': vkQueueSubmit failed (VkResult %d)",
-                         k->entry, r);
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, 1, RLX);
+        return uvas_fail(UVAS_ERR_SYS, "kernel %s: vkQueueSubmit failed (VkResult %d)", g->who,
+                         r);
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, g->n, RLX);
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_submissions, 1, RLX);
     struct serve v = {.s = s, .served = G.served_list, .gave_up = !wait};
-    int rc = wait_serving(k, &v);
+    int rc = wait_serving(g->who, &v);
     for (size_t i = 0; i < v.nserved; i++)
         G.served[v.served[i] / 8] = 0;
     if (rc)
         return rc;
     if (v.rc)
         return v.rc;
-    rc = ring_end(k);
+    rc = ring_end(g->who);
     if (rc)
         return rc;
     uint64_t t[2];
@@ -532,9 +570,9 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
     /* The sample: one invocation per workgroup counted, every period-th
      * access (a workgroup size given by specialization constants is not
-     * known here: 1). */
-    uint64_t wg = (uint64_t)k->info.local_size[0] * k->info.local_size[1] *
-                  k->info.local_size[2];
+     * known here: 1). A group's counts are scaled by its first kernel's. */
+    const struct uvas_spirv_info *ki = &g->l[0].kernel->info;
+    uint64_t wg = (uint64_t)ki->local_size[0] * ki->local_size[1] * ki->local_size[2];
     wg = (wg ? wg : 1) * UVAS_XLAT_COUNT_PERIOD;
     uvas_hold_count(s, &G.xlat, wg);
     /* Blocks held for the user's own work: a kernel launched over them
@@ -545,16 +583,16 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
         v.gave_up = true;
         *why = "it waited longer than the device lets a loop run";
     } else if (!wait) {
-        *why = flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
-                                            : "a kernel cannot wait on this device: it bounds "
-                                              "shader loops";
+        *why = g->flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
+                                               : "a kernel cannot wait on this device: it "
+                                                 "bounds shader loops";
     } else if (v.gave_up) {
         *why = v.busy_since ? "a transition held the block" : "uvas gave up on the run's waits";
     }
     /* Accesses to no live memory end the launch, named. */
     if (h->stray_claim)
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is outside the "
-                         "uvas range; the access went nowhere and the launch failed", k->entry,
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel %s accessed %p, which is outside the "
+                         "uvas range; the access went nowhere and the launch failed", g->who,
                          (void *)(uintptr_t)h->stray);
     if (v.not_owned) {
         uintptr_t a = (uintptr_t)uvas_block_addr(v.not_owned - 1);
@@ -562,9 +600,9 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
             if (h->fault[i] && uvas_block_index((const void *)(uintptr_t)h->fault[i]) ==
                                    v.not_owned - 1)
                 a = h->fault[i];
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is in no live uvas "
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel %s accessed %p, which is in no live uvas "
                          "allocation (freed, or never allocated); the access went nowhere and "
-                         "the launch failed", k->entry, (void *)a);
+                         "the launch failed", g->who, (void *)a);
     }
     /* Faults whose wait was served are done with; without a give-up,
      * that is all of them. Otherwise the recorded ones whose block was
@@ -582,9 +620,10 @@ static int run_once(struct uvas_kernel *k, struct uvas_hold_set *s, const uint32
 }
 
 /* After a run with faults: the allocations they name join the set (the
- * kernel runs again) or the launch fails. Status. */
-static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t n,
-                       const uint64_t *fault, unsigned flags, const char *why)
+ * group runs again, every kernel of it: they all said they may) or the
+ * launch fails. Status. */
+static int take_faults(const struct group *g, struct uvas_hold_set *s, uint32_t n,
+                       const uint64_t *fault, const char *why)
 {
     char *base;
     size_t size;
@@ -592,19 +631,19 @@ static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t 
     for (uint32_t i = 0; i < n; i++) {
         const void *p = (const void *)(uintptr_t)fault[i];
         if (!uvas_span_alloc(p, &base, &size))
-            return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel '%s' accessed %p, which is %s; the "
-                             "access went nowhere and the launch failed", k->entry, p,
+            return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel %s accessed %p, which is %s; the "
+                             "access went nowhere and the launch failed", g->who, p,
                              uvas_in_range(p) ? "in no live uvas allocation (freed, or never "
                                                 "allocated)"
                                               : "outside the uvas range");
     }
     const void *p0 = (const void *)(uintptr_t)fault[0];
-    if (!(flags & UVAS_KERNEL_IDEMPOTENT))
-        return uvas_fail(UVAS_ERR_INVAL, "kernel '%s' accessed %p, in an allocation its "
+    if (!(g->flags & UVAS_KERNEL_IDEMPOTENT))
+        return uvas_fail(UVAS_ERR_INVAL, "kernel %s accessed %p, in an allocation its "
                          "arguments did not name, and it was not made reachable while the "
                          "kernel ran (%s); the access went nowhere and the launch failed: pass "
                          "the pointer as an argument, or launch with UVAS_KERNEL_IDEMPOTENT so "
-                         "uvas may run the kernel again with that memory reachable", k->entry,
+                         "uvas may run the kernel again with that memory reachable", g->who,
                          p0, why);
     size_t before = s->nwant;
     for (uint32_t i = 0; i < n; i++) {
@@ -614,34 +653,31 @@ static int take_faults(struct uvas_kernel *k, struct uvas_hold_set *s, uint32_t 
             return rc;
     }
     if (s->nwant == before)
-        return uvas_fail(UVAS_ERR_SYS, "kernel '%s' faulted on %p, which it holds", k->entry, p0);
+        return uvas_fail(UVAS_ERR_SYS, "kernel %s faulted on %p, which it holds", g->who, p0);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_replays, 1, RLX);
     return UVAS_OK;
 }
 
-static int check_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
-                        size_t args_size, unsigned flags)
+static int check_launch(const char *fn, const struct uvas_launch *l)
 {
+    struct uvas_kernel *k = l->kernel;
     if (!k)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: k is NULL");
+        return uvas_fail(UVAS_ERR_INVAL, "%s: k is NULL (no kernel)", fn);
     if (!k->pipe)
-        return uvas_fail(UVAS_ERR_NOT_INIT, "uvas_kernel_launch: kernel '%s' was loaded before "
-                         "uvas_finalize; load it again", k->entry);
-    if (!groups)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: groups is NULL");
+        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: kernel '%s' was loaded before uvas_finalize; "
+                         "load it again", fn, k->entry);
     for (int i = 0; i < 3; i++)
-        if (groups[i] == 0 || groups[i] > G.d->max_groups[i])
-            return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: groups[%d] = %u; the device "
-                             "takes 1 to %u", i, groups[i], G.d->max_groups[i]);
-    if (args_size > G.push || args_size % 4 || (args_size && !args))
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: %zu bytes of arguments%s; the "
-                         "device takes a multiple of 4 up to %u bytes (its push-constant "
-                         "limit): pass larger data through a uvas allocation", args_size,
-                         args_size && !args ? " at NULL" : "", G.push);
+        if (l->groups[i] == 0 || l->groups[i] > G.d->max_groups[i])
+            return uvas_fail(UVAS_ERR_INVAL, "%s: groups[%d] = %u; the device takes 1 to %u",
+                             fn, i, l->groups[i], G.d->max_groups[i]);
+    if (l->args_size > G.push || l->args_size % 4 || (l->args_size && !l->args))
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %zu bytes of arguments%s; the device takes a "
+                         "multiple of 4 up to %u bytes (its push-constant limit): pass larger "
+                         "data through a uvas allocation", fn, l->args_size,
+                         l->args_size && !l->args ? " at NULL" : "", G.push);
     const unsigned known = UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT | UVAS_KERNEL_NO_WAIT;
-    if (flags & ~known)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_launch: unknown flags %#x",
-                         flags & ~known);
+    if (l->flags & ~known)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: unknown flags %#x", fn, l->flags & ~known);
     return UVAS_OK;
 }
 
@@ -658,15 +694,16 @@ static int scan_args(struct uvas_hold_set *s, const void *args, size_t args_size
     return UVAS_OK;
 }
 
-int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
-                           size_t args_size, unsigned flags)
+/* Hold what the group's kernels may touch, run them, and again with
+ * more held while faults ask for it. Status. */
+static int launch_group(struct group *g)
 {
-    int rc = check_launch(k, groups, args, args_size, flags);
-    if (rc)
-        return rc;
+    group_name(g);
     struct uvas_hold_set s = {0};
-    if (!(flags & UVAS_KERNEL_NO_SCAN))
-        rc = scan_args(&s, args, args_size);
+    int rc = UVAS_OK;
+    for (size_t i = 0; i < g->n && !rc; i++)
+        if (!(g->l[i].flags & UVAS_KERNEL_NO_SCAN))
+            rc = scan_args(&s, g->l[i].args, g->l[i].args_size);
     /* Each replay adds an allocation: it ends. */
     while (!rc && !(rc = uvas_hold_all(&s, &G.xlat))) {
         uint32_t n = 0;
@@ -674,7 +711,7 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
         const char *why = "it was not served";
         pthread_mutex_lock(&G.xlat.run);
         uvas_hold_publish(&s, &G.xlat);
-        rc = run_once(k, &s, groups, args, args_size, flags, &n, fault, &why);
+        rc = run_once(g, &s, &n, fault, &why);
         /* Translations change only between runs (and, during one, for the
          * blocks it asks for): a kernel sees every translation it reads
          * stay for its whole run. */
@@ -682,10 +719,54 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
         pthread_mutex_unlock(&G.xlat.run);
         if (rc || !n)
             break;
-        rc = take_faults(k, &s, n, fault, flags, why);
+        rc = take_faults(g, &s, n, fault, why);
     }
     uvas_hold_free(&s); /* nothing held: each run let go, a failed hold too */
     return rc;
+}
+
+/* At most this many launches go to the device in one submission. */
+#define GROUP_MAX 256
+
+int uvas_gpu_kernel_launch_batch(const struct uvas_launch *l, size_t n, const char *fn)
+{
+    if (n && !l)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the launches are NULL", fn);
+    size_t i = 0;
+    while (i < n) {
+        struct group g = {.l = l + i, .flags = l[i].flags};
+        int bad = UVAS_OK;
+        while (i + g.n < n && g.n < GROUP_MAX && l[i + g.n].flags == g.flags &&
+               !(bad = check_launch(fn, &l[i + g.n])))
+            g.n++;
+        if (g.n) {
+            int rc = launch_group(&g);
+            if (rc)
+                return rc;
+            i += g.n;
+        }
+        if (bad) { /* its message again: the run may have set others since */
+            check_launch(fn, &l[i]);
+            return n > 1 ? uvas_fail(bad, "%s (launch %zu of the %zu; those before it ran)",
+                                     uvas_last_error(), i, n)
+                         : bad;
+        }
+    }
+    return UVAS_OK;
+}
+
+int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
+                           size_t args_size, unsigned flags)
+{
+    static const char fn[] = "uvas_kernel_launch";
+    if (!groups)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: groups is NULL", fn);
+    struct uvas_launch l = {.kernel = k,
+                            .groups = {groups[0], groups[1], groups[2]},
+                            .args = args,
+                            .args_size = args_size,
+                            .flags = flags};
+    return uvas_gpu_kernel_launch_batch(&l, 1, fn);
 }
 
 int uvas_gpu_get_info(struct uvas_gpu_info *out)

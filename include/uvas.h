@@ -336,7 +336,7 @@ struct uvas_stats {
     /* Device slots kept out of use because the CPU view of their block
      * could not be unmapped when the block left them (docs/reliability.md). */
     uint64_t slots_quarantined;
-    /* Kernels (uvas_gpu.h): launches (runs, replays included), blocks made
+    /* Kernels (uvas_gpu.h): launches (each kernel run, replays included), blocks made
      * reachable for them (a translation published), accesses that found no
      * translation, of those the ones served while the kernel waited, and
      * launches run again after faults they could not wait for. */
@@ -346,6 +346,9 @@ struct uvas_stats {
     /* Accesses the kernels counted (include/uvas.glsl: a sample, scaled
      * back by the workgroup size), which the policies see as the device's. */
     uint64_t kernel_accesses;
+    /* Submissions that ran those launches: fewer than the launches where
+     * batches (uvas_kernel_launch_batch, a queue's backlog) ran together. */
+    uint64_t kernel_submissions;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

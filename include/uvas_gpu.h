@@ -71,6 +71,27 @@ int uvas_kernel_launch(uvas_kernel_t *k, const uint32_t groups[3], const void *a
                        size_t args_size, unsigned flags);
 void uvas_kernel_free(uvas_kernel_t *k);
 
+/* One launch of a batch: the arguments of uvas_kernel_launch. */
+struct uvas_launch {
+    uvas_kernel_t *kernel;
+    uint32_t groups[3];
+    const void *args;
+    size_t args_size;
+    unsigned flags;
+};
+/* Run n launches in order, as n calls of uvas_kernel_launch would (each
+ * kernel sees what those before it wrote; the CPU sees everything when it
+ * returns), with one submission and one wait for each run of consecutive
+ * launches with the same flags (up to 256), where a launch alone pays
+ * both: tens of microseconds on a GPU. What a launch makes reachable stays
+ * held until its submission's kernels have all finished. A faulting access
+ * that cannot wait sends the whole submission again only if every launch
+ * in it is UVAS_KERNEL_IDEMPOTENT (it is, then: their flags are the
+ * same). The first launch refused (bad arguments, named by its index) or
+ * failing stops the batch: the launches of earlier submissions have run,
+ * none after it runs. Status. */
+int uvas_kernel_launch_batch(const struct uvas_launch *l, size_t n);
+
 /* The device kernels run on, for a Vulkan program of the user's own that
  * builds its pipelines over uvas memory: bind `set` (layout `set_layout`:
  * binding 0, the translation table, a storage buffer) at set 0 and use

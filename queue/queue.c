@@ -110,22 +110,57 @@ static void free_op(struct uvas_queue_op *op)
     free(op);
 }
 
+/* Launches waiting one behind the other run as one batch (at most this
+ * many): one submission and one wait for all of them, where each alone
+ * pays both. The launching thread's backlog is what makes them. */
+#define BATCH_MAX 256
+
+/* Unlink the operation at the head, and after a launch the launches that
+ * follow it (q->mu held): *n of them, in ops[]. */
+static void take(struct uvas_queue *q, struct uvas_queue_op **ops, size_t *n)
+{
+    *n = 0;
+    do {
+        struct uvas_queue_op *op = q->head;
+        ops[(*n)++] = op;
+        q->head = op->next;
+    } while (ops[0]->kind == OP_LAUNCH && q->head && q->head->kind == OP_LAUNCH &&
+             *n < BATCH_MAX);
+    if (!q->head)
+        q->tail = NULL;
+}
+
+static int run_ops(struct uvas_queue_op **ops, size_t n)
+{
+    if (n == 1)
+        return run_op(ops[0]);
+    struct uvas_launch l[BATCH_MAX];
+    for (size_t i = 0; i < n; i++)
+        l[i] = (struct uvas_launch){.kernel = ops[i]->u.launch.k,
+                                    .groups = {ops[i]->u.launch.groups[0],
+                                               ops[i]->u.launch.groups[1],
+                                               ops[i]->u.launch.groups[2]},
+                                    .args = ops[i]->u.launch.args,
+                                    .args_size = ops[i]->u.launch.size,
+                                    .flags = ops[i]->u.launch.flags};
+    return uvas_kernel_launch_batch(l, n);
+}
+
 static void *worker(void *arg)
 {
     struct uvas_queue *q = arg;
+    struct uvas_queue_op *ops[BATCH_MAX];
     pthread_mutex_lock(&q->mu);
     for (;;) {
         while (!q->head && !q->stop)
             pthread_cond_wait(&q->work, &q->mu);
-        struct uvas_queue_op *op = q->head;
-        if (!op)
-            break; /* stopped and drained */
-        q->head = op->next;
         if (!q->head)
-            q->tail = NULL;
-        bool skip = q->error != 0 && op->kind != OP_WAIT;
+            break; /* stopped and drained */
+        size_t n;
+        take(q, ops, &n);
+        bool skip = q->error != 0 && ops[0]->kind != OP_WAIT;
         pthread_mutex_unlock(&q->mu);
-        int rc = skip ? UVAS_OK : run_op(op);
+        int rc = skip ? UVAS_OK : run_ops(ops, n);
         char msg[sizeof q->message];
         if (rc != UVAS_OK)
             snprintf(msg, sizeof msg, "%s", uvas_last_error());
@@ -134,10 +169,11 @@ static void *worker(void *arg)
             q->error = rc;
             memcpy(q->message, msg, sizeof msg);
         }
-        q->completed = op->seq;
+        q->completed = ops[n - 1]->seq;
         pthread_cond_broadcast(&q->done);
         pthread_mutex_unlock(&q->mu);
-        free_op(op);
+        for (size_t i = 0; i < n; i++)
+            free_op(ops[i]);
         pthread_mutex_lock(&q->mu);
     }
     pthread_mutex_unlock(&q->mu);

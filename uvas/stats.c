@@ -107,6 +107,7 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     st->kernel_replays = atomic_load_explicit(&uvas_g.ctr.kernel_replays, RLX);
     st->kernel_gpu_ns = atomic_load_explicit(&uvas_g.ctr.kernel_gpu_ns, RLX);
     st->kernel_accesses = atomic_load_explicit(&uvas_g.ctr.kernel_accesses, RLX);
+    st->kernel_submissions = atomic_load_explicit(&uvas_g.ctr.kernel_submissions, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
@@ -197,9 +198,11 @@ static int stats_print_entered(FILE *out)
             (unsigned long long)st.evictions, (unsigned long long)st.faults_device,
             (double)st.migrate_ns_total / 1e6);
     if (st.kernel_launches)
-        fprintf(out, "kernels: %llu launches (%.1f ms on the device), %llu translations, %llu "
-                     "faults (%llu served waiting), %llu replays, %llu accesses counted\n",
-                (unsigned long long)st.kernel_launches, (double)st.kernel_gpu_ns / 1e6,
+        fprintf(out, "kernels: %llu launches in %llu submissions (%.1f ms on the device), %llu "
+                     "translations, %llu faults (%llu served waiting), %llu replays, %llu "
+                     "accesses counted\n",
+                (unsigned long long)st.kernel_launches,
+                (unsigned long long)st.kernel_submissions, (double)st.kernel_gpu_ns / 1e6,
                 (unsigned long long)st.kernel_translations, (unsigned long long)st.kernel_faults,
                 (unsigned long long)st.kernel_fault_waits, (unsigned long long)st.kernel_replays,
                 (unsigned long long)st.kernel_accesses);

@@ -34,7 +34,7 @@ struct uvas_counters {
     _Atomic uint64_t migrate_ns_copy, migrate_ns_import, migrate_ns_map;
     _Atomic uint64_t slots_quarantined;
     _Atomic uint64_t kernel_launches, kernel_translations, kernel_faults, kernel_replays;
-    _Atomic uint64_t kernel_fault_waits, kernel_gpu_ns, kernel_accesses;
+    _Atomic uint64_t kernel_fault_waits, kernel_gpu_ns, kernel_accesses, kernel_submissions;
 };
 
 /* A block became resident in tier `res` (first touch if populated). */

@@ -8,7 +8,10 @@
  *  - a queue-ordered prefetch to the device followed by a kernel: the
  *    kernel's result is right and the blocks are on the device;
  *  - a host function on another queue, ordered after the first queue's
- *    kernel by an event, sees the kernel's writes.
+ *    kernel by an event, sees the kernel's writes;
+ *  - launches waiting behind a busy queue (300, behind a host function
+ *    held until all are enqueued) run in two submissions (256, then 44),
+ *    each increment landing once, in order with a copy after them.
  */
 #include <string.h>
 
@@ -92,6 +95,22 @@ int main(void)
     CHECK(seen == 3 * 10 + 5 + 100, "q2 saw %u after the event, expected %u", seen,
           3 * 10 + 5 + 100);
 
+    /* a backlog of launches runs in few submissions */
+    struct tu_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    CHECK_OK(uvas_queue_host_fn(q, tu_gate_wait, &gate));
+    for (uint32_t i = 0; i < 300; i++)
+        launch(q, k, z, 1);
+    CHECK_OK(uvas_queue_copy(q, out, z, N * 4));
+    struct uvas_stats s0 = tu_stats();
+    tu_gate_open(&gate);
+    CHECK_OK(uvas_queue_sync(q));
+    struct uvas_stats s1 = tu_stats();
+    for (uint32_t i = 0; i < N; i++)
+        CHECK(out[i] == 7 + 300, "z[%u] = %u after 300 increments, expected %u", i, out[i],
+              7 + 300);
+    CHECK_EQ(s1.kernel_launches - s0.kernel_launches, 300, "launches");
+    CHECK_EQ(s1.kernel_submissions - s0.kernel_submissions, 2, "submissions of 256 and 44");
+
     CHECK_OK(uvas_free_async(y, q));
     CHECK_OK(uvas_free_async(z, q));
     CHECK_OK(uvas_queue_destroy(q));
@@ -99,6 +118,7 @@ int main(void)
     uvas_event_destroy(ev);
     uvas_kernel_free(k);
     CHECK_OK(uvas_finalize());
-    printf("test-gpu-queue: ordering, same-queue reuse, prefetch then kernel, events: ok\n");
+    printf("test-gpu-queue: ordering, same-queue reuse, prefetch then kernel, events, "
+           "backlogs in few submissions: ok\n");
     return 0;
 }

@@ -36,6 +36,16 @@ int uvas_kernel_launch(uvas_kernel_t *k, const uint32_t groups[3], const void *a
     return rc;
 }
 
+int uvas_kernel_launch_batch(const struct uvas_launch *l, size_t n)
+{
+    int rc = enter("uvas_kernel_launch_batch");
+    if (rc)
+        return rc;
+    rc = uvas_gpu_kernel_launch_batch(l, n, "uvas_kernel_launch_batch");
+    uvas_api_leave();
+    return rc;
+}
+
 /* Not counted in: a kernel outlives uvas_finalize (which tears down its
  * device objects) and is still the user's to free. */
 void uvas_kernel_free(uvas_kernel_t *k)
