@@ -32,11 +32,14 @@ use_mpi() {
     export LD_LIBRARY_PATH=$PWD/$B:$LD_LIBRARY_PATH
     mpi_ready=1
 }
-# CUDA's benchmark for the guard, linked before Open MPI's packages go over
+# CUDA's benchmarks (the guard's, cudaMallocAsync's), linked before Open MPI's packages go over
 # / (after that nvcc's link fails): once per machine, whatever the mode,
 # so a guard on a machine an earlier call left warm still measures CUDA.
 if command -v nvcc >/dev/null && [ ! -x /tmp/um-bench ]; then
     nvcc -O2 -arch=sm_90 -o /tmp/um-bench bench/cuda/um-bench.cu
+fi
+if command -v nvcc >/dev/null && [ ! -x /tmp/malloc-async ]; then
+    nvcc -O2 -arch=sm_90 -o /tmp/malloc-async bench/cuda/malloc-async.cu
 fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion" | head -4
@@ -103,9 +106,7 @@ fi
 if [ "$what" = queue ] || [ "$what" = all ]; then
     # Queue-ordered allocation beside cudaMallocAsync (docs/queues.md).
     "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue.txt"
-    command -v nvcc >/dev/null &&
-        nvcc -O2 -arch=sm_90 -o /tmp/malloc-async bench/cuda/malloc-async.cu &&
-        /tmp/malloc-async "${QUEUE_ITERS:-1000}" | tee "$OUT/cuda-queue.txt"
+    [ -x /tmp/malloc-async ] && /tmp/malloc-async "${QUEUE_ITERS:-1000}" | tee "$OUT/cuda-queue.txt"
 fi
 if [ "$what" = exp ] || [ "$what" = all ]; then
     # uvas-exp's workloads under uvas's policies beside CUDA UM's (docs/experiments.md).
