@@ -33,7 +33,8 @@
  *
  * Synchronous: uvas_kernel_launch returns when the kernel has finished and
  * its writes are visible to the CPU. Launches from several threads are
- * run one at a time.
+ * run one at a time. uvas_kernel_launch_batch runs several in one
+ * submission (what a uvas queue does with its backlog: uvas_queue.h).
  *
  * Errors: the status codes of uvas.h with uvas_last_error(); no device
  * that can run kernels is UVAS_ERR_NO_DEVICE (docs/kernels.md says what a

@@ -27,10 +27,15 @@ def main():
     d, docs = sys.argv[1], sys.argv[2:]
     u, c = metrics(os.path.join(d, "queue.txt")), metrics(os.path.join(d, "cuda-queue.txt"))
     commit = open(os.path.join(d, "commit.txt")).read().strip()
+    # The card, where the run says (device.txt: "NVIDIA H200, driver ..."); H100 before.
+    card = "H100"
+    if os.path.exists(os.path.join(d, "device.txt")):
+        card = open(os.path.join(d, "device.txt")).read().split(",")[0].replace("NVIDIA ", "")
     sizes = [k.split(".")[1] for k in u if k.endswith(".async_us")]
-    lines = ["H100, one run at %s (`bench/results/%s`): microseconds per iteration of "
+    lines = ["%s, one run at %s (`bench/results/%s`): microseconds per iteration of "
              "allocate, a kernel writing every element, free, 1000 iterations on one queue; "
-             "the pool's reserved memory at the end." % (commit, os.path.basename(d.rstrip("/"))),
+             "the pool's reserved memory at the end." % (card, commit,
+                                                         os.path.basename(d.rstrip("/"))),
              "",
              "| size | uvas queue-ordered | uvas synchronous | cudaMallocAsync | "
              "uvas queue / CUDA | reserved at end (uvas, CUDA) |",
