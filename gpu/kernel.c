@@ -352,14 +352,23 @@ static void serve_one(size_t bi, void *arg)
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_fault_waits, 1, RLX);
 }
 
-static _Atomic int pe_me = 0, pe_n = 1;
+/* The PE layer's loan (kernel.h): set at shmem_init and cleared at its
+ * finalize, read by runs under xlat.run, which the setter takes too. */
+static struct uvas_gpu_pe pe_lent = {.me = 0, .n = 1};
 static _Atomic(uvas_ring_serve_fn) proxy;
 
-void uvas_gpu_set_pe(int me, int n, uvas_ring_serve_fn serve)
+void uvas_gpu_set_pe(const struct uvas_gpu_pe *pe)
 {
-    atomic_store_explicit(&pe_me, me, RLX);
-    atomic_store_explicit(&pe_n, n, RLX);
-    atomic_store_explicit(&proxy, serve, memory_order_release);
+    /* Not while a run uses the loan (G.mu, then xlat.run: as everywhere). */
+    pthread_mutex_lock(&G.mu);
+    bool up = G.up;
+    if (up)
+        pthread_mutex_lock(&G.xlat.run);
+    pe_lent = pe ? *pe : (struct uvas_gpu_pe){.me = 0, .n = 1};
+    atomic_store_explicit(&proxy, pe_lent.serve, memory_order_release);
+    if (up)
+        pthread_mutex_unlock(&G.xlat.run);
+    pthread_mutex_unlock(&G.mu);
 }
 
 /* Requests are scanned when the fault count moves, and at least this often. */
@@ -502,10 +511,18 @@ static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nf
     volatile struct uvas_xlat_header *h = G.xlat.hdr;
     bool wait = !(g->flags & UVAS_KERNEL_NO_WAIT) && fault_waits();
     uvas_xlat_run_begin(&G.xlat, wait);
-    h->my_pe = (uint32_t)atomic_load_explicit(&pe_me, RLX);
-    h->n_pes = (uint32_t)atomic_load_explicit(&pe_n, RLX);
+    h->my_pe = (uint32_t)pe_lent.me;
+    h->n_pes = (uint32_t)pe_lent.n;
     uvas_ring_reset(&G.ring);
     h->proxy = G.ring.addr;
+    h->peers = pe_lent.run_begin ? pe_lent.run_begin() : 0;
+    if (h->peers && pe_lent.lease) {
+        pe_lent.lease(s->want, s->nheld);
+        for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next) {
+            const struct uvas_hold_set *c = &uvas_list_entry(l, struct uvas_gpu_hold, counted)->set;
+            pe_lent.lease(c->want, c->nheld);
+        }
+    }
     VkCommandBuffer cb = G.cb;
     vkResetCommandBuffer(cb, 0);
     VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
@@ -546,22 +563,28 @@ static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nf
     r = vkQueueSubmit(d->cqueue, 1, &si, G.fence);
     if (d->cqueue_shared)
         pthread_mutex_unlock(&d->qmu);
-    if (r)
+    if (r) {
+        if (pe_lent.run_end)
+            pe_lent.run_end();
         return uvas_fail(UVAS_ERR_SYS, "kernel %s: vkQueueSubmit failed (VkResult %d)", g->who,
                          r);
+    }
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, g->n, RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_submissions, 1, RLX);
     struct serve v = {.s = s, .served = G.served_list, .gave_up = !wait};
     int rc = wait_serving(g->who, &v);
     for (size_t i = 0; i < v.nserved; i++)
         G.served[v.served[i] / 8] = 0;
+    if (!rc && !v.rc)
+        rc = ring_end(g->who);
+    /* The kernels have finished (or the device is lost): what was lent to
+     * them goes back, whatever the outcome. */
+    if (pe_lent.run_end)
+        pe_lent.run_end();
     if (rc)
         return rc;
     if (v.rc)
         return v.rc;
-    rc = ring_end(g->who);
-    if (rc)
-        return rc;
     uint64_t t[2];
     if (G.stamps && vkGetQueryPoolResults(d->dev, G.stamps, 0, 2, sizeof t, t, sizeof t[0],
                                           VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && t[1] > t[0])

@@ -29,11 +29,24 @@ void uvas_gpu_release_hold(struct uvas_gpu_hold *h);
 /* uvas_finalize: every kernel's device objects go (the structs stay the
  * user's: a launch of one then fails), and the context. */
 void uvas_gpu_fini(void);
-/* The OpenSHMEM PE that launches kernels, and the job's PEs, as
- * include/shmem.glsl's shmem_my_pe and shmem_n_pes read them (0 and 1
- * until the PE layer starts; set by it, below which this floor is), and
- * who serves the requests kernels post in the ring (gpu/ring.h: puts,
- * gets and atomics to other PEs; NULL refuses them). */
-void uvas_gpu_set_pe(int me, int n, uvas_ring_serve_fn serve);
+/* What the PE layer (above this floor) lends kernels of an OpenSHMEM
+ * job: include/shmem.glsl's shmem_my_pe and shmem_n_pes (0 and 1 until
+ * it starts), who serves the requests kernels post in the ring
+ * (gpu/ring.h: puts, gets and atomics to other PEs; NULL refuses them),
+ * and leases on other PEs' device memory that kernels reach directly
+ * (transport/pe/lease.h): before each run, run_begin gives the leases'
+ * table (its device address, 0: none) and lease is offered the blocks the
+ * run holds (sorted block indices; their symmetric copies at other PEs);
+ * after the run, once the kernels have finished and the ring is served,
+ * run_end ends what the run was lent. Any hook may be NULL. */
+struct uvas_gpu_pe {
+    int me, n;
+    uvas_ring_serve_fn serve;
+    uint64_t (*run_begin)(void);
+    void (*lease)(const size_t *blocks, size_t n);
+    void (*run_end)(void);
+};
+/* NULL: none (PE 0 of 1, nothing served or lent). */
+void uvas_gpu_set_pe(const struct uvas_gpu_pe *pe);
 
 #endif

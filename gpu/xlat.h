@@ -88,10 +88,13 @@ struct uvas_xlat_header {
     uint32_t n_pes;
     uint64_t proxy;     /* device address of the request ring (gpu/ring.h); entries
                          * start 16-aligned: none straddles a cache line */
+    uint64_t peers;     /* device address of the leases on peers' blocks (shmem.glsl,
+                         * transport/pe/lease.h), 0: none */
+    uint64_t pad;
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
-_Static_assert(sizeof(struct uvas_xlat_header) == 80 + 8 * UVAS_XLAT_FAULTS,
-               "uvas.glsl's uvas_xlat_entries header is 80 + 8 * UVAS_XLAT_FAULTS bytes");
+_Static_assert(sizeof(struct uvas_xlat_header) == 96 + 8 * UVAS_XLAT_FAULTS,
+               "uvas.glsl's uvas_xlat_entries header is 96 + 8 * UVAS_XLAT_FAULTS bytes");
 _Static_assert(sizeof(struct uvas_xlat_header) % 16 == 0,
                "translation entries (16 bytes) start 16-aligned");
 _Static_assert(offsetof(struct uvas_xlat_header, counts) == 8 * 7,

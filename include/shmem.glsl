@@ -109,6 +109,26 @@ layout(buffer_reference, std430, buffer_reference_align = 64) coherent volatile 
 };
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile buffer shmem_vu32_ { uint v; };
 layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer shmem_vu64_ { uint64_t v; };
+layout(buffer_reference, std430, buffer_reference_align = 16) coherent volatile buffer shmem_vuvec4_ { uvec4 v; };
+/* Leases (transport/pe/lease.h mirrors them): another PE's block of
+ * device memory on this GPU, lent to this launch by its host. The table:
+ * a header, the row of each PE (-1: through the host), and per row an
+ * entry per block; a kernel pins an entry, reads valid, and goes to the
+ * block's device address if it was set (the host clears valid, then waits
+ * for the pins, before the owner may move the block). */
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer shmem_peers_ {
+    uint npes;
+    uint nrows;
+    uint64_t entries;
+    uint64_t pad0_;
+    uint64_t pad1_;
+    int row[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) coherent volatile buffer shmem_lease_ {
+    uint valid;
+    uint pins;
+    uint64_t delta;
+};
 
 int shmem_my_pe()
 {
@@ -123,6 +143,59 @@ int shmem_n_pes()
 shmem_ring_ shmem_ring_hdr_()
 {
     return shmem_ring_(uvas_xlat.proxy);
+}
+
+/* This invocation's requests in the ring since its last quiet: while it
+ * has any, its calls to other PEs go through the ring too (puts and
+ * atomics to one PE take effect in the order made), and its quiet asks
+ * the host. Stores of its own into host memory need the host's quiet too. */
+bool shmem_posted_ = false;
+bool shmem_host_stores_ = false;
+
+/* A lease on pe's block holding uvas address a, pinned: true with e and
+ * the device address d of a; false, nothing pinned, where there is none
+ * (the call goes through the host). */
+bool shmem_lease_pin_(uint64_t a, int pe, out shmem_lease_ e, out uint64_t d)
+{
+    uint64_t t = uvas_xlat.peers;
+    e = shmem_lease_(0ul);
+    d = 0ul;
+    uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
+    if (t == 0ul || shmem_posted_ || bi >= uint64_t(UVAS_NBLOCKS))
+        return false;
+    shmem_peers_ h = shmem_peers_(t);
+    int r = uint(pe) < h.npes ? h.row[pe] : -1;
+    if (r < 0)
+        return false;
+    e = shmem_lease_(h.entries + 16ul * (uint64_t(r) * uint64_t(UVAS_NBLOCKS) + bi));
+    if (e.valid == 0u) /* a look before the pin: most misses cost no atomic */
+        return false;
+    atomicAdd(e.pins, 1u);
+    memoryBarrier(); /* the pin before the read of valid (the host: valid, then pins) */
+    if (e.valid == 0u) {
+        atomicAdd(e.pins, 0xffffffffu);
+        return false;
+    }
+    memoryBarrier(); /* delta after valid (the host writes it before) */
+    d = a + e.delta;
+    return true;
+}
+
+/* The access is done (visible on the device), then the pin goes. */
+void shmem_lease_unpin_(shmem_lease_ e)
+{
+    memoryBarrier();
+    atomicAdd(e.pins, 0xffffffffu);
+}
+
+/* [a, a + n) at pe in one leased block: pinned, as shmem_lease_pin_. */
+bool shmem_lease_span_(uint64_t a, uint64_t n, int pe, out shmem_lease_ e, out uint64_t d)
+{
+    e = shmem_lease_(0ul);
+    d = 0ul;
+    if (((a - UVAS_BASE) >> UVAS_SHIFT) != ((a + max(n, 1ul) - 1ul - UVAS_BASE) >> UVAS_SHIFT))
+        return false;
+    return shmem_lease_pin_(a, pe, e, d);
 }
 
 /* Every function here returns only at its end (they are inlined into
@@ -230,6 +303,7 @@ void shmem_post_(shmem_ring_ r, uint t, uint op, int pe, uint n, uint64_t addr, 
     shmem_fill_(m, op, pe, n, addr, value, cmp, sig, amo, src, from_src);
     memoryBarrier();
     m.seq = t + 1u;
+    shmem_posted_ = true;
 }
 
 /* The host's answer to request op in ring slot c (which holds only the
@@ -333,6 +407,59 @@ void shmem_copy_local_(uint64_t dest, uint64_t src, uint64_t n)
     }
 }
 
+/* Byte b of device address d, and byte v stored at device address d
+ * without touching its neighbours: shmem_byte_ and shmem_byte_store_ for
+ * memory reached by device address (a leased block of another PE). */
+uint shmem_dbyte_(uint64_t d)
+{
+    return (shmem_vu32_(d & ~3ul).v >> (8u * uint(d & 3ul))) & 0xffu;
+}
+
+void shmem_dbyte_store_(uint64_t d, uint v)
+{
+    uint sh = 8u * uint(d & 3ul);
+    atomicAnd(uvas_ref_u32(d & ~3ul).v, ~(0xffu << sh));
+    atomicOr(uvas_ref_u32(d & ~3ul).v, (v & 0xffu) << sh);
+}
+
+/* n bytes from this PE's uvas address src to device address d. */
+void shmem_copy_out_(uint64_t d, uint64_t src, uint64_t n)
+{
+    if (((d | src | n) & 15ul) == 0ul) {
+        for (uint64_t o = 0ul; o < n; o += 16ul)
+            uvas_ref_uvec4(d + o).v = uvas_load_uvec4(src + o);
+    } else if (((d | src | n) & 3ul) == 0ul) {
+        for (uint64_t o = 0ul; o < n; o += 4ul)
+            uvas_ref_u32(d + o).v = uvas_load_u32(src + o);
+    } else {
+        for (uint64_t o = 0ul; o < n; o++)
+            shmem_dbyte_store_(d + o, shmem_byte_(src + o));
+    }
+}
+
+/* n bytes from device address d (read where it is: other agents write
+ * it) to this PE's uvas address dest. */
+void shmem_copy_in_(uint64_t dest, uint64_t d, uint64_t n)
+{
+    if (((d | dest | n) & 15ul) == 0ul) {
+        for (uint64_t o = 0ul; o < n; o += 16ul)
+            uvas_store_uvec4(dest + o, shmem_vuvec4_(d + o).v);
+    } else if (((d | dest | n) & 3ul) == 0ul) {
+        for (uint64_t o = 0ul; o < n; o += 4ul)
+            uvas_store_u32(dest + o, shmem_vu32_(d + o).v);
+    } else {
+        for (uint64_t o = 0ul; o < n; o++)
+            shmem_byte_store_(dest + o, shmem_dbyte_(d + o));
+    }
+}
+
+/* The bytes of [a, a + n) up to the end of a's block. */
+uint64_t shmem_in_block_(uint64_t a, uint64_t n)
+{
+    uint64_t room = (1ul << UVAS_SHIFT) - ((a - UVAS_BASE) & ((1ul << UVAS_SHIFT) - 1ul));
+    return min(room, n);
+}
+
 /* One request's worth (n <= the payload) of a put from local src. */
 void shmem_put_chunk_(uint64_t dest, uint64_t src, uint n, int pe, uint op, uint64_t sig,
                       uint64_t signal, uint sig_op)
@@ -373,25 +500,61 @@ bool shmem_read_direct_(uint64_t src, int pe, out uint64_t d)
     return pe == shmem_my_pe() && shmem_reach_(src, d, host) && (!host || !UVAS_FAULTS_WAIT);
 }
 
+/* A put to this PE's memory the kernel reaches: its stores, and whether
+ * the host's quiet must follow them (host memory). */
+void shmem_put_here_(uint64_t dest, uint64_t src, uint64_t nbytes)
+{
+    uint64_t d;
+    bool host;
+    shmem_reach_(dest, d, host);
+    shmem_host_stores_ = shmem_host_stores_ || host;
+    shmem_copy_local_(dest, src, nbytes);
+}
+
 void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
-    if (shmem_direct_(dest, pe) && shmem_direct_(dest + max(nbytes, 1ul) - 1ul, pe))
-        shmem_copy_local_(dest, src, nbytes);
-    else
-        for (uint64_t o = 0ul; o < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
-            shmem_put_chunk_(dest + o, src + o, uint(min(nbytes - o, uint64_t(SHMEM_RING_PAYLOAD_))),
-                         pe, SHMEM_RING_PUT_, 0ul, 0ul, 0u);
+    if (shmem_direct_(dest, pe) && shmem_direct_(dest + max(nbytes, 1ul) - 1ul, pe)) {
+        shmem_put_here_(dest, src, nbytes);
+        return;
+    }
+    /* Block by block: stores where this launch was lent the block, the
+     * ring elsewhere (and, once the ring took a piece, for the rest). */
+    for (uint64_t o = 0ul; o < nbytes;) {
+        uint64_t k = shmem_in_block_(dest + o, nbytes - o), d;
+        shmem_lease_ e;
+        if (shmem_lease_pin_(dest + o, pe, e, d)) {
+            shmem_copy_out_(d, src + o, k);
+            shmem_lease_unpin_(e);
+        } else {
+            for (uint64_t c = 0ul; c < k; c += uint64_t(SHMEM_RING_PAYLOAD_))
+                shmem_put_chunk_(dest + o + c, src + o + c,
+                                 uint(min(k - c, uint64_t(SHMEM_RING_PAYLOAD_))), pe,
+                                 SHMEM_RING_PUT_, 0ul, 0ul, 0u);
+        }
+        o += k;
+    }
 }
 
 void shmem_getmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     uint64_t d;
-    if (shmem_read_direct_(src, pe, d) && shmem_read_direct_(src + max(nbytes, 1ul) - 1ul, pe, d))
+    if (shmem_read_direct_(src, pe, d) && shmem_read_direct_(src + max(nbytes, 1ul) - 1ul, pe, d)) {
         shmem_copy_local_(dest, src, nbytes);
-    else
-        for (uint64_t o = 0ul; o < nbytes; o += uint64_t(SHMEM_RING_PAYLOAD_))
-            shmem_get_chunk_(dest + o, src + o, uint(min(nbytes - o, uint64_t(SHMEM_RING_PAYLOAD_))),
-                         pe);
+        return;
+    }
+    for (uint64_t o = 0ul; o < nbytes;) {
+        uint64_t k = shmem_in_block_(src + o, nbytes - o);
+        shmem_lease_ e;
+        if (shmem_lease_pin_(src + o, pe, e, d)) {
+            shmem_copy_in_(dest + o, d, k);
+            shmem_lease_unpin_(e);
+        } else {
+            for (uint64_t c = 0ul; c < k; c += uint64_t(SHMEM_RING_PAYLOAD_))
+                shmem_get_chunk_(dest + o + c, src + o + c,
+                                 uint(min(k - c, uint64_t(SHMEM_RING_PAYLOAD_))), pe);
+        }
+        o += k;
+    }
 }
 
 /* A put returns once its data has left the source: nbi is the same. A
@@ -419,49 +582,62 @@ void shmem_putmem_signal_nbi(uint64_t dest, uint64_t src, uint64_t nbytes, uint6
 
 /* ---- atomics ---------------------------------------------------------------- */
 
+/* Atomic op on the word of width 4 or 8 at device address d. */
+uint64_t shmem_amo_at_(uint64_t d, uint op, uint width, uint64_t value, uint64_t cmp)
+{
+    uint64_t r = 0ul;
+    if (width == 4u) {
+        uvas_ref_u32 w = uvas_ref_u32(d);
+        uint v = uint(value);
+        switch (op) {
+        case SHMEM_AMO_FETCH_: r = uint64_t(atomicOr(w.v, 0u)); break;
+        case SHMEM_AMO_SET_:
+        case SHMEM_AMO_SWAP_: r = uint64_t(atomicExchange(w.v, v)); break;
+        case SHMEM_AMO_CSWAP_: r = uint64_t(atomicCompSwap(w.v, uint(cmp), v)); break;
+        case SHMEM_AMO_ADD_: r = uint64_t(atomicAdd(w.v, v)); break;
+        case SHMEM_AMO_AND_: r = uint64_t(atomicAnd(w.v, v)); break;
+        case SHMEM_AMO_OR_: r = uint64_t(atomicOr(w.v, v)); break;
+        default: r = uint64_t(atomicXor(w.v, v)); break;
+        }
+    } else {
+#ifdef GL_EXT_shader_atomic_int64
+        uvas_ref_u64 w = uvas_ref_u64(d);
+        switch (op) {
+        case SHMEM_AMO_FETCH_: r = atomicOr(w.v, 0ul); break;
+        case SHMEM_AMO_SET_:
+        case SHMEM_AMO_SWAP_: r = atomicExchange(w.v, value); break;
+        case SHMEM_AMO_CSWAP_: r = atomicCompSwap(w.v, cmp, value); break;
+        case SHMEM_AMO_ADD_: r = atomicAdd(w.v, value); break;
+        case SHMEM_AMO_AND_: r = atomicAnd(w.v, value); break;
+        case SHMEM_AMO_OR_: r = atomicOr(w.v, value); break;
+        default: r = atomicXor(w.v, value); break;
+        }
+#endif
+    }
+    return r;
+}
+
 /* One atomic of width 4 or 8 on dest at pe. On a device-resident word
- * this kernel holds: a device atomic (no CPU or peer atomic can reach
- * that word while the kernel holds it: theirs run on the CPU, which waits
- * for the block). Elsewhere the host's (the owner's CPU, where every other
- * atomic on the word is made). */
+ * this kernel holds, or one of another PE lent to this launch: a device
+ * atomic (no CPU or peer atomic can reach that word meanwhile: theirs
+ * run on the CPU, which waits for the block; kernels' on the same GPU are
+ * atomic with each other). Elsewhere the host's (the owner's CPU, where
+ * every other atomic on the word is made). */
 uint64_t shmem_amo_(uint op, uint64_t dest, uint width, uint64_t value, uint64_t cmp, int pe,
                     bool fetch)
 {
     uint64_t d, r = 0ul;
     bool host;
+    shmem_lease_ e;
     if (width == 4u) { /* the bits at the word's width, as the host takes them */
         value &= 0xfffffffful;
         cmp &= 0xfffffffful;
     }
     if (pe == shmem_my_pe() && shmem_reach_(dest, d, host) && !host) {
-        if (width == 4u) {
-            uvas_ref_u32 w = uvas_ref_u32(d);
-            uint v = uint(value);
-            switch (op) {
-            case SHMEM_AMO_FETCH_: r = uint64_t(atomicOr(w.v, 0u)); break;
-            case SHMEM_AMO_SET_:
-            case SHMEM_AMO_SWAP_: r = uint64_t(atomicExchange(w.v, v)); break;
-            case SHMEM_AMO_CSWAP_: r = uint64_t(atomicCompSwap(w.v, uint(cmp), v)); break;
-            case SHMEM_AMO_ADD_: r = uint64_t(atomicAdd(w.v, v)); break;
-            case SHMEM_AMO_AND_: r = uint64_t(atomicAnd(w.v, v)); break;
-            case SHMEM_AMO_OR_: r = uint64_t(atomicOr(w.v, v)); break;
-            default: r = uint64_t(atomicXor(w.v, v)); break;
-            }
-        } else {
-#ifdef GL_EXT_shader_atomic_int64
-            uvas_ref_u64 w = uvas_ref_u64(d);
-            switch (op) {
-            case SHMEM_AMO_FETCH_: r = atomicOr(w.v, 0ul); break;
-            case SHMEM_AMO_SET_:
-            case SHMEM_AMO_SWAP_: r = atomicExchange(w.v, value); break;
-            case SHMEM_AMO_CSWAP_: r = atomicCompSwap(w.v, cmp, value); break;
-            case SHMEM_AMO_ADD_: r = atomicAdd(w.v, value); break;
-            case SHMEM_AMO_AND_: r = atomicAnd(w.v, value); break;
-            case SHMEM_AMO_OR_: r = atomicOr(w.v, value); break;
-            default: r = atomicXor(w.v, value); break;
-            }
-#endif
-        }
+        r = shmem_amo_at_(d, op, width, value, cmp);
+    } else if (pe != shmem_my_pe() && shmem_lease_pin_(dest, pe, e, d)) {
+        r = shmem_amo_at_(d, op, width, value, cmp);
+        shmem_lease_unpin_(e);
     } else if (fetch && !UVAS_FAULTS_WAIT) {
         shmem_cannot_wait_();
     } else {
@@ -505,11 +681,19 @@ void shmem_p_(uint64_t dest, uint64_t value, uint width, int pe)
 {
     uint64_t d;
     bool host;
+    shmem_lease_ e;
     if (pe == shmem_my_pe() && shmem_reach_(dest, d, host)) {
         if (width == 4u)
             uvas_ref_u32(d).v = uint(value);
         else
             uvas_ref_u64(d).v = value;
+        shmem_host_stores_ = shmem_host_stores_ || host;
+    } else if (pe != shmem_my_pe() && shmem_lease_pin_(dest, pe, e, d)) {
+        if (width == 4u)
+            uvas_ref_u32(d).v = uint(value);
+        else
+            uvas_ref_u64(d).v = value;
+        shmem_lease_unpin_(e);
     } else {
         shmem_request_(SHMEM_RING_PUT_, pe, width, dest, 0ul, 0ul, 0ul, 0u, value, false, false,
                        0ul);
@@ -519,8 +703,12 @@ void shmem_p_(uint64_t dest, uint64_t value, uint width, int pe)
 uint64_t shmem_g_(uint64_t src, uint width, int pe)
 {
     uint64_t d, v = 0ul;
+    shmem_lease_ e;
     if (shmem_read_direct_(src, pe, d)) {
         v = width == 4u ? uint64_t(uvas_ref_u32(d).v) : uvas_ref_u64(d).v;
+    } else if (pe != shmem_my_pe() && shmem_lease_pin_(src, pe, e, d)) {
+        v = width == 4u ? uint64_t(shmem_vu32_(d).v) : shmem_vu64_(d).v;
+        shmem_lease_unpin_(e);
     } else if (!UVAS_FAULTS_WAIT) {
         shmem_cannot_wait_();
     } else {
@@ -562,10 +750,19 @@ void shmem_fence()
 void shmem_quiet()
 {
     memoryBarrier();
-    /* Where a kernel cannot wait, the host's quiet still comes between
-     * the requests before it and those after (and the host frees it). */
-    shmem_request_(SHMEM_RING_QUIET_ | (UVAS_FAULTS_WAIT ? SHMEM_RING_WAITS_ : 0u),
-                   shmem_my_pe(), 0u, 0ul, 0ul, 0ul, 0ul, 0u, 0ul, false, UVAS_FAULTS_WAIT, 0ul);
+    /* Stores into device memory (this PE's, or another's lent to the
+     * launch) are complete with the barrier; requests in the ring and
+     * stores into host memory with the host's quiet. Where a kernel
+     * cannot wait, the host's quiet still comes between the requests
+     * before it and those after (and the host frees it), but the kernel
+     * does not know when: its later calls keep to the ring. */
+    if (shmem_posted_ || shmem_host_stores_) {
+        shmem_request_(SHMEM_RING_QUIET_ | (UVAS_FAULTS_WAIT ? SHMEM_RING_WAITS_ : 0u),
+                       shmem_my_pe(), 0u, 0ul, 0ul, 0ul, 0ul, 0u, 0ul, false, UVAS_FAULTS_WAIT,
+                       0ul);
+        shmem_posted_ = !UVAS_FAULTS_WAIT;
+        shmem_host_stores_ = false;
+    }
 }
 
 /* ---- waiting on this PE's memory ---------------------------------------------- */
@@ -627,7 +824,9 @@ uint64_t shmem_signal_wait_until(uint64_t sig_addr, int cmp, uint64_t value) { r
 /* ---- work-group calls ------------------------------------------------------------ */
 
 /* The whole work-group moves one buffer: request-sized pieces spread over
- * its invocations. Every invocation calls with the same arguments. */
+ * its invocations, each going as the invocation's own call would (to a
+ * block of another PE lent to the launch: stores there). Every invocation
+ * calls with the same arguments. */
 void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     barrier();

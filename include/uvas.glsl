@@ -87,6 +87,8 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint my_pe;   /* the OpenSHMEM PE launching (include/shmem.glsl); 0 */
     uint n_pes;   /* and the job's PEs; 1 without shmem_init */
     uint64_t proxy;     /* the request ring (shmem.glsl); entries start 16-aligned */
+    uint64_t peers;     /* leases on other PEs' device memory (shmem.glsl); 0: none */
+    uint64_t pad_;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat;
@@ -108,6 +110,8 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
     uint my_pe;
     uint n_pes;
     uint64_t proxy;
+    uint64_t peers;
+    uint64_t pad_;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat_v;
@@ -116,7 +120,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
  * any buffer reference, so the compiler may keep entries in registers
  * and the device read them through its read-only caches. */
 layout(set = 0, binding = 0, std430) restrict readonly buffer uvas_xlat_entries {
-    uint64_t header[(80 + 8 * UVAS_XLAT_FAULTS) / 8];
+    uint64_t header[(96 + 8 * UVAS_XLAT_FAULTS) / 8];
     uvas_xlat_entry entry[];
 } uvas_xlat_ro;
 

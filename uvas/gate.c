@@ -252,6 +252,8 @@ static void drain(_Atomic uint32_t *tab, unsigned t, size_t bi)
     if (!pinned(tab, sl, n, bi))
         return;
     atomic_fetch_add_explicit(&waits, 1, memory_order_relaxed);
+    /* After the close (seq_cst): a party that sees the bump sees it. */
+    atomic_fetch_add_explicit(&sl->want, 1, memory_order_seq_cst);
     /* A pin covers one bounded access (a store, a copy): spin briefly,
      * then yield, and past seconds ask whether the pinning peer is alive. */
     struct timespec t0;

@@ -110,7 +110,12 @@ static inline void uvas_gate_unpin(_Atomic uint32_t *pin)
 
 struct uvas_gate_slots {
     _Atomic uint32_t hw;  /* slots [0, hw) have been used */
-    char pad[60];
+    /* Bumped by the owner when a transition finds a pin of this party in
+     * its way: a party that holds pins for long (leases for its running
+     * kernels, transport/pe/lease.c) watches it and lets go of those whose
+     * gate is now closed. */
+    _Atomic uint32_t want;
+    char pad[56];
     struct {
         _Atomic uint64_t block; /* block index + 1 while pinned, else 0 */
         char pad[56];

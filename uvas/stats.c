@@ -108,6 +108,8 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     st->kernel_gpu_ns = atomic_load_explicit(&uvas_g.ctr.kernel_gpu_ns, RLX);
     st->kernel_accesses = atomic_load_explicit(&uvas_g.ctr.kernel_accesses, RLX);
     st->kernel_submissions = atomic_load_explicit(&uvas_g.ctr.kernel_submissions, RLX);
+    st->kernel_peer_leases = atomic_load_explicit(&uvas_g.ctr.kernel_peer_leases, RLX);
+    st->kernel_peer_revokes = atomic_load_explicit(&uvas_g.ctr.kernel_peer_revokes, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
@@ -206,6 +208,10 @@ static int stats_print_entered(FILE *out)
                 (unsigned long long)st.kernel_translations, (unsigned long long)st.kernel_faults,
                 (unsigned long long)st.kernel_fault_waits, (unsigned long long)st.kernel_replays,
                 (unsigned long long)st.kernel_accesses);
+    if (st.kernel_peer_leases)
+        fprintf(out, "kernels' leases on other PEs' device memory: %llu (%llu taken back "
+                     "early)\n", (unsigned long long)st.kernel_peer_leases,
+                (unsigned long long)st.kernel_peer_revokes);
     const char *sep = "injected failures:";
     for (int i = 0; i < UVAS_INJ_COUNT; i++)
         if (st.injected[i]) {

@@ -133,11 +133,15 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
     VkExternalMemoryBufferCreateInfo ebi = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
         .handleTypes = d->export_type};
+    /* With a device address where kernels run: a kernel of ours reaches
+     * the peer's device-resident blocks it was lent (lease.c). */
     VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
                               .pNext = &ebi,
                               .size = p->dev.slab_bytes,
                               .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT};
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       uvas_vulkan_addr_usage(d)};
+    uvas_vulkan_share(d, &bci);
     if (vkCreateBuffer(d->dev, &bci, NULL, &s->buf) != VK_SUCCESS) {
         close(fd);
         return uvas_fail(UVAS_ERR_NO_DEVICE, "cannot create a buffer for PE %d's slab %u",
@@ -152,8 +156,9 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
     VkMemoryDedicatedAllocateInfo ded = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
                                          .pNext = &imp,
                                          .buffer = s->buf};
+    VkMemoryAllocateFlagsInfo fi;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = &ded,
+                                .pNext = uvas_vulkan_addr_alloc(d, &fi, &ded),
                                 .allocationSize = req.size,
                                 .memoryTypeIndex = d->dev_type};
     VkResult vr = vkAllocateMemory(d->dev, &mai, NULL, &s->mem);
@@ -165,6 +170,7 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
                          "%d): its blocks are reached through the owner", p->rank, i, vr);
     }
     vkBindBufferMemory(d->dev, s->buf, s->mem, 0);
+    s->addr = uvas_vulkan_address(d, s->buf);
     return UVAS_OK;
 }
 
@@ -196,7 +202,8 @@ int uvas_devpeer_slot(struct uvas_peer *p, uint32_t slot, struct uvas_devref *ou
     if (rc == UVAS_OK) {
         VkDeviceSize off = (VkDeviceSize)k * (p->dev.slab_bytes / p->dev.slots_per_slab);
         *out = (struct uvas_devref){.buf = s->buf, .off = off,
-                                    .map = s->map ? s->map + p->dev.fd_base + off : NULL};
+                                    .map = s->map ? s->map + p->dev.fd_base + off : NULL,
+                                    .addr = s->addr ? s->addr + off : 0};
     }
     pthread_mutex_unlock(&p->slab_mu);
     return rc;

@@ -12,6 +12,7 @@ struct uvas_devref {
     VkBuffer buf;
     VkDeviceSize off;
     char *map;               /* a CPU mapping of the same bytes, or NULL */
+    VkDeviceAddress addr;    /* where kernels reach them (a peer's slot), or 0 */
 };
 int uvas_devpeer_init(void);
 void uvas_devpeer_fini(void);

@@ -24,6 +24,7 @@ struct uvas_peer_slab {
     VkBuffer buf;
     char *map;            /* the slab's fd mapped (lavapipe), else NULL */
     size_t map_len;
+    VkDeviceAddress addr; /* kernels reach it here (transport/pe/lease.c); 0: they cannot */
 };
 
 /* What a PE publishes about its device tier (modex and HELLO). */

@@ -2,6 +2,7 @@
 #include "transport/pe/kernel_proxy.h"
 
 #include "transport/pe/job.h"
+#include "transport/pe/lease.h"
 #include "transport/pe/pe.h"
 #include "uvas/block.h"
 #include "uvas/internal.h"
@@ -50,6 +51,7 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
         if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
             (rc = uvas_pe_put(at, r->payload, r->size, r->pe, false)))
             return rc;
+        uvas_lease_range(r->pe, at, r->size); /* the kernel's next puts there: direct */
         if ((r->op & UVAS_RING_OP_MASK) == UVAS_RING_PUT)
             return UVAS_OK;
         /* Puts and atomics to one PE take effect in the order issued
@@ -63,17 +65,22 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
         return uvas_pe_amo(r->amo ? UVAS_AMO_ADD : UVAS_AMO_SET, at, 8, r->value, 0, NULL,
                            r->pe);
     case UVAS_RING_GET:
-        if ((rc = uvas_pe_check(call, at, r->size, r->pe)))
+        if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
+            (rc = uvas_pe_get(r->payload, at, r->size, r->pe, false)))
             return rc;
-        return uvas_pe_get(r->payload, at, r->size, r->pe, false);
+        uvas_lease_range(r->pe, at, r->size);
+        return UVAS_OK;
     case UVAS_RING_AMO:
         if (r->amo >= UVAS_AMO_COUNT)
             return uvas_fail(UVAS_ERR_INVAL, "%s: operation %u is not one", call, r->amo);
         if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
             (rc = amo_reachable(call, at, r->pe)))
             return rc;
-        return uvas_pe_amo((enum uvas_amo_op)r->amo, at, r->size, r->value, r->cmp, &r->result,
-                           r->pe);
+        if ((rc = uvas_pe_amo((enum uvas_amo_op)r->amo, at, r->size, r->value, r->cmp,
+                              &r->result, r->pe)))
+            return rc;
+        uvas_lease_range(r->pe, at, r->size);
+        return UVAS_OK;
     case UVAS_RING_QUIET:
         return uvas_pe_quiet();
     default:

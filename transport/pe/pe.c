@@ -17,6 +17,7 @@
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
 #include "transport/pe/kernel_proxy.h"
+#include "transport/pe/lease.h"
 #include "transport/pe/liveness.h"
 #include "transport/pe/segment.h"
 #include "transport/pe/ucx.h"
@@ -152,6 +153,7 @@ static int agree(const struct init_rec *mine)
 
 static void teardown(void)
 {
+    uvas_lease_fini(); /* no run can use them now: gpu/ was told */
     if (uvas_job.peers) {
         for (int r = 0; r < uvas_job.n; r++) {
             uvas_devpeer_release_peer(&uvas_job.peers[r]);
@@ -263,7 +265,15 @@ int uvas_pe_init(int requested, int *provided)
     memset(uvas_job.sync, 0, SYNC_WORDS * sizeof(uint64_t)); /* placed before peers use it */
     uvas_job.barrier_epoch = 0;
     uvas_job.up = true;
-    uvas_gpu_set_pe(uvas_job.me, uvas_job.n, uvas_pe_serve_kernel);
+    if ((rc = uvas_lease_init()))
+        goto fail;
+    struct uvas_gpu_pe lent = {.me = uvas_job.me,
+                               .n = uvas_job.n,
+                               .serve = uvas_pe_serve_kernel,
+                               .run_begin = uvas_lease_run_begin,
+                               .lease = uvas_lease_blocks,
+                               .run_end = uvas_lease_run_end};
+    uvas_gpu_set_pe(&lent);
     if ((rc = uvas_boot_fence()))
         goto fail;
     return UVAS_OK;
@@ -271,7 +281,7 @@ fail:;
     char keep[UVAS_MSG_MAX];
     snprintf(keep, sizeof keep, "%s", uvas_last_error());
     uvas_job.up = false;
-    uvas_gpu_set_pe(0, 1, NULL);
+    uvas_gpu_set_pe(NULL);
     teardown();
     uvas_finalize();
     uvas_boot_stop();
@@ -290,7 +300,7 @@ int uvas_pe_finalize(void)
         return uvas_fail(UVAS_ERR_NOT_INIT, "the PE layer is not initialised");
     int rc = uvas_pe_barrier_all();
     uvas_job.up = false;
-    uvas_gpu_set_pe(0, 1, NULL);
+    uvas_gpu_set_pe(NULL);
     teardown();
     uvas_finalize();
     uvas_boot_stop();
