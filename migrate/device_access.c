@@ -100,6 +100,24 @@ static void give_back(size_t bi, uint32_t seen, int res)
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
+/* A device-resident block (no host duplicate) taken for a device access
+ * that moves nothing: BUSY without closing its gate, so the peers'
+ * accesses to its slot, and the leases other PEs' kernels hold on it
+ * (transport/pe/lease.h), go on while this PE's kernels run over the
+ * same memory. False: take it the usual way. */
+static bool take_in_place(struct uvas_block *b, uint32_t *seen)
+{
+    uint32_t s = atomic_load_explicit(&b->state, ACQ);
+    if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s) || uvas_blk_res(s) != UVAS_RES_DEVICE ||
+        atomic_load_explicit(&b->dup, RLX))
+        return false;
+    /* dup changes only in a transition, which BUSY excludes from here on. */
+    if (!atomic_compare_exchange_strong_explicit(&b->state, &s, s | UVAS_BLK_BUSY, ACQ_REL, ACQ))
+        return false;
+    *seen = s;
+    return true;
+}
+
 int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
@@ -107,7 +125,7 @@ int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
     bool in_place = how & UVAS_DEV_IN_PLACE;
     *h = (struct uvas_device_hold){0};
     for (int round = 0; round < 8; round++) {
-        if (!uvas_blk_take(b, wait, &h->seen)) {
+        if (!take_in_place(b, &h->seen) && !uvas_blk_take(b, wait, &h->seen)) {
             h->busy = true;
             return UVAS_OK;
         }
