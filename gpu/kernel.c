@@ -391,8 +391,11 @@ static int wait_serving(const char *who, struct serve *v)
         if (r == VK_SUCCESS)
             return UVAS_OK;
         /* The kernel's requests: while it posts them, poll as at the start. */
-        if (uvas_ring_drain(&G.ring, serve))
+        unsigned served = uvas_ring_drain(&G.ring, serve);
+        if (served) {
+            atomic_fetch_add_explicit(&uvas_g.ctr.kernel_requests, served, RLX);
             t0 = mono_ns();
+        }
         uint64_t ran = mono_ns() - t0;
         if (r == VK_NOT_READY && ran > 100000) {
             struct timespec ts = {0, ran < 10000000 ? 20000 : 1000000};
@@ -433,7 +436,10 @@ static int wait_serving(const char *who, struct serve *v)
  * the launch. Status. */
 static int ring_end(const char *who)
 {
-    uvas_ring_drain(&G.ring, atomic_load_explicit(&proxy, memory_order_acquire));
+    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_requests,
+                              uvas_ring_drain(&G.ring, atomic_load_explicit(&proxy,
+                                                                            memory_order_acquire)),
+                              RLX);
     volatile struct uvas_ring_header *rh = G.ring.hdr;
     if (G.ring.rc)
         return uvas_fail(G.ring.rc, "kernel %s: %s (the first of %u requests the host "

@@ -353,6 +353,9 @@ struct uvas_stats {
      * which reach them directly (include/shmem.glsl), and of those the
      * ones taken back early for a transition at their owner. */
     uint64_t kernel_peer_leases, kernel_peer_revokes;
+    /* Kernels' OpenSHMEM calls the host served for them (include/shmem.glsl's
+     * request ring): those that did not reach their memory directly. */
+    uint64_t kernel_requests;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

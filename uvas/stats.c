@@ -110,6 +110,7 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     st->kernel_submissions = atomic_load_explicit(&uvas_g.ctr.kernel_submissions, RLX);
     st->kernel_peer_leases = atomic_load_explicit(&uvas_g.ctr.kernel_peer_leases, RLX);
     st->kernel_peer_revokes = atomic_load_explicit(&uvas_g.ctr.kernel_peer_revokes, RLX);
+    st->kernel_requests = atomic_load_explicit(&uvas_g.ctr.kernel_requests, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
@@ -202,12 +203,12 @@ static int stats_print_entered(FILE *out)
     if (st.kernel_launches)
         fprintf(out, "kernels: %llu launches in %llu submissions (%.1f ms on the device), %llu "
                      "translations, %llu faults (%llu served waiting), %llu replays, %llu "
-                     "accesses counted\n",
+                     "accesses counted, %llu OpenSHMEM calls served by the host\n",
                 (unsigned long long)st.kernel_launches,
                 (unsigned long long)st.kernel_submissions, (double)st.kernel_gpu_ns / 1e6,
                 (unsigned long long)st.kernel_translations, (unsigned long long)st.kernel_faults,
                 (unsigned long long)st.kernel_fault_waits, (unsigned long long)st.kernel_replays,
-                (unsigned long long)st.kernel_accesses);
+                (unsigned long long)st.kernel_accesses, (unsigned long long)st.kernel_requests);
     if (st.kernel_peer_leases)
         fprintf(out, "kernels' leases on other PEs' device memory: %llu (%llu taken back "
                      "early)\n", (unsigned long long)st.kernel_peer_leases,

@@ -35,7 +35,7 @@ struct uvas_counters {
     _Atomic uint64_t slots_quarantined;
     _Atomic uint64_t kernel_launches, kernel_translations, kernel_faults, kernel_replays;
     _Atomic uint64_t kernel_fault_waits, kernel_gpu_ns, kernel_accesses, kernel_submissions;
-    _Atomic uint64_t kernel_peer_leases, kernel_peer_revokes;
+    _Atomic uint64_t kernel_peer_leases, kernel_peer_revokes, kernel_requests;
 };
 
 /* A block became resident in tier `res` (first touch if populated). */

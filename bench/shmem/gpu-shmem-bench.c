@@ -3,7 +3,8 @@
  * beside the same calls made by the CPU, in one run, for a target in PE
  * 1's host heap and in its device heap.
  *
- * usage: mpirun -np 2 gpu-shmem-bench [-q]     (-q: fewer repetitions)
+ * usage: mpirun -np 2 gpu-shmem-bench [-q] [-d MiB]
+ *   -q  fewer repetitions; -d the device row's bulk size (32 MiB)
  *
  * PE 0 measures; PE 1 waits in a barrier. Rows, per target tier:
  *   put8+quiet us  a kernel's shmem_uint64_p + shmem_quiet, in a loop of
@@ -12,13 +13,19 @@
  *                  can wait)
  *   rate Mops      one 8-byte put from each of 4096 invocations, a quiet
  *                  per work-group / the CPU's 4096 puts and one quiet
- *   put256K GB/s   one work-group's shmem_putmem_work_group of 256 KiB +
- *                  quiet / the CPU's shmem_putmem + quiet
+ *   put256K GB/s   host tier: one work-group's shmem_putmem_work_group of
+ *                  256 KiB + quiet / the CPU's shmem_putmem + quiet
+ *   put32M GB/s    device tier, device to device: 256 work-groups each
+ *                  putting their slice of 32 MiB from PE 0's device-
+ *                  resident copy + quiet / the CPU's shmem_putmem between
+ *                  the same buffers (the copy engine) + quiet
  * A kernel's figure is the launch's time less an empty launch's (median
- * of the repetitions each), over the calls it made. Kernels' calls to
- * another PE go through the request ring the launching thread serves
- * (docs/kernels.md), so this measures that proxy. The data of the last
- * 2 MiB put is read back and compared (exit 1 on a mismatch).
+ * of the repetitions each), over the calls it made. Each launch holds
+ * PE 0's own copies of the targets, so its kernel is lent PE 1's blocks
+ * where they are device memory on this GPU (transport/pe/lease.h) and
+ * reaches them directly; other calls go through the request ring the
+ * launching thread serves (docs/kernels.md). The data of the last bulk
+ * put is read back and compared (exit 1 on a mismatch).
  */
 #include <shmem.h>
 #include <stdbool.h>
@@ -36,6 +43,7 @@ static const uint32_t spv[] =
     ;
 
 #define BIG (2u << 20)
+#define D2D (32u << 20)
 #define RATE_INV 4096u
 
 struct args {
@@ -46,9 +54,10 @@ struct args {
 };
 
 static int reps = 5;
-static size_t bulk = BIG; /* the bandwidth rows' size (main) */
+static size_t d2d = D2D; /* the device row's bulk size (-d MiB) */
 static uvas_kernel_t *k;
 static uint8_t *ksrc; /* the kernel's source, held for each launch */
+static const void *held[3]; /* and PE 0's copies of the targets */
 
 static double now(void)
 {
@@ -70,15 +79,14 @@ static double median(double *v, int n)
 }
 
 /* Seconds of one launch (median of reps). */
-static double launch(uint32_t mode, uint64_t dest, uint64_t nbytes, uint32_t iters,
-                     uint32_t groups)
+static double launch_from(uint32_t mode, uint64_t dest, const void *src, uint64_t nbytes,
+                          uint32_t iters, uint32_t groups)
 {
-    struct args a = {dest, (uintptr_t)ksrc, nbytes, iters, mode, 1, (uint32_t)BIG};
+    struct args a = {dest, (uintptr_t)src, nbytes, iters, mode, 1, (uint32_t)BIG};
     double t[16];
     for (int r = 0; r < reps; r++) {
         uvas_gpu_hold_t *h;
-        const void *held[1] = {ksrc};
-        if (uvas_gpu_hold(held, 1, &h)) {
+        if (uvas_gpu_hold(held, held[1] ? 3 : 1, &h)) {
             fprintf(stderr, "gpu-shmem-bench: uvas_gpu_hold: %s\n", uvas_last_error());
             exit(1);
         }
@@ -93,6 +101,12 @@ static double launch(uint32_t mode, uint64_t dest, uint64_t nbytes, uint32_t ite
         }
     }
     return median(t, reps);
+}
+
+static double launch(uint32_t mode, uint64_t dest, uint64_t nbytes, uint32_t iters,
+                     uint32_t groups)
+{
+    return launch_from(mode, dest, ksrc, nbytes, iters, groups);
 }
 
 /* Seconds of fn over its calls (median of reps). */
@@ -132,7 +146,8 @@ static void cpu_rate(uint64_t *dest, uint32_t n)
     shmem_quiet();
 }
 
-static uint8_t *cpu_src;
+static const uint8_t *cpu_src; /* the CPU's bulk source, and its size */
+static size_t bulk;
 
 static void cpu_big(uint64_t *dest, uint32_t n)
 {
@@ -141,14 +156,34 @@ static void cpu_big(uint64_t *dest, uint32_t n)
     shmem_quiet();
 }
 
+/* host: bulk puts of 256 KiB from host memory (through the proxy, about
+ * 0.4 MB/s on the H100: seconds); device: 32 MiB between the two PEs'
+ * device-resident copies. */
 static void row(const char *tier, long hints, bool waits, double empty)
 {
+    bool dev = hints == SHMEM_MALLOC_DEVICE_HEAP;
+    bulk = dev ? d2d : 256u << 10;
     uint64_t *word = shmem_malloc_with_hints(8 * RATE_INV, hints);
-    uint8_t *big = shmem_malloc_with_hints(BIG, hints);
+    uint8_t *big = shmem_malloc_with_hints(dev ? d2d : BIG, hints);
     if (!word || !big) {
         fprintf(stderr, "gpu-shmem-bench: shmem_malloc_with_hints: %s\n", uvas_last_error());
         exit(1);
     }
+    /* PE 0's bulk source: its own copy in the device row (filled here,
+     * then back on the device), the host buffer in the host row. */
+    const uint8_t *ksrc_row = ksrc;
+    cpu_src = ksrc;
+    if (dev) {
+        for (size_t b = 0; b < bulk; b++)
+            big[b] = (uint8_t)(b * 7 + 1);
+        if (uvas_migrate(big, bulk, UVAS_LOC_DEVICE, 0)) {
+            fprintf(stderr, "gpu-shmem-bench: %s\n", uvas_last_error());
+            exit(1);
+        }
+        ksrc_row = cpu_src = big;
+    }
+    held[1] = word;
+    held[2] = big;
     shmem_barrier_all();
     if (shmem_my_pe() == 0) {
         const uint32_t n = 200;
@@ -158,9 +193,16 @@ static void row(const char *tier, long hints, bool waits, double empty)
         double cg = cpu_time(cpu_g8, word, n) / n * 1e6;
         double krate = RATE_INV / (launch(2, (uintptr_t)word, 0, 0, RATE_INV / 64) - empty) / 1e6;
         double crate = RATE_INV / cpu_time(cpu_rate, word, RATE_INV) / 1e6;
-        double kbw = (double)bulk / (launch(3, (uintptr_t)big, bulk, 0, 1) - empty) / 1e9;
+        struct uvas_stats s0, s1;
+        uvas_stats_get(&s0);
+        double kbw = (double)bulk / (launch_from(dev ? 4 : 3, (uintptr_t)big, ksrc_row, bulk, 0,
+                                                 dev ? 256 : 1) - empty) / 1e9;
+        uvas_stats_get(&s1);
+        /* How the bulk put went: directly (leases) or through the host. */
+        unsigned long long served = (unsigned long long)(s1.kernel_requests - s0.kernel_requests);
         double cbw = (double)bulk / cpu_time(cpu_big, (uint64_t *)big, 0) / 1e9;
-        const char *mb = bulk == BIG ? "2M" : "256K";
+        char mb[24];
+        snprintf(mb, sizeof mb, "%zuK", bulk >> 10);
         printf("%-7s put8+quiet us  kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
                kput, cput, cput / kput);
         if (waits)
@@ -168,8 +210,8 @@ static void row(const char *tier, long hints, bool waits, double empty)
                    kg, cg, cg / kg);
         printf("%-7s rate Mops      kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.4f\n", tier,
                krate, crate, krate / crate);
-        printf("%-7s put%-4s GB/s   kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f\n", tier, mb,
-               kbw, cbw, kbw / cbw);
+        printf("%-7s put%-6s GB/s kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f  (%s)\n", tier,
+               mb, kbw, cbw, kbw / cbw, served ? "through the host" : "direct");
         printf("metric gpu_shmem.%s.kernel_put8_us %.3f\nmetric gpu_shmem.%s.cpu_put8_us %.3f\n",
                tier, kput, tier, cput);
         if (waits)
@@ -180,9 +222,9 @@ static void row(const char *tier, long hints, bool waits, double empty)
         printf("metric gpu_shmem.%s.kernel_put%sb_gbs %.4f\nmetric gpu_shmem.%s.cpu_put%sb_gbs "
                "%.4f\n", tier, mb, kbw, tier, mb, cbw);
         /* The kernel's bulk put arrived whole. */
-        shmem_putmem(big, cpu_src + 1, bulk, 1); /* not the kernel's bytes */
+        shmem_putmem(big, ksrc + 1, bulk, 1); /* not the kernel's bytes */
         shmem_quiet();
-        launch(3, (uintptr_t)big, bulk, 0, 1);
+        launch_from(dev ? 4 : 3, (uintptr_t)big, ksrc_row, bulk, 0, dev ? 256 : 1);
         uint8_t *back = malloc(bulk);
         shmem_getmem(back, big, bulk, 1);
         size_t bad = 0;
@@ -199,14 +241,19 @@ static void row(const char *tier, long hints, bool waits, double empty)
         fflush(stdout);
     }
     shmem_barrier_all();
+    held[1] = held[2] = NULL;
     shmem_free(big);
     shmem_free(word);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && !strcmp(argv[1], "-q"))
-        reps = 3;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "-q"))
+            reps = 3;
+        else if (!strcmp(argv[a], "-d") && a + 1 < argc && atoi(argv[a + 1]) > 0)
+            d2d = (size_t)atoi(argv[++a]) << 20;
+    }
     shmem_init();
     if (shmem_n_pes() < 2) {
         fprintf(stderr, "gpu-shmem-bench: run with 2 PEs (mpirun -np 2)\n");
@@ -220,13 +267,11 @@ int main(int argc, char **argv)
     }
     struct uvas_gpu_info info;
     uvas_gpu_info(&info);
-    /* Through the proxy a kernel's bulk put moves about 0.4 MB/s on the H100
-     * (docs/kernels.md): 256 KiB keeps the row to seconds. */
-    bulk = 256u << 10;
-    ksrc = uvas_malloc(BIG + 64); /* the g row's sum lands past the source */
-    cpu_src = malloc(BIG);
-    for (size_t b = 0; b < BIG; b++)
-        ksrc[b] = cpu_src[b] = (uint8_t)(b * 7 + 1);
+    size_t kn = (d2d > BIG ? d2d : BIG) + 64; /* the g row's sum lands past BIG */
+    ksrc = uvas_malloc(kn);
+    for (size_t b = 0; b < kn; b++)
+        ksrc[b] = (uint8_t)(b * 7 + 1);
+    held[0] = ksrc;
     double empty = 0;
     if (shmem_my_pe() == 0) {
         empty = launch(0, 0, 0, 0, 1);
@@ -238,7 +283,6 @@ int main(int argc, char **argv)
         row("device", SHMEM_MALLOC_DEVICE_HEAP, info.fault_waits, empty);
     uvas_kernel_free(k);
     uvas_free(ksrc);
-    free(cpu_src);
     shmem_finalize();
     return 0;
 }

@@ -4,11 +4,12 @@
  * PEs). Every PE's symmetric buffers are migrated to the device; each PE
  * launches tests/gpu/shmem-direct.comp, whose phases:
  *   0  p, and work-group puts, into the right neighbour's buffer, then
- *      quiet: the left's patterns arrive, and the launch was lent blocks
- *      (kernel_peer_leases moved);
+ *      quiet: the left's patterns arrive, the launch was lent blocks
+ *      (kernel_peer_leases moved) and the host served none of the calls
+ *      (kernel_requests did not);
  *   1  g and work-group getmem from the right's buffer: the right's
- *      pattern. Where a kernel cannot wait (lavapipe) the host's proxy
- *      refuses gets: they can only have gone directly;
+ *      pattern, none through the host (where a kernel cannot wait,
+ *      lavapipe, the host would have refused them);
  *   2  every PE's invocations add to PE 0's device-resident counter while
  *      every PE's CPU thread adds to it too (the CPU's atomics take the
  *      block to the host, which ends the leases first): the total exact;
@@ -128,13 +129,19 @@ int main(void)
               "%u", me, i, box[i], pattern(left, i));
     CHECK(s1.kernel_peer_leases > s0.kernel_peer_leases, "PE %d: the launch was lent no block of "
           "PE %d's device memory", me, right);
+    CHECK(s1.kernel_requests == s0.kernel_requests, "PE %d: %llu of the kernel's calls went "
+          "through the host, none should have", me,
+          (unsigned long long)(s1.kernel_requests - s0.kernel_requests));
     printf("PE %d: phase 0, %llu blocks lent\n", me,
            (unsigned long long)(s1.kernel_peer_leases - s0.kernel_peer_leases));
 
     /* 1: gets (the CPU read the box: back on the device first) */
     to_device(box, N * 4);
     shmem_barrier_all();
+    struct uvas_stats g0 = tu_stats();
     launch(1, 0);
+    CHECK(tu_stats().kernel_requests == g0.kernel_requests, "PE %d: the gets went through the "
+          "host", me);
     for (uint32_t i = 0; i < N; i++) {
         CHECK(out[i] == pattern(right, i), "PE %d: g of the right's word %u: %u, expected %u",
               me, i, out[i], pattern(right, i));
