@@ -150,7 +150,7 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
         done
     done
     for np in 2 4; do # shmem.glsl in kernels of every PE: PE queries, puts, gets, atomics
-        for t in shmem-pe shmem-rma; do
+        for t in shmem-pe shmem-rma shmem-direct; do
             timeout 180 mpirun -np $np "$B/tests/gpu/test-gpu-$t" >"$OUT/gpu-$t-np$np.log" 2>&1
             tally "gpu-$t-np$np" $?
         done
@@ -178,6 +178,12 @@ if [ "$what" = gpushmem ]; then
         timeout 180 mpirun -np "$1" "${env[@]}" "$B/tests/gpu/test-gpu-shmem-rma" \
             >"$OUT/gpu-shmem-rma-np$1${2:+-$2}.log" 2>&1
         echo "gpu-shmem-rma-np$1${2:+-$2} rc=$?"; tail -3 "$OUT/gpu-shmem-rma-np$1${2:+-$2}.log"
+    done
+    # Kernels reaching other PEs' device memory directly (leases).
+    for np in 2 4; do
+        timeout 180 mpirun -np $np "$B/tests/gpu/test-gpu-shmem-direct" \
+            >"$OUT/gpu-shmem-direct-np$np.log" 2>&1
+        echo "gpu-shmem-direct-np$np rc=$?"; tail -3 "$OUT/gpu-shmem-direct-np$np.log"
     done
     # What those calls cost beside the CPU's same calls (docs/kernels.md).
     timeout 300 mpirun -np 2 "$B/bench/gpu-shmem-bench" 2>&1 | tee "$OUT/gpu-shmem-bench.txt" |
