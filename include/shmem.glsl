@@ -823,30 +823,108 @@ uint64_t shmem_signal_wait_until(uint64_t sig_addr, int cmp, uint64_t value) { r
 
 /* ---- work-group calls ------------------------------------------------------------ */
 
-/* The whole work-group moves one buffer: request-sized pieces spread over
- * its invocations, each going as the invocation's own call would (to a
- * block of another PE lent to the launch: stores there). Every invocation
- * calls with the same arguments. */
-void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+/* What invocation 0 of a work-group found for the group: whether any
+ * invocation has requests in the ring, and a lease pinned once for all
+ * (its entry and device address, as 32-bit halves). Devices whose
+ * kernels can wait only (GPUs): lavapipe did not order these through
+ * barrier() in a library function. */
+shared uint shmem_wg_posted_;
+shared uint shmem_wg_lease_[2], shmem_wg_d_[2];
+
+/* One block's piece of a work-group transfer between this PE's uvas
+ * address `here` and device address d (a leased block of another PE):
+ * the invocations take consecutive 16-byte (or 4-byte, or 1-byte) units,
+ * so a warp's accesses are one contiguous span. */
+void shmem_wg_copy_(bool put, uint64_t here, uint64_t d, uint64_t n, uint me, uint nwg)
+{
+    if (((here | d | n) & 15ul) == 0ul) {
+        for (uint64_t o = 16ul * uint64_t(me); o < n; o += 16ul * uint64_t(nwg))
+            if (put)
+                uvas_ref_uvec4(d + o).v = uvas_load_uvec4(here + o);
+            else
+                uvas_store_uvec4(here + o, shmem_vuvec4_(d + o).v);
+    } else if (((here | d | n) & 3ul) == 0ul) {
+        for (uint64_t o = 4ul * uint64_t(me); o < n; o += 4ul * uint64_t(nwg))
+            if (put)
+                uvas_ref_u32(d + o).v = uvas_load_u32(here + o);
+            else
+                uvas_store_u32(here + o, shmem_vu32_(d + o).v);
+    } else {
+        for (uint64_t o = uint64_t(me); o < n; o += uint64_t(nwg))
+            if (put)
+                shmem_dbyte_store_(d + o, shmem_byte_(here + o));
+            else
+                shmem_byte_store_(here + o, shmem_dbyte_(d + o));
+    }
+}
+
+/* The whole work-group moves one buffer. Block by block: where the other
+ * side is a block of another PE lent to the launch and no invocation has
+ * requests in the ring, one pin for the group and every invocation copies
+ * its units there; elsewhere request-sized pieces spread over the
+ * invocations, each going as the invocation's own call would. Every
+ * invocation calls with the same arguments. */
+void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     barrier();
     memoryBarrier();
+    uint me = gl_LocalInvocationIndex;
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
-    for (uint64_t o = uint64_t(gl_LocalInvocationIndex) * chunk; o < nbytes; o += uint64_t(n) * chunk)
-        shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+    bool grouped = UVAS_FAULTS_WAIT && pe != shmem_my_pe();
+    for (uint64_t p = 0ul; p < nbytes;) {
+        uint64_t k = grouped ? shmem_in_block_((put ? dest : src) + p, nbytes - p) : nbytes;
+        uint64_t lease = 0ul, d = 0ul;
+        if (grouped) {
+            if (me == 0u)
+                shmem_wg_posted_ = 0u;
+            barrier();
+            if (shmem_posted_)
+                atomicOr(shmem_wg_posted_, 1u);
+            barrier();
+            if (me == 0u) {
+                shmem_lease_ e;
+                bool ok = shmem_wg_posted_ == 0u &&
+                          shmem_lease_pin_((put ? dest : src) + p, pe, e, d);
+                uint64_t l = ok ? uint64_t(e) : 0ul;
+                shmem_wg_lease_[0] = uint(l);
+                shmem_wg_lease_[1] = uint(l >> 32);
+                shmem_wg_d_[0] = uint(d);
+                shmem_wg_d_[1] = uint(d >> 32);
+            }
+            barrier();
+            lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
+            d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        }
+        if (lease != 0ul) {
+            shmem_wg_copy_(put, (put ? src : dest) + p, d, k, me, n);
+        } else {
+            for (uint64_t o = uint64_t(me) * chunk; o < k; o += uint64_t(n) * chunk)
+                if (put)
+                    shmem_putmem(dest + p + o, src + p + o, min(chunk, k - o), pe);
+                else
+                    shmem_getmem(dest + p + o, src + p + o, min(chunk, k - o), pe);
+        }
+        if (grouped) {
+            memoryBarrier(); /* every invocation's units in before the pin goes */
+            barrier();
+            if (me == 0u && lease != 0ul)
+                shmem_lease_unpin_(shmem_lease_(lease));
+        }
+        p += k;
+    }
+    memoryBarrier();
     barrier();
+}
+
+void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    shmem_xfer_work_group_(true, dest, src, nbytes, pe);
 }
 
 void shmem_getmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
-    barrier();
-    uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
-    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
-    for (uint64_t o = uint64_t(gl_LocalInvocationIndex) * chunk; o < nbytes; o += uint64_t(n) * chunk)
-        shmem_getmem(dest + o, src + o, min(chunk, nbytes - o), pe);
-    memoryBarrier();
-    barrier();
+    shmem_xfer_work_group_(false, dest, src, nbytes, pe);
 }
 
 /* A quiet for the work-group: every invocation's puts before it. */

@@ -31,8 +31,10 @@ void main()
                 s += shmem_uint64_g(args.dest, args.pe);
             uvas_store_u64(args.src + uint64_t(args.sum_at), s);
         }
-    } else if (args.mode == 2u) { /* rate: every invocation puts 8 B, one quiet per work-group */
-        shmem_uint64_p(args.dest + 8ul * uint64_t(i), uint64_t(i), args.pe);
+    } else if (args.mode == 2u) { /* rate: every invocation puts 8 B iters times, a quiet per work-group */
+        for (uint k = 0u; k < args.iters; k++)
+            shmem_uint64_p(args.dest + 8ul * (uint64_t(i) * uint64_t(args.iters) + uint64_t(k)),
+                           uint64_t(k), args.pe);
         shmem_quiet_work_group();
     } else if (args.mode == 3u) { /* bandwidth: work-group 0 puts nbytes, then quiet */
         if (gl_WorkGroupID.x == 0u) {

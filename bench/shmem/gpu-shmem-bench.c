@@ -11,8 +11,10 @@
  *                  one invocation / the CPU's, in a loop
  *   g8 us          shmem_uint64_g the same way (kernels: only where they
  *                  can wait)
- *   rate Mops      one 8-byte put from each of 4096 invocations, a quiet
- *                  per work-group / the CPU's 4096 puts and one quiet
+ *   rate Mops      8-byte puts from each of 4096 invocations (one each to
+ *                  host memory, through the host; 64 each to device
+ *                  memory, enough to time), a quiet per work-group / the
+ *                  CPU's 4096 puts and one quiet
  *   put256K GB/s   host tier: one work-group's shmem_putmem_work_group of
  *                  256 KiB + quiet / the CPU's shmem_putmem + quiet
  *   put32M GB/s    device tier, device to device: 256 work-groups each
@@ -45,6 +47,7 @@ static const uint32_t spv[] =
 #define BIG (2u << 20)
 #define D2D (32u << 20)
 #define RATE_INV 4096u
+#define RATE_PER 64u
 
 struct args {
     uint64_t dest, src, nbytes;
@@ -163,7 +166,8 @@ static void row(const char *tier, long hints, bool waits, double empty)
 {
     bool dev = hints == SHMEM_MALLOC_DEVICE_HEAP;
     bulk = dev ? d2d : 256u << 10;
-    uint64_t *word = shmem_malloc_with_hints(8 * RATE_INV, hints);
+    uint32_t per = dev ? RATE_PER : 1; /* puts per invocation in the rate row */
+    uint64_t *word = shmem_malloc_with_hints(8 * RATE_INV * per, hints);
     uint8_t *big = shmem_malloc_with_hints(dev ? d2d : BIG, hints);
     if (!word || !big) {
         fprintf(stderr, "gpu-shmem-bench: shmem_malloc_with_hints: %s\n", uvas_last_error());
@@ -191,7 +195,8 @@ static void row(const char *tier, long hints, bool waits, double empty)
         double cput = cpu_time(cpu_put8, word, n) / n * 1e6;
         double kg = waits ? (launch(1, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6 : 0;
         double cg = cpu_time(cpu_g8, word, n) / n * 1e6;
-        double krate = RATE_INV / (launch(2, (uintptr_t)word, 0, 0, RATE_INV / 64) - empty) / 1e6;
+        double krate = (double)RATE_INV * per /
+                       (launch(2, (uintptr_t)word, 0, per, RATE_INV / 64) - empty) / 1e6;
         double crate = RATE_INV / cpu_time(cpu_rate, word, RATE_INV) / 1e6;
         struct uvas_stats s0, s1;
         uvas_stats_get(&s0);
