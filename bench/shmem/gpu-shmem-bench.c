@@ -21,8 +21,9 @@
  *                  putting their slice of 32 MiB from PE 0's device-
  *                  resident copy + quiet / the CPU's shmem_putmem between
  *                  the same buffers (the copy engine) + quiet
- * A kernel's figure is the launch's time less an empty launch's (median
- * of the repetitions each), over the calls it made. Each launch holds
+ * A kernel's figure is the launch's time less that of an empty launch
+ * holding the same memory (medians of the repetitions), over the calls it
+ * made. Each launch holds
  * PE 0's own copies of the targets, so its kernel is lent PE 1's blocks
  * where they are device memory on this GPU (transport/pe/lease.h) and
  * reaches them directly; other calls go through the request ring the
@@ -162,7 +163,7 @@ static void cpu_big(uint64_t *dest, uint32_t n)
 /* host: bulk puts of 256 KiB from host memory (through the proxy, about
  * 0.4 MB/s on the H100: seconds); device: 32 MiB between the two PEs'
  * device-resident copies. */
-static void row(const char *tier, long hints, bool waits, double empty)
+static void row(const char *tier, long hints, bool waits)
 {
     bool dev = hints == SHMEM_MALLOC_DEVICE_HEAP;
     bulk = dev ? d2d : 256u << 10;
@@ -191,6 +192,9 @@ static void row(const char *tier, long hints, bool waits, double empty)
     shmem_barrier_all();
     if (shmem_my_pe() == 0) {
         const uint32_t n = 200;
+        /* An empty launch holding (and lent) what the row's launches hold. */
+        double empty = launch(0, (uintptr_t)word, 0, 0, 1);
+        printf("%-7s an empty launch %.1f us\n", tier, empty * 1e6);
         double kput = (launch(0, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6;
         double cput = cpu_time(cpu_put8, word, n) / n * 1e6;
         double kg = waits ? (launch(1, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6 : 0;
@@ -282,15 +286,12 @@ int main(int argc, char **argv)
     for (size_t b = 0; b < kn; b++)
         ksrc[b] = (uint8_t)(b * 7 + 1);
     held[0] = ksrc;
-    double empty = 0;
-    if (shmem_my_pe() == 0) {
-        empty = launch(0, 0, 0, 0, 1);
-        printf("gpu-shmem-bench: 2 PEs, target at PE 1, median of %d; an empty launch %.1f us%s\n",
-               reps, empty * 1e6, info.fault_waits ? "" : " (kernels cannot wait here: no g row)");
-    }
-    row("host", SHMEM_MALLOC_HOST_HEAP, info.fault_waits, empty);
+    if (shmem_my_pe() == 0)
+        printf("gpu-shmem-bench: 2 PEs, target at PE 1, median of %d%s\n", reps,
+               info.fault_waits ? "" : " (kernels cannot wait here: no g row)");
+    row("host", SHMEM_MALLOC_HOST_HEAP, info.fault_waits);
     if (shmemx_device_present())
-        row("device", SHMEM_MALLOC_DEVICE_HEAP, info.fault_waits, empty);
+        row("device", SHMEM_MALLOC_DEVICE_HEAP, info.fault_waits);
     uvas_kernel_free(k);
     uvas_free(ksrc);
     shmem_finalize();
