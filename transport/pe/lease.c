@@ -179,6 +179,10 @@ static void lease_one(uint32_t slot, size_t bi)
     if (bit(slot, bi) || L.nheld == HELD_MAX)
         return;
     struct uvas_peer *p = &uvas_job.peers[L.pe_of[slot]];
+    /* A look first: most blocks a run is offered are not device memory
+     * there, and a pin is an atomic on the owner's line. */
+    if (!(atomic_load_explicit(&p->gates[bi], RLX) & UVAS_GATE_DIRECT))
+        return;
     uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
     struct uvas_devref ref;
     if (!uvas_gate_is_open(w) || uvas_gate_res(w) != UVAS_RES_DEVICE ||
@@ -199,6 +203,17 @@ static void lease_one(uint32_t slot, size_t bi)
         pthread_cond_signal(&L.cv);
 }
 
+/* A kernel leaves an entry within the few accesses it pinned it for; one
+ * that has not after this long is no more (a lost device). */
+#define PINS_GIVE_UP_NS 5000000000ull
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 /* End lease i (L.mu held): kernels stop taking it, those inside leave,
  * then our pin at the owner goes. spin: kernels may be running. */
 static void end_one(size_t i, bool spin)
@@ -209,10 +224,16 @@ static void end_one(size_t i, bool spin)
     /* valid's store, then the read of pins (the Dekker pair): mfence
      * orders a write-combined store before a later load too. */
     atomic_thread_fence(SEQ);
-    if (spin)
-        while (atomic_load_explicit(&e->pins, RLX))
-            ;
-    else /* no kernel runs: a count a lost device left behind goes */
+    uint64_t t0 = spin ? now_ns() : 0;
+    while (spin && atomic_load_explicit(&e->pins, RLX)) {
+        if (now_ns() - t0 > PINS_GIVE_UP_NS) {
+            uvas_warn("a kernel of this PE has held PE %d's block %u for over %llu s: taken "
+                      "back regardless (was the device lost?)", L.pe_of[h.slot], h.bi,
+                      PINS_GIVE_UP_NS / 1000000000ull);
+            break;
+        }
+    }
+    if (!spin || atomic_load_explicit(&e->pins, RLX)) /* no kernel runs, or none answers */
         atomic_store_explicit(&e->pins, 0, RLX);
     struct uvas_peer *p = &uvas_job.peers[L.pe_of[h.slot]];
     uvas_gate_unpin(&p->pins[h.bi]);
