@@ -101,7 +101,9 @@ static inline bool uvas_blk_held(uint32_t state)
 /* The one way into a transition: state s (not BUSY, not held by a kernel)
  * becomes s | BUSY and the block's gate closes, so peers' direct accesses
  * stop before anything moves. False if the state changed since s was
- * read, or a kernel holds the block. */
+ * read, or a kernel holds the block. (A device access that moves nothing
+ * takes a device-resident block BUSY with its gate open:
+ * migrate/device_access.c.) */
 static inline bool uvas_blk_mark_busy(struct uvas_block *b, uint32_t s)
 {
     if (uvas_blk_held(s))
