@@ -27,7 +27,25 @@ static struct {
     int *fd;                          /* [n] */
     unsigned *live;                   /* indices of made tables, in order */
     _Atomic unsigned nlive;
+    /* Threads reading the tables without the lock (a transition's drain,
+     * the diagnostics): teardown waits for them before it frees. */
+    _Atomic unsigned readers;
 } pins = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* A lock-free reader of the pin tables enters: the tables it then finds
+ * live (nlive) stay until it leaves. Both sides write one word and read
+ * the other's (seq_cst): either the reader sees nlive 0 or teardown sees
+ * the reader. */
+static unsigned readers_enter(void)
+{
+    atomic_fetch_add_explicit(&pins.readers, 1, memory_order_seq_cst);
+    return atomic_load_explicit(&pins.nlive, memory_order_seq_cst);
+}
+
+static void readers_leave(void)
+{
+    atomic_fetch_sub_explicit(&pins.readers, 1, memory_order_release);
+}
 
 static size_t pages(size_t bytes)
 {
@@ -172,7 +190,11 @@ void uvas_gate_pins_teardown(void)
 {
     pthread_mutex_lock(&pins.mu);
     unsigned nl = atomic_load(&pins.nlive);
-    atomic_store(&pins.nlive, 0);
+    atomic_store_explicit(&pins.nlive, 0, memory_order_seq_cst);
+    /* A transition that found them live drains on (a pin covers one
+     * bounded access), then leaves. */
+    while (atomic_load_explicit(&pins.readers, memory_order_seq_cst))
+        sched_yield();
     for (unsigned k = 0; k < nl; k++) {
         unsigned i = pins.live[k];
         uvas_os_shared_table_free((void *)atomic_load(&pins.tab[i]), uvas_gate_pins_bytes(),
@@ -214,7 +236,7 @@ int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **out, int *fd)
 uint64_t uvas_gate_pins_held(size_t bi)
 {
     uint64_t n = 0;
-    unsigned nl = atomic_load(&pins.nlive);
+    unsigned nl = readers_enter();
     for (unsigned k = 0; k < nl; k++) {
         _Atomic uint32_t *tab = atomic_load(&pins.tab[pins.live[k]]);
         n += atomic_load(&tab[bi]);
@@ -222,6 +244,7 @@ uint64_t uvas_gate_pins_held(size_t bi)
         for (uint32_t i = 0, m = slots_used(sl); i < m; i++)
             n += atomic_load(&sl->s[i].block) == (uint64_t)bi + 1;
     }
+    readers_leave();
     return n;
 }
 
@@ -277,11 +300,12 @@ void uvas_gate_close(struct uvas_block *b)
         return;
     size_t bi = (size_t)(b - uvas_g.bt);
     atomic_fetch_or_explicit(&uvas_g.gates[bi], UVAS_GATE_CLOSED, memory_order_seq_cst);
-    unsigned nl = atomic_load_explicit(&pins.nlive, memory_order_seq_cst);
+    unsigned nl = readers_enter();
     for (unsigned k = 0; k < nl; k++) {
         unsigned t = pins.live[k];
         drain(atomic_load_explicit(&pins.tab[t], memory_order_acquire), t, bi);
     }
+    readers_leave();
 }
 
 void uvas_gate_open(struct uvas_block *b, uint32_t s)
