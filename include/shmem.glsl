@@ -188,16 +188,6 @@ void shmem_lease_unpin_(shmem_lease_ e)
     atomicAdd(e.pins, 0xffffffffu);
 }
 
-/* [a, a + n) at pe in one leased block: pinned, as shmem_lease_pin_. */
-bool shmem_lease_span_(uint64_t a, uint64_t n, int pe, out shmem_lease_ e, out uint64_t d)
-{
-    e = shmem_lease_(0ul);
-    d = 0ul;
-    if (((a - UVAS_BASE) >> UVAS_SHIFT) != ((a + max(n, 1ul) - 1ul - UVAS_BASE) >> UVAS_SHIFT))
-        return false;
-    return shmem_lease_pin_(a, pe, e, d);
-}
-
 /* Every function here returns only at its end (they are inlined into
  * loops and divergent branches of the caller's kernel).
  *
