@@ -9,7 +9,9 @@
  */
 #include "transport/pe/owner.h"
 
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "transport/pe/job.h"
 #include "transport/pe/side.h"
@@ -41,13 +43,52 @@ uint64_t uvas_amo_apply(enum uvas_amo_op op, void *t, size_t width, uint64_t v, 
 #undef AMO_CASES
 }
 
+/* A transition (its gate closed) ends in microseconds to milliseconds;
+ * past this the access goes through the range regardless. */
+#define SETTLE_NS 1000000000ull
+
+static uint64_t now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The side of this PE's block for its own access. While a transition has
+ * the block (gate closed) it waits for the gate to open rather than fault
+ * through the range at once: the fault could then wait for the holds a
+ * kernel of ours took meanwhile, for as long as the kernel runs, and this
+ * thread may be the progress thread, inside UCX, which the kernel's
+ * launcher needs to serve the kernel's requests (a deadlock seen on 4 PEs
+ * on lavapipe). A held device-resident block's gate is open: its side is
+ * the copy engine's. SLOW: through the range (an untouched block written,
+ * a block mapped for the CPU, a transition that outlasted SETTLE_NS). */
+static void own_side(const char *addr, bool write, struct uvas_side *d)
+{
+    size_t bi = uvas_block_index(addr);
+    uint64_t t0 = 0;
+    for (unsigned i = 0;; i++) {
+        uvas_side_own(addr, write, d);
+        if (d->kind != UVAS_SIDE_SLOW || !uvas_g.gates || !uvas_in_range(addr) ||
+            uvas_gate_is_open(atomic_load_explicit(&uvas_g.gates[bi], memory_order_acquire)))
+            return;
+        if (i < 64)
+            continue;
+        if (!t0)
+            t0 = now_ns();
+        else if (now_ns() - t0 > SETTLE_NS)
+            return;
+        sched_yield();
+    }
+}
+
 /* One piece within a block: where the block is held open, by the sides
  * dispatch uses (side.h); otherwise through the range, where the fault
  * path and the policy place or move the block. */
 static int write_piece(char *addr, const void *src, size_t n)
 {
     struct uvas_side d, s = {.kind = UVAS_SIDE_HOST, .ptr = (char *)src};
-    uvas_side_own(addr, true, &d);
+    own_side(addr, true, &d);
     if (d.kind != UVAS_SIDE_SLOW) {
         int path;
         int rc = uvas_side_transfer(&d, &s, n, &path);
@@ -61,7 +102,7 @@ static int write_piece(char *addr, const void *src, size_t n)
 static int read_piece(void *dst, const char *addr, size_t n)
 {
     struct uvas_side s, d = {.kind = UVAS_SIDE_HOST, .ptr = dst};
-    uvas_side_own(addr, false, &s);
+    own_side(addr, false, &s);
     if (s.kind != UVAS_SIDE_SLOW) {
         int path;
         int rc = uvas_side_transfer(&d, &s, n, &path);
