@@ -170,7 +170,7 @@ int uvas_owner_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t ope
      * block comes back to (or is mapped for) the CPU, which is where
      * atomics of every path meet. */
     struct uvas_side t;
-    uvas_side_own(target, true, &t);
+    own_side(target, true, &t);
     uint64_t old;
     if (t.kind == UVAS_SIDE_HOST) {
         old = uvas_amo_apply(op, t.ptr, width, operand, compare);
