@@ -110,6 +110,10 @@ _Noreturn void tu_fail_at(const char *file, int line, const char *cond, const ch
 void tu_clear_env(void);
 
 void tu_setenv(const char *name, const char *value);
+/* Under ThreadSanitizer, a fixed range base in its application region
+ * (UVAS_BASE): PEs need one base, and kernels compiled for one base are
+ * found in Mesa's shader cache by the next run (test-gpu-shmem-rma.c). */
+void tu_tsan_base(void);
 
 /* Seconds on the monotonic clock, for loops bounded by time. */
 double tu_now_s(void);

@@ -46,6 +46,13 @@ _Noreturn void tu_fail_at(const char *file, int line, const char *cond, const ch
 }
 
 /* Remove every UVAS_* variable so a test starts from the defaults. */
+void tu_tsan_base(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    tu_setenv("UVAS_BASE", "0x7e8000000000");
+#endif
+}
+
 void tu_clear_env(void)
 {
     extern char **environ;

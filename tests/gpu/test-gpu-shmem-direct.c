@@ -83,11 +83,7 @@ int main(void)
 {
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
-#if defined(__SANITIZE_THREAD__)
-    /* A ThreadSanitizer build lets the kernel choose the range's base:
-     * PEs need the same one (test-gpu-shmem-rma.c says why this one). */
-    tu_setenv("UVAS_BASE", "0x7e8000000000");
-#endif
+    tu_tsan_base(); /* a TSan build lets the kernel choose it: PEs need one */
     shmem_init();
     me = shmem_my_pe();
     np = shmem_n_pes();

@@ -148,7 +148,6 @@ int main(void)
 {
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
-#if defined(__SANITIZE_THREAD__)
     /* The range's base is a specialization constant of every kernel
      * (include/uvas.glsl), and under ThreadSanitizer the kernel picks it
      * (uvas/config.h) anew for each uvas_init: the shader was compiled
@@ -156,8 +155,7 @@ int main(void)
      * dispatch, minutes under TSan) and never found in Mesa's shader
      * cache. A fixed base in TSan's high application region makes the
      * second compile, and later runs', a cache hit. */
-    tu_setenv("UVAS_BASE", "0x7e8000000000");
-#endif
+    tu_tsan_base();
 
     /* A program that is no PE: requests are refused. */
     CHECK_OK(uvas_init(NULL));
