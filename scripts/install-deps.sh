@@ -1,11 +1,12 @@
 #!/bin/sh
 # Install what a fresh Debian 12 machine lacks to build and test uvas.
-# Idempotent and quiet when everything is already there.
+# Idempotent and quiet when everything is already there. gdb is for the
+# tests' watchdog (tests/helpers.c): a hung test prints its threads' stacks.
 set -eu
 
 PKGS="meson ninja-build pkg-config gcc libc6-dev python3 libvulkan-dev
 mesa-vulkan-drivers vulkan-tools libucx-dev libhwloc-dev libpmix-dev openmpi-bin
-libopenmpi-dev gnuplot-nox clang-14 libclang-rt-14-dev glslc glslang-tools"
+libopenmpi-dev gnuplot-nox clang-14 libclang-rt-14-dev glslc glslang-tools gdb"
 
 missing=""
 for p in $PKGS; do

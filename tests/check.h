@@ -121,6 +121,14 @@ double tu_now_s(void);
 /* Bound the whole program: SIGALRM's default action kills it (a failure). */
 void tu_deadline(unsigned seconds);
 
+/* Fail the test if it is not over in `seconds` (a thread, not SIGALRM),
+ * reporting the place tu_where last named and every thread's stack. Under
+ * meson's timeout, so that a hang in CI says where it was; TU_WATCHDOG_S
+ * in the environment overrides `seconds`. */
+void tu_watchdog(unsigned seconds);
+/* Name the phase a test is in, for the watchdog's report (a literal). */
+void tu_where(const char *what);
+
 /* ---- the range ------------------------------------------------------------ */
 
 struct uvas_range_desc tu_range(void);

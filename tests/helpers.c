@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -98,6 +99,75 @@ void tu_deadline(unsigned seconds)
 {
     signal(SIGALRM, SIG_DFL);
     alarm(seconds);
+}
+
+static const char *_Atomic tu_where_now = "the start";
+
+void tu_where(const char *what)
+{
+    atomic_store_explicit(&tu_where_now, what, memory_order_release);
+}
+
+/* Every thread's stack, from gdb where it is installed: a hang in CI is
+ * otherwise a bare TIMEOUT. Bounded: attaching can itself hang. */
+static void dump_stacks(void)
+{
+    char pid[24];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama, where present */
+    pid_t g = fork();
+    if (g == 0) {
+        dup2(2, 1); /* the report goes to stderr */
+        execlp("gdb", "gdb", "-nx", "-batch", "-p", pid, "-ex", "thread apply all bt 40",
+               (char *)NULL);
+        fprintf(stderr, "(no gdb here for the threads' stacks)\n");
+        _exit(127);
+    }
+    if (g < 0)
+        return;
+    for (int i = 0; i < 600; i++) {
+        if (waitpid(g, NULL, WNOHANG) == g)
+            return;
+        usleep(50000);
+    }
+    kill(g, SIGKILL);
+    waitpid(g, NULL, 0);
+    fprintf(stderr, "(gdb did not finish in 30 s)\n");
+}
+
+static unsigned tu_watch_seconds;
+static void *watchdog(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, NULL); /* the tests' signals are not for us */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t)tu_watch_seconds;
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+    const char *pe = getenv("OMPI_COMM_WORLD_RANK");
+    fprintf(stderr, "FAIL: the test hung for %u s (watchdog)%s%s, in %s; its threads:\n",
+            tu_watch_seconds, pe ? " on PE " : "", pe ? pe : "",
+            atomic_load_explicit(&tu_where_now, memory_order_acquire));
+    fflush(stderr);
+    dump_stacks();
+    /* Other PEs' watchdogs fire at about the same time: give their reports
+     * time to be written before this exit makes mpirun end them. */
+    if (pe)
+        sleep(15);
+    tu_exit(TU_EXIT_FAIL);
+    return NULL;
+}
+
+void tu_watchdog(unsigned seconds)
+{
+    const char *e = getenv("TU_WATCHDOG_S"); /* a test's meson timeout may differ */
+    tu_watch_seconds = e && atoi(e) > 0 ? (unsigned)atoi(e) : seconds;
+    pthread_t th;
+    pthread_create(&th, NULL, watchdog, NULL);
+    pthread_detach(th);
 }
 
 struct uvas_range_desc tu_range(void)
@@ -489,31 +559,9 @@ int pe_try_access(volatile unsigned char *p, int write, unsigned char *val)
     return pe_sig;
 }
 
-static unsigned pe_watch_seconds;
-static void *pe_watchdog(void *arg)
-{
-    (void)arg;
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, NULL); /* the tests' signals are not for us */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += (time_t)pe_watch_seconds;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-    fprintf(stderr, "FAIL: the test hung for %u s (watchdog)\n", pe_watch_seconds);
-    tu_exit(TU_EXIT_FAIL);
-    return NULL;
-}
-
-/* Fail the test if it is not over in `seconds` (a thread, not SIGALRM,
- * which tests of signals use). */
 void pe_deadline(unsigned seconds)
 {
-    pe_watch_seconds = seconds;
-    pthread_t th;
-    pthread_create(&th, NULL, pe_watchdog, NULL);
-    pthread_detach(th);
+    tu_watchdog(seconds);
 }
 
 /* Is all of [p, p+len) mapped read-write from the host tier's memfd? Not

@@ -46,6 +46,9 @@ static uint32_t pattern(int pe, uint32_t i)
 
 static void launch(uint32_t phase, unsigned flags)
 {
+    static const char *const where[] = {"phase 0's launch", "phase 1's launch",
+                                        "phase 2's launch", "phase 3's launch"};
+    tu_where(where[phase]);
     A.phase = phase;
     int rc = uvas_kernel_launch(k, (uint32_t[3]){N / 64, 1, 1}, &A, sizeof A, flags);
     CHECK(rc == UVAS_OK, "PE %d, phase %u: %s", me, phase, uvas_last_error());
@@ -81,6 +84,7 @@ static void to_device(void *p, size_t n)
 
 int main(void)
 {
+    tu_watchdog(260); /* under meson's 300 s, with time for the report */
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
     tu_tsan_base(); /* a TSan build lets the kernel choose it: PEs need one */

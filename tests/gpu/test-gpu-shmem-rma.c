@@ -78,10 +78,27 @@ static uint8_t srcpat(int pe, size_t b)
     return (uint8_t)(b * 7 + (size_t)pe * 13);
 }
 
+/* For the watchdog's report: in a phase's launch, or after it (its
+ * barriers and checks, the next phase's set-up). */
+static const char *const where[15][2] = {
+    [0] = {"phase 0's launch (p)", "after phase 0"},
+    [1] = {"phase 1's launch (putmem)", "after phase 1"},
+    [2] = {"phase 2's launch (atomics beside CPUs')", "after phase 2"},
+    [3] = {"phase 3's launch (put with signal)", "after phase 3"},
+    [4] = {"phase 4's launch (the ring)", "after phase 4"},
+    [5] = {"phase 5's launch (held memory)", "after phase 5"},
+    [6] = {"phase 6's launch (a bad request)", "after phase 6"},
+    [7] = {"a launch of the race", "in the race, between launches"},
+    [10] = {"phase 10's launch (g)", "after phase 10"},
+    [11] = {"phase 11's launch (getmem)", "after phase 11"},
+    [12] = {"phase 12's launch (fetching atomics)", "after phase 12"},
+    [13] = {"phase 13's launch (signal wait)", "after phase 13"},
+    [14] = {"phase 14's launch (a host word set late)", "after phase 14"},
+};
+
 static int launch(uint32_t phase, uint32_t groups)
 {
-    if (getenv("SHMEM_RMA_TRACE")) /* which phase a hang is in */
-        fprintf(stderr, "PE %d: phase %u, %u groups\n", me, phase, groups);
+    tu_where(where[phase][0]);
     A.phase = phase;
     uvas_gpu_hold_t *h = NULL;
     if (local[0])
@@ -89,6 +106,7 @@ static int launch(uint32_t phase, uint32_t groups)
     int rc = uvas_kernel_launch(k, (uint32_t[3]){groups, 1, 1}, &A, sizeof A, UVAS_KERNEL_NO_SCAN);
     if (h)
         uvas_gpu_release(h);
+    tu_where(where[phase][1]);
     return rc;
 }
 
@@ -146,6 +164,7 @@ static void expect_refused(int rc, int status, const char *what, const char *say
 
 int main(void)
 {
+    tu_watchdog(150); /* under meson's 180 s, with time for the report */
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
     /* The range's base is a specialization constant of every kernel
@@ -167,6 +186,7 @@ int main(void)
     uvas_kernel_free(k);
     CHECK_OK(uvas_finalize());
 
+    tu_where("shmem_init");
     shmem_init();
     me = shmem_my_pe();
     np = shmem_n_pes();
@@ -413,6 +433,7 @@ int main(void)
     for (uint32_t i = 0; i < N; i++)
         CHECK_EQ(box[i], pattern(left, i), "after the refusals: box[i]");
 
+    tu_where("the end (frees, shmem_finalize)");
     uvas_kernel_free(k);
     uvas_free(src);
     uvas_free(out);
