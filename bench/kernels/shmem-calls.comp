@@ -46,5 +46,10 @@ void main()
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
         shmem_putmem_work_group(args.dest + o, args.src + o, slice, args.pe);
         shmem_quiet_work_group();
+    } else if (args.mode == 5u) { /* reference: the slices copied by uvas.glsl's loads and stores */
+        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
+        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
+        for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
+            uvas_store_uvec4(args.dest + o + b, uvas_load_uvec4(args.src + o + b));
     }
 }

@@ -20,7 +20,10 @@
  *   put32M GB/s    device tier, device to device: 256 work-groups each
  *                  putting their slice of 32 MiB from PE 0's device-
  *                  resident copy + quiet / the CPU's shmem_putmem between
- *                  the same buffers (the copy engine) + quiet
+ *                  the same buffers (the copy engine) + quiet; then the
+ *                  same from 2048 work-groups, and 2048 copying half of
+ *                  PE 0's own copy onto its other half with uvas.glsl's
+ *                  loads and stores (no OpenSHMEM call, no lease)
  * A kernel's figure is the launch's time less that of an empty launch
  * holding the same memory (medians of the repetitions), over the calls it
  * made. Each launch holds
@@ -214,6 +217,18 @@ static void row(const char *tier, long hints, bool waits)
         double gpu_s = (double)(s1.kernel_gpu_ns - s0.kernel_gpu_ns) * 1e-9 / reps;
         double kbw_dev = gpu_s > 0 ? (double)bulk / gpu_s / 1e9 : 0;
         double cbw = (double)bulk / cpu_time(cpu_big, (uint64_t *)big, 0) / 1e9;
+        /* Where a bulk put's time goes on the device: the same put from
+         * 8x the work-groups (the GPU's parallelism), and a copy within
+         * PE 0's own device memory (no lease, no import: translated
+         * loads and stores on both sides). */
+        double kbw_wide = 0, kbw_self = 0; /* (the copy leaves big as it was: its
+                                            * pattern repeats every 256 bytes) */
+        if (dev) {
+            kbw_wide = (double)bulk / (launch_from(4, (uintptr_t)big, ksrc_row, bulk, 0, 2048) -
+                                       empty) / 1e9;
+            kbw_self = (double)(bulk / 2) / (launch_from(5, (uintptr_t)big + bulk / 2, big,
+                                                         bulk / 2, 0, 2048) - empty) / 1e9;
+        }
         char mb[24];
         snprintf(mb, sizeof mb, "%zuK", bulk >> 10);
         printf("%-7s put8+quiet us  kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
@@ -226,6 +241,12 @@ static void row(const char *tier, long hints, bool waits)
         printf("%-7s put%-6s GB/s kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f  (%s; %.2f "
                "GB/s by the device's clock)\n", tier, mb, kbw, cbw, kbw / cbw,
                served ? "through the host" : "direct", kbw_dev);
+        if (dev) {
+            printf("%-7s put%-6s GB/s 2048 work-groups %.3f; PE 0's own copy (%zuK) %.3f\n",
+                   tier, mb, kbw_wide, bulk >> 11, kbw_self);
+            printf("metric gpu_shmem.%s.kernel_put%sb_2048wg_gbs %.4f\nmetric gpu_shmem.%s."
+                   "kernel_self_copy_gbs %.4f\n", tier, mb, kbw_wide, tier, kbw_self);
+        }
         printf("metric gpu_shmem.%s.kernel_put8_us %.3f\nmetric gpu_shmem.%s.cpu_put8_us %.3f\n",
                tier, kput, tier, cput);
         if (waits)
