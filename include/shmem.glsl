@@ -111,7 +111,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) coherent volatile b
 layout(buffer_reference, std430, buffer_reference_align = 8) coherent volatile buffer shmem_vu64_ { uint64_t v; };
 layout(buffer_reference, std430, buffer_reference_align = 16) coherent volatile buffer shmem_vuvec4_ { uvec4 v; };
 /* Leases (transport/pe/lease.h mirrors them): another PE's block of
- * device memory on this GPU, lent to this launch by its host. The table:
+ * device memory on this GPU, or (for stores) of its host memory, lent to
+ * this launch by its host. The table:
  * a header, the row of each PE (-1: through the host), and per row an
  * entry per block; a kernel pins an entry, reads valid, and goes to the
  * block's device address if it was set (the host clears valid, then waits
@@ -152,10 +153,23 @@ shmem_ring_ shmem_ring_hdr_()
 bool shmem_posted_ = false;
 bool shmem_host_stores_ = false;
 
-/* A lease on pe's block holding uvas address a, pinned: true with e and
- * the device address d of a; false, nothing pinned, where there is none
- * (the call goes through the host). */
-bool shmem_lease_pin_(uint64_t a, int pe, out shmem_lease_ e, out uint64_t d)
+/* A lease's valid word (transport/pe/lease.c): 1, the block is device
+ * memory of pe's (every access); 2, its host memory, for stores only: a
+ * GPU's atomics on host memory are not atomic with the CPU's over PCIe,
+ * and a running kernel may keep host memory it read in its caches, so
+ * atomics and reads there go to the owner's CPU through the ring. */
+#define SHMEM_LEASE_DEVICE_ 1u
+#define SHMEM_LEASE_HOST_ 2u
+
+/* The last lease pinned was of host memory: a store through it is one of
+ * this invocation's host stores (quiet asks the host). */
+bool shmem_lease_host_ = false;
+
+/* A lease on pe's block holding uvas address a, pinned (one of host
+ * memory only for a store): true with e and the device address d of a;
+ * false, nothing pinned, where there is none (the call goes through the
+ * host). */
+bool shmem_lease_take_(uint64_t a, int pe, bool store, out shmem_lease_ e, out uint64_t d)
 {
     uint64_t t = uvas_xlat.peers;
     e = shmem_lease_(0ul);
@@ -168,17 +182,26 @@ bool shmem_lease_pin_(uint64_t a, int pe, out shmem_lease_ e, out uint64_t d)
     if (r < 0)
         return false;
     e = shmem_lease_(h.entries + 16ul * (uint64_t(r) * uint64_t(UVAS_NBLOCKS) + bi));
-    if (e.valid == 0u) /* a look before the pin: most misses cost no atomic */
+    uint v = e.valid;
+    if (v == 0u || (!store && v != SHMEM_LEASE_DEVICE_)) /* a look before the pin: most misses cost no atomic */
         return false;
     atomicAdd(e.pins, 1u);
     memoryBarrier(); /* the pin before the read of valid (the host: valid, then pins) */
-    if (e.valid == 0u) {
+    v = e.valid;
+    if (v == 0u || (!store && v != SHMEM_LEASE_DEVICE_)) {
         atomicAdd(e.pins, 0xffffffffu);
         return false;
     }
     memoryBarrier(); /* delta after valid (the host writes it before) */
     d = a + e.delta;
+    shmem_lease_host_ = v == SHMEM_LEASE_HOST_;
     return true;
+}
+
+/* For a load or an atomic: device memory only. */
+bool shmem_lease_pin_(uint64_t a, int pe, out shmem_lease_ e, out uint64_t d)
+{
+    return shmem_lease_take_(a, pe, false, e, d);
 }
 
 /* The access is done (visible on the device), then the pin goes. */
@@ -512,8 +535,9 @@ void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
     for (uint64_t o = 0ul; o < nbytes;) {
         uint64_t k = shmem_in_block_(dest + o, nbytes - o), d;
         shmem_lease_ e;
-        if (shmem_lease_pin_(dest + o, pe, e, d)) {
+        if (shmem_lease_take_(dest + o, pe, true, e, d)) {
             shmem_copy_out_(d, src + o, k);
+            shmem_host_stores_ = shmem_host_stores_ || shmem_lease_host_;
             shmem_lease_unpin_(e);
         } else {
             for (uint64_t c = 0ul; c < k; c += uint64_t(SHMEM_RING_PAYLOAD_))
@@ -678,11 +702,12 @@ void shmem_p_(uint64_t dest, uint64_t value, uint width, int pe)
         else
             uvas_ref_u64(d).v = value;
         shmem_host_stores_ = shmem_host_stores_ || host;
-    } else if (pe != shmem_my_pe() && shmem_lease_pin_(dest, pe, e, d)) {
+    } else if (pe != shmem_my_pe() && shmem_lease_take_(dest, pe, true, e, d)) {
         if (width == 4u)
             uvas_ref_u32(d).v = uint(value);
         else
             uvas_ref_u64(d).v = value;
+        shmem_host_stores_ = shmem_host_stores_ || shmem_lease_host_;
         shmem_lease_unpin_(e);
     } else {
         shmem_request_(SHMEM_RING_PUT_, pe, width, dest, 0ul, 0ul, 0ul, 0u, value, false, false,
@@ -819,7 +844,7 @@ uint64_t shmem_signal_wait_until(uint64_t sig_addr, int cmp, uint64_t value) { r
  * kernels can wait only (GPUs): lavapipe did not order these through
  * barrier() in a library function. */
 shared uint shmem_wg_posted_;
-shared uint shmem_wg_lease_[2], shmem_wg_d_[2];
+shared uint shmem_wg_lease_[2], shmem_wg_d_[2], shmem_wg_host_;
 
 /* One block's piece of a work-group transfer between this PE's uvas
  * address `here` and device address d (a leased block of another PE):
@@ -875,16 +900,19 @@ void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbyt
             if (me == 0u) {
                 shmem_lease_ e;
                 bool ok = shmem_wg_posted_ == 0u &&
-                          shmem_lease_pin_((put ? dest : src) + p, pe, e, d);
+                          shmem_lease_take_((put ? dest : src) + p, pe, put, e, d);
                 uint64_t l = ok ? uint64_t(e) : 0ul;
                 shmem_wg_lease_[0] = uint(l);
                 shmem_wg_lease_[1] = uint(l >> 32);
                 shmem_wg_d_[0] = uint(d);
                 shmem_wg_d_[1] = uint(d >> 32);
+                shmem_wg_host_ = ok && shmem_lease_host_ ? 1u : 0u;
             }
             barrier();
             lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
             d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+            if (put && shmem_wg_host_ != 0u)
+                shmem_host_stores_ = true; /* each invocation's units there */
         }
         if (lease != 0ul) {
             shmem_wg_copy_(put, (put ? src : dest) + p, d, k, me, n);

@@ -3,7 +3,8 @@
 #include "shmem.glsl"
 
 /* test-gpu-shmem-direct's kernel: calls to the right neighbour's (and PE
- * 0's) device-resident symmetric memory, which the launch was lent. */
+ * 0's) symmetric memory, which the launch was lent: device memory, and
+ * (phase 4) host memory. */
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Args {
     uint64_t box;     /* symmetric: the left neighbour's puts land here (n words) */
@@ -39,6 +40,11 @@ void main()
     } else if (args.phase == 2u) { /* every PE's invocations add to PE 0's counter */
         if (i < args.n)
             shmem_uint64_atomic_add(args.counter, 1ul, 0);
+    } else if (args.phase == 4u) { /* host memory of the right's: p (direct), atomic (its CPU's) */
+        if (i < args.n) {
+            shmem_uint32_p(args.box + 4ul * i, pattern(me, i), right);
+            shmem_uint64_atomic_add(args.counter, 1ul, right);
+        }
     } else if (args.phase == 3u) { /* rounds of puts while the target migrates */
         for (uint r = 0u; r < args.rounds && i < args.n; r++) {
             shmem_uint32_p(args.box + 4ul * i, pattern(me, r * args.n + i), right);

@@ -18,7 +18,15 @@
  *      round's values, every one (the owner's transitions took the leases
  *      back, or the puts went through the host). The first round goes
  *      through the host, which lends the blocks for the next (where a
- *      kernel cannot wait, one round: all through the host).
+ *      kernel cannot wait, one round: all through the host);
+ *   4  p into the right's host-resident buffer, and an atomic add to its
+ *      host-resident counter, one PE after another: the puts directly
+ *      (the launch was lent the host blocks for stores:
+ *      UVAS_LEASE_HOST_AFTER=0 here), the atomics through the host (one
+ *      request each: the owner's CPU makes every atomic on a host-resident
+ *      word), both arrived whole.
+ * Phases 0-3 lend host-resident blocks up front too (phase 3's target is
+ * on the host half the time).
  */
 #include <pthread.h>
 #include <shmem.h>
@@ -47,7 +55,8 @@ static uint32_t pattern(int pe, uint32_t i)
 static void launch(uint32_t phase, unsigned flags)
 {
     static const char *const where[] = {"phase 0's launch", "phase 1's launch",
-                                        "phase 2's launch", "phase 3's launch"};
+                                        "phase 2's launch", "phase 3's launch",
+                                        "phase 4's launch"};
     tu_where(where[phase]);
     A.phase = phase;
     int rc = uvas_kernel_launch(k, (uint32_t[3]){N / 64, 1, 1}, &A, sizeof A, flags);
@@ -87,6 +96,7 @@ int main(void)
     tu_watchdog(260); /* under meson's 300 s, with time for the report */
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
+    tu_setenv("UVAS_LEASE_HOST_AFTER", "0"); /* host blocks lent up front: phase 4 */
     tu_tsan_base(); /* a TSan build lets the kernel choose it: PEs need one */
     shmem_init();
     me = shmem_my_pe();
@@ -194,6 +204,41 @@ int main(void)
            (unsigned long long)(r1.kernel_peer_leases - r0.kernel_peer_leases),
            (unsigned long long)(r1.kernel_peer_revokes - r0.kernel_peer_revokes));
 
+    /* 4: the right's host memory: stores directly, atomics by its CPU */
+    uint32_t *hbox = shmem_malloc_with_hints(N * 4, SHMEM_MALLOC_HOST_HEAP);
+    uint64_t *hctr = shmem_malloc_with_hints(64, SHMEM_MALLOC_HOST_HEAP);
+    CHECK(hbox && hctr, "host-heap allocations: %s", uvas_last_error());
+    memset(hbox, 0, N * 4);
+    *hctr = 0;
+    shmem_barrier_all();
+    A.box = (uintptr_t)hbox;
+    A.counter = (uintptr_t)hctr;
+    /* One PE at a time: a launch holds its own copies (scanned), which
+     * would close their gates under a neighbour's lease meanwhile. */
+    struct uvas_stats h0 = {0}, h1 = {0};
+    for (int r = 0; r < np; r++) {
+        if (r == me) {
+            h0 = tu_stats();
+            launch(4, 0); /* it is lent the right's copies of what it holds */
+            h1 = tu_stats();
+        }
+        shmem_barrier_all();
+    }
+    for (uint32_t i = 0; i < N; i++)
+        CHECK(hbox[i] == pattern(left, i), "PE %d: host-resident hbox[%u] = %u after the left's "
+              "puts, expected %u", me, i, hbox[i], pattern(left, i));
+    CHECK(*hctr == N, "PE %d: the host-resident counter is %llu, expected %u (the left's kernel's "
+          "adds)", me, (unsigned long long)*hctr, N);
+    CHECK(h1.kernel_peer_leases > h0.kernel_peer_leases, "PE %d: the launch was lent none of PE "
+          "%d's host blocks", me, right);
+    CHECK(h1.kernel_requests - h0.kernel_requests == N, "PE %d: %llu of the kernel's calls went "
+          "through the host, expected the %u atomics alone (its puts go directly)", me,
+          (unsigned long long)(h1.kernel_requests - h0.kernel_requests), N);
+    printf("PE %d: phase 4, host memory: %u puts directly, %u atomics through the host\n", me,
+           N, N);
+    shmem_free(hctr);
+    shmem_free(hbox);
+
     shmem_barrier_all();
     shmem_free(box);
     shmem_free(gsrc);
@@ -202,6 +247,7 @@ int main(void)
     uvas_kernel_free(k);
     shmem_finalize();
     printf("test-gpu-shmem-direct: %d PEs: puts, gets, atomics beside CPUs', puts racing "
-           "migrations, on device memory lent to kernels: ok\n", np);
+           "migrations, on device memory lent to kernels; puts into host memory lent to them: "
+           "ok\n", np);
     return 0;
 }

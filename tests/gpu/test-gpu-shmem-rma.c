@@ -295,6 +295,7 @@ int main(void)
     memset(box, 0, BOX * 4);
     shmem_barrier_all();
     race_stop = 0;
+    double race_t0 = tu_now_s();
     CHECK(pthread_create(&t, NULL, migrator, box) == 0, "pthread_create");
     for (int r = 0; r < ROUNDS; r++) {
         A.peer = r;
@@ -305,6 +306,7 @@ int main(void)
     __atomic_store_n(&race_stop, 1, __ATOMIC_RELEASE);
     void *moves;
     pthread_join(t, &moves);
+    double race_s = tu_now_s() - race_t0;
     for (uint32_t j = 0; j < ROUNDS * N; j++)
         CHECK_EQ(box[j], pattern(left, j), "race: a put into a box that migrated meanwhile");
 
@@ -447,8 +449,8 @@ int main(void)
     if (me == 0)
         printf("test-gpu-shmem-rma: %d PE%s: puts, work-group puts, atomics beside "
                "CPUs', put with signal, %u requests through the ring, puts racing %lu "
-               "migrations, refusals named; %s\n", np, np == 1 ? "" : "s",
-               4 * ring_inv, (unsigned long)(uintptr_t)moves,
+               "migrations (%.1f s), refusals named; %s\n", np, np == 1 ? "" : "s",
+               4 * ring_inv, (unsigned long)(uintptr_t)moves, race_s,
                waits ? "gets, fetching atomics and waits in kernels"
                      : "calls that wait refused (this device bounds shader loops)");
     return 0;

@@ -101,7 +101,8 @@ fi
 # message naming the variable (before: accepted silently, or refused only
 # at the first allocation).
 cases=5
-for bad in SHMEM_SYMMETRIC_SIZE=0 UVAS_SHMEM_ERRORS=junk SHMEM_SYMMETRIC_HEAP_DEFAULT=gpu; do
+for bad in SHMEM_SYMMETRIC_SIZE=0 UVAS_SHMEM_ERRORS=junk SHMEM_SYMMETRIC_HEAP_DEFAULT=gpu \
+    UVAS_LEASE_HOST_AFTER=junk; do
     cases=$((cases + 1))
     var=${bad%%=*}
     name=env-$var out=$tmp/$name.out err=$tmp/$name.err

@@ -107,6 +107,9 @@ struct uvas_job {
     size_t ucx_rma_min;            /* smallest transfer over ucp RMA */
     bool seg_cma;                  /* peers' globals by cross-memory attach (UVAS_SEG_CMA) */
     size_t seg_cma_put_min;        /* smallest put that goes so (UVAS_SEG_CMA_PUT_MIN) */
+    size_t lease_host_after;       /* requests served at a peer's host-resident block in a
+                                    * run before kernels get it for their stores
+                                    * (UVAS_LEASE_HOST_AFTER; 0: up front too; SIZE_MAX: never) */
     _Atomic uint64_t am_served;
 };
 

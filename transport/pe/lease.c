@@ -4,9 +4,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <time.h>
 
 #include "gpu/buffer.h"
+#include "migrate/import.h"
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
 #include "uvas/atomics.h"
@@ -16,11 +18,18 @@
 
 /* An entry of the table, as include/shmem.glsl reads it. */
 struct lease_entry {
-    _Atomic uint32_t valid; /* 1: delta is the block's, kernels may go */
+    _Atomic uint32_t valid; /* delta is the block's, kernels may go: VALID_* */
     _Atomic uint32_t pins;  /* kernels' accesses in flight */
     _Atomic uint64_t delta; /* written while valid is 0 */
 };
 _Static_assert(sizeof(struct lease_entry) == 16, "shmem.glsl's shmem_lease_ is 16 bytes");
+
+/* valid: device memory (every access), or host memory (stores only: a
+ * GPU's atomics on host memory are not atomic with the CPU's over PCIe,
+ * and a running kernel may keep host memory it read in its caches, so
+ * atomics and reads there go to the owner's CPU through the ring). */
+#define VALID_DEVICE 1u
+#define VALID_HOST 2u
 
 #define HEADER 32
 /* A table larger than this is not made: kernels go through the host. */
@@ -32,6 +41,20 @@ _Static_assert(sizeof(struct lease_entry) == 16, "shmem.glsl's shmem_lease_ is 1
 /* How often the revoker looks at the owners' want words while leases are
  * held: the longest an owner's transition waits for us. */
 #define POLL_NS 100000
+/* Host-resident blocks leased in a run: each is an import of the peer's
+ * pages (pinned by the driver), made when the proxy served a request
+ * there and released when the run ends. Blocks larger than HOST_BLOCK_MAX
+ * are not worth an import per run. */
+#define HOST_MAX 256
+#define HOST_BLOCK_MAX ((size_t)64 << 20)
+/* Requests served this run per peer block, in a table of this many
+ * entries (direct-mapped: a collision only restarts a count). */
+#define SEEN 1024
+
+struct seen {
+    uint64_t key; /* slot and block, + 1; with the run's number */
+    uint32_t run, n;
+};
 
 struct held {
     uint32_t slot;
@@ -55,6 +78,12 @@ static struct {
     uint8_t *leased;       /* a bit per row and block: the host's copy of valid */
     struct held *held;
     size_t nheld;
+    struct held *ending;   /* the revoker's: leases it is ending, out of held */
+    struct uvas_import *imports; /* this run's imports of peers' host blocks */
+    size_t nimports;
+    struct seen *seen;     /* requests served per block this run */
+    uint32_t run;          /* this run's number (seen entries of others are stale) */
+    bool host_failed;      /* an import failed: host blocks are not lent any more */
     bool in_run;           /* leases may be taken (a run of kernels may use them) */
     size_t upfront;        /* taken up front this run */
     pthread_t revoker;
@@ -146,8 +175,11 @@ static bool make_table(void)
     }
     L.leased = calloc((rows + 7) / 8, 1);
     L.held = malloc(HELD_MAX * sizeof *L.held);
+    L.ending = malloc(HELD_MAX * sizeof *L.ending);
+    L.imports = calloc(HOST_MAX, sizeof *L.imports);
+    L.seen = calloc(SEEN, sizeof *L.seen);
     void *m = NULL;
-    if (!L.leased || !L.held ||
+    if (!L.leased || !L.held || !L.ending || !L.imports || !L.seen ||
         uvas_gpu_buffer_make(L.d, bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                              &L.buf, &L.mem, "kernels' leases") != UVAS_OK ||
         vkMapMemory(L.d->dev, L.mem, 0, VK_WHOLE_SIZE, 0, &m) != VK_SUCCESS) {
@@ -172,30 +204,60 @@ static bool make_table(void)
     return true;
 }
 
+/* The device address of peer p's host-resident block bi for this run: an
+ * import of its pages in our window onto its host tier; 0 where there is
+ * none (L.mu held). */
+static uint64_t import_host(struct uvas_peer *p, size_t bi)
+{
+    if (!p->win || uvas_g.block_size > HOST_BLOCK_MAX || L.nimports == HOST_MAX ||
+        L.host_failed)
+        return 0;
+    struct uvas_import *im = &L.imports[L.nimports];
+    char *at = p->win + ((const char *)uvas_block_addr(bi) - uvas_g.base);
+    int rc = uvas_import_host(L.d, at, uvas_g.block_size, im);
+    if (rc != UVAS_OK || !im->addr) {
+        /* Said once, and not tried again: every later request would pay
+         * for the attempt. The launch goes on through the host. */
+        uvas_warn("kernels' stores into other PEs' host memory go through the host: %s",
+                  rc != UVAS_OK ? uvas_last_error() : "the import has no device address");
+        uvas_clear_error(); /* the launch itself did not fail */
+        uvas_import_release(L.d, im);
+        L.host_failed = true;
+        return 0;
+    }
+    L.nimports++;
+    return im->addr;
+}
+
 /* Lease block bi of the peer in row slot, if it is device memory we can
- * reach (L.mu held). */
-static void lease_one(uint32_t slot, size_t bi)
+ * reach, or (host: a request was served there) host memory (L.mu held). */
+static void lease_one(uint32_t slot, size_t bi, bool host)
 {
     if (bit(slot, bi) || L.nheld == HELD_MAX)
         return;
     struct uvas_peer *p = &uvas_job.peers[L.pe_of[slot]];
     /* A look first: most blocks a run is offered are not device memory
      * there, and a pin is an atomic on the owner's line. */
-    if (!(atomic_load_explicit(&p->gates[bi], RLX) & UVAS_GATE_DIRECT))
+    uint64_t g = atomic_load_explicit(&p->gates[bi], RLX);
+    bool dev = g & UVAS_GATE_DIRECT;
+    if (!dev && !(host && uvas_gate_res(g) == UVAS_RES_HOST))
         return;
     uint64_t w = uvas_gate_pin(&p->pins[bi], &p->gates[bi]);
-    struct uvas_devref ref;
-    if (!uvas_gate_is_open(w) || uvas_gate_res(w) != UVAS_RES_DEVICE ||
-        !(w & UVAS_GATE_DIRECT) || uvas_devpeer_slot(p, uvas_gate_slot(w), &ref) != UVAS_OK ||
-        !ref.addr) {
+    struct uvas_devref ref = {0};
+    uint64_t addr = 0;
+    if (uvas_gate_is_open(w) && dev && uvas_gate_res(w) == UVAS_RES_DEVICE &&
+        (w & UVAS_GATE_DIRECT) && uvas_devpeer_slot(p, uvas_gate_slot(w), &ref) == UVAS_OK)
+        addr = ref.addr;
+    else if (uvas_gate_is_open(w) && !dev && uvas_gate_res(w) == UVAS_RES_HOST)
+        addr = import_host(p, bi); /* the pages stay while we pin the block */
+    if (!addr) {
         uvas_gate_unpin(&p->pins[bi]);
         return;
     }
     struct lease_entry *e = entry(slot, bi);
-    atomic_store_explicit(&e->delta, (uint64_t)ref.addr - (uint64_t)(uintptr_t)uvas_block_addr(bi),
-                          RLX);
+    atomic_store_explicit(&e->delta, addr - (uint64_t)(uintptr_t)uvas_block_addr(bi), RLX);
     uvas_store_fence(); /* delta before valid, also through a write-combining mapping */
-    atomic_store_explicit(&e->valid, 1, RLX);
+    atomic_store_explicit(&e->valid, dev ? VALID_DEVICE : VALID_HOST, RLX);
     set_bit(slot, bi, true);
     L.held[L.nheld++] = (struct held){slot, (uint32_t)bi};
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_peer_leases, 1, RLX);
@@ -214,31 +276,46 @@ static uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* End lease i (L.mu held): kernels stop taking it, those inside leave,
- * then our pin at the owner goes. spin: kernels may be running. */
-static void end_one(size_t i, bool spin)
+/* Wait for the kernels inside entry e to leave (L.mu not held: the
+ * launching thread serves its kernels' requests meanwhile, which those
+ * kernels may be waiting for). */
+static void drain_pins(struct lease_entry *e, int pe, uint32_t bi)
+{
+    uint64_t t0 = now_ns();
+    while (atomic_load_explicit(&e->pins, RLX)) {
+        if (now_ns() - t0 > PINS_GIVE_UP_NS) {
+            /* pins is left as it is: only kernels move it, each by +1 and
+             * -1 (the host once wrote 0 over a kernel's pin, which its
+             * unpin then took below zero, and every later end of that
+             * lease waited here for seconds: docs/reliability.md). */
+            uvas_warn("a kernel of this PE has held PE %d's block %u for over %llu s (%u "
+                      "accesses in flight): taken back regardless (was the device lost?)", pe,
+                      bi, PINS_GIVE_UP_NS / 1000000000ull,
+                      (unsigned)atomic_load_explicit(&e->pins, RLX));
+            return;
+        }
+        sched_yield();
+    }
+}
+
+/* Stop kernels from taking held lease i, and take it out of the held set
+ * (L.mu held): its bit stays set, so the block is not lent again before
+ * its end is done (finish). */
+static struct held stop_one(size_t i)
 {
     struct held h = L.held[i];
-    struct lease_entry *e = entry(h.slot, h.bi);
-    atomic_store_explicit(&e->valid, 0, RLX);
-    /* valid's store, then the read of pins (the Dekker pair): mfence
-     * orders a write-combined store before a later load too. */
-    atomic_thread_fence(SEQ);
-    uint64_t t0 = spin ? now_ns() : 0;
-    while (spin && atomic_load_explicit(&e->pins, RLX)) {
-        if (now_ns() - t0 > PINS_GIVE_UP_NS) {
-            uvas_warn("a kernel of this PE has held PE %d's block %u for over %llu s: taken "
-                      "back regardless (was the device lost?)", L.pe_of[h.slot], h.bi,
-                      PINS_GIVE_UP_NS / 1000000000ull);
-            break;
-        }
-    }
-    if (!spin || atomic_load_explicit(&e->pins, RLX)) /* no kernel runs, or none answers */
-        atomic_store_explicit(&e->pins, 0, RLX);
-    struct uvas_peer *p = &uvas_job.peers[L.pe_of[h.slot]];
-    uvas_gate_unpin(&p->pins[h.bi]);
-    set_bit(h.slot, h.bi, false);
+    atomic_store_explicit(&entry(h.slot, h.bi)->valid, 0, RLX);
     L.held[i] = L.held[--L.nheld];
+    return h;
+}
+
+/* The kernels have left h's entry: our pin at the owner goes (L.mu held).
+ * A kernel may still pin the entry for an instant, see valid 0 and leave
+ * (the Dekker pair): its +1 and -1 are its own, never overwritten. */
+static void finish(struct held h)
+{
+    uvas_gate_unpin(&uvas_job.peers[L.pe_of[h.slot]].pins[h.bi]);
+    set_bit(h.slot, h.bi, false);
 }
 
 uint64_t uvas_lease_run_begin(void)
@@ -249,6 +326,7 @@ uint64_t uvas_lease_run_begin(void)
         a = L.addr;
         L.in_run = true;
         L.upfront = 0;
+        L.run++;
     }
     pthread_mutex_unlock(&L.mu);
     return a;
@@ -256,11 +334,26 @@ uint64_t uvas_lease_run_begin(void)
 
 void uvas_lease_blocks(const size_t *blocks, size_t n)
 {
+    bool host = uvas_job.lease_host_after == 0;
     pthread_mutex_lock(&L.mu);
     for (size_t i = 0; i < n && L.in_run; i++)
         for (uint32_t s = 0; s < (uint32_t)L.nslots && L.upfront < UPFRONT_MAX; s++, L.upfront++)
-            lease_one(s, blocks[i]);
+            lease_one(s, blocks[i], host);
     pthread_mutex_unlock(&L.mu);
+}
+
+/* One more request served at block bi of the peer in row slot this run:
+ * has the block seen enough to be worth an import (L.mu held)? */
+static bool busy_enough(uint32_t slot, size_t bi)
+{
+    size_t after = uvas_job.lease_host_after;
+    if (after <= 1 || after == SIZE_MAX)
+        return after != SIZE_MAX;
+    uint64_t key = ((uint64_t)slot << 40 | bi) + 1;
+    struct seen *e = &L.seen[(key * 0x9e3779b97f4a7c15ull) >> 54]; /* SEEN = 2^10 */
+    if (e->key != key || e->run != L.run)
+        *e = (struct seen){key, L.run, 0};
+    return ++e->n >= after;
 }
 
 void uvas_lease_range(int pe, const void *addr, size_t n)
@@ -270,25 +363,31 @@ void uvas_lease_range(int pe, const void *addr, size_t n)
         return;
     size_t first = uvas_block_index(addr);
     size_t last = uvas_block_index((const char *)addr + n - 1);
+    uint32_t slot = (uint32_t)L.slot_of[pe];
     pthread_mutex_lock(&L.mu);
     for (size_t bi = first; bi <= last && bi < uvas_g.nblocks && L.in_run; bi++)
-        lease_one((uint32_t)L.slot_of[pe], bi);
+        lease_one(slot, bi, !bit(slot, bi) && busy_enough(slot, bi));
     pthread_mutex_unlock(&L.mu);
 }
 
 void uvas_lease_run_end(void)
 {
     pthread_mutex_lock(&L.mu);
-    /* The kernels have finished: nobody is inside an entry. */
+    /* The kernels have finished: nobody is inside an entry, nor in the
+     * host pages imported for them (kept until now: a lease taken back
+     * during the run only stopped new accesses). */
     while (L.nheld)
-        end_one(L.nheld - 1, false);
+        finish(stop_one(L.nheld - 1));
+    while (L.nimports)
+        uvas_import_release(L.d, &L.imports[--L.nimports]);
     L.in_run = false;
     pthread_mutex_unlock(&L.mu);
 }
 
 /* The revoker: while leases are held, look at each owner's want word; when
  * one moved, end our leases there whose gate is closed (their owner's
- * transition waits for us). */
+ * transition waits for us): valid cleared under L.mu, the kernels' pins
+ * drained without it, then our pins at the owners go under it again. */
 static void *revoker(void *arg)
 {
     (void)arg;
@@ -298,6 +397,7 @@ static void *revoker(void *arg)
             pthread_cond_wait(&L.cv, &L.mu);
             continue;
         }
+        size_t n = 0;
         for (int s = 0; s < L.nslots; s++) {
             struct uvas_peer *p = &uvas_job.peers[L.pe_of[s]];
             uint32_t w = atomic_load_explicit(&p->slots->want, ACQ);
@@ -306,12 +406,23 @@ static void *revoker(void *arg)
             L.want_seen[s] = w;
             for (size_t i = L.nheld; i-- > 0;)
                 if (L.held[i].slot == (uint32_t)s &&
-                    !uvas_gate_is_open(atomic_load_explicit(&p->gates[L.held[i].bi], ACQ))) {
-                    end_one(i, true);
-                    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_peer_revokes, 1, RLX);
-                }
+                    !uvas_gate_is_open(atomic_load_explicit(&p->gates[L.held[i].bi], ACQ)))
+                    L.ending[n++] = stop_one(i);
         }
         pthread_mutex_unlock(&L.mu);
+        if (n) {
+            /* valid's stores, then the reads of pins (the Dekker pair):
+             * mfence orders a write-combined store before a later load too. */
+            atomic_thread_fence(SEQ);
+            for (size_t k = 0; k < n; k++)
+                drain_pins(entry(L.ending[k].slot, L.ending[k].bi), L.pe_of[L.ending[k].slot],
+                           L.ending[k].bi);
+            pthread_mutex_lock(&L.mu);
+            for (size_t k = 0; k < n; k++)
+                finish(L.ending[k]);
+            atomic_fetch_add_explicit(&uvas_g.ctr.kernel_peer_revokes, n, RLX);
+            pthread_mutex_unlock(&L.mu);
+        }
         struct timespec ts = {0, POLL_NS};
         nanosleep(&ts, NULL);
         pthread_mutex_lock(&L.mu);
@@ -337,12 +448,16 @@ void uvas_lease_fini(void)
         vkFreeMemory(L.d->dev, L.mem, NULL);
     }
     free(L.slot_of), free(L.pe_of), free(L.want_seen), free(L.leased), free(L.held);
+    free(L.imports), free(L.seen), free(L.ending);
+    L.imports = NULL;
+    L.ending = NULL;
+    L.seen = NULL;
     L.slot_of = L.pe_of = NULL;
     L.want_seen = NULL;
     L.leased = NULL;
     L.held = NULL;
     L.nslots = 0;
-    L.made = L.failed = false;
+    L.made = L.failed = L.host_failed = false;
     L.map = NULL;
     L.addr = 0;
 }

@@ -1,7 +1,10 @@
 /*
  * Leases: blocks of other PEs on this GPU lent to this PE's running
  * kernels, which then reach them directly (include/shmem.glsl) instead of
- * through the host's proxy (gpu/ring.h).
+ * through the host's proxy (gpu/ring.h). Host-resident blocks of theirs
+ * are lent too, for stores: an import of the block's pages in our window
+ * onto the peer's host tier, made once the run sent enough requests there
+ * (UVAS_LEASE_HOST_AFTER) and kept until the run ends.
  *
  * A lease is this PE's pin on a peer's block whose gate says DIRECT
  * (device memory of the peer, in a slot of a slab we imported: the same
@@ -26,8 +29,9 @@
  * The table (include/shmem.glsl mirrors it): a 32-byte header (npes,
  * nslots, the entries' device address), slot[npes] (the PE's row, -1 for
  * PEs kernels reach only through the host), then nslots rows of one
- * 16-byte entry per block of the range: valid, pins (u32 each), delta
- * (device address of the block - its uvas address).
+ * 16-byte entry per block of the range: valid (1 device memory, 2 host
+ * memory: stores only), pins (u32 each), delta (device address of the
+ * block - its uvas address).
  */
 #ifndef UVAS_PE_LEASE_H
 #define UVAS_PE_LEASE_H
@@ -46,7 +50,8 @@ void uvas_lease_blocks(const size_t *blocks, size_t n);
 void uvas_lease_run_end(void);
 
 /* A request the proxy served at pe: lease the blocks of [addr, addr + n)
- * there if they are device memory kernels can reach, so the kernel's next
+ * there if they are device memory kernels can reach, or host memory that
+ * has seen UVAS_LEASE_HOST_AFTER requests this run, so the kernel's next
  * accesses go directly. */
 void uvas_lease_range(int pe, const void *addr, size_t n);
 

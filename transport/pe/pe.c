@@ -96,6 +96,17 @@ static int transport_env(void)
      * message on the H100 machine (docs/transport.md, globals-bench). */
     if (rc == UVAS_OK)
         rc = env_size("UVAS_SEG_CMA_PUT_MIN", 64, &uvas_job.seg_cma_put_min);
+    /* A kernel's stores into a peer's host memory go straight there once
+     * the run has shown traffic to the block: each lease of host memory
+     * is an import of its pages, which costs about what a few dozen
+     * requests through the host do on a GPU (docs/kernels.md). */
+    const char *lh = getenv("UVAS_LEASE_HOST_AFTER");
+    if (rc == UVAS_OK && lh && !strcasecmp(lh, "off"))
+        uvas_job.lease_host_after = SIZE_MAX;
+    else if (rc == UVAS_OK && (rc = env_size("UVAS_LEASE_HOST_AFTER", 16,
+                                             &uvas_job.lease_host_after)))
+        rc = uvas_fail(UVAS_ERR_ENV, "UVAS_LEASE_HOST_AFTER='%s': a number of requests (0: "
+                       "kernels get peers' host-resident blocks up front), or off", lh);
     const char *c = getenv("UVAS_SEG_CMA");
     if (rc == UVAS_OK && c && *c && strcmp(c, "0") && strcmp(c, "1"))
         rc = uvas_fail(UVAS_ERR_ENV, "UVAS_SEG_CMA='%s': use 1 (peers' globals by cross-memory "
