@@ -349,9 +349,10 @@ struct uvas_stats {
     /* Submissions that ran those launches: fewer than the launches where
      * batches (uvas_kernel_launch_batch, a queue's backlog) ran together. */
     uint64_t kernel_submissions;
-    /* Blocks of other PEs on this GPU lent to this PE's running kernels,
-     * which reach them directly (include/shmem.glsl), and of those the
-     * ones taken back early for a transition at their owner. */
+    /* Blocks of other PEs lent to this PE's running kernels, which reach
+     * them directly (include/shmem.glsl): device memory on this GPU, and
+     * host memory (for stores); of those the ones taken back early for a
+     * transition at their owner. */
     uint64_t kernel_peer_leases, kernel_peer_revokes;
     /* Kernels' OpenSHMEM calls the host served for them (include/shmem.glsl's
      * request ring): those that did not reach their memory directly. */
