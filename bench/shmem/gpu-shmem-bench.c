@@ -238,9 +238,14 @@ static void row(const char *tier, long hints, bool waits)
                    kg, cg, cg / kg);
         printf("%-7s rate Mops      kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.4f\n", tier,
                krate, crate, krate / crate);
+        char how[64];
+        if (served) /* the rest went directly, once the block was lent (host: after
+                     * UVAS_LEASE_HOST_AFTER requests in the run) */
+            snprintf(how, sizeof how, "%llu requests through the host", served);
+        else
+            snprintf(how, sizeof how, "direct");
         printf("%-7s put%-6s GB/s kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f  (%s; %.2f "
-               "GB/s by the device's clock)\n", tier, mb, kbw, cbw, kbw / cbw,
-               served ? "through the host" : "direct", kbw_dev);
+               "GB/s by the device's clock)\n", tier, mb, kbw, cbw, kbw / cbw, how, kbw_dev);
         if (dev) {
             printf("%-7s put%-6s GB/s 2048 work-groups %.3f; PE 0's own copy (%zuK) %.3f\n",
                    tier, mb, kbw_wide, bulk >> 11, kbw_self);
