@@ -55,13 +55,6 @@ struct uvas_fault_service {
     } w[];
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void mm_begin(void);
 static void mm_end(void);
 static struct uvas_fault_handler handler; /* installed at start */
@@ -261,9 +254,9 @@ static void *worker_main(void *arg)
                 mm_end();
                 continue;
             }
-            uint64_t t0 = now_ns();
+            uint64_t t0 = uvas_os_now_ns();
             serve(&msg[i]);
-            uvas_stats_fault_time(now_ns() - t0);
+            uvas_stats_fault_time(uvas_os_now_ns() - t0);
         }
     }
 }

@@ -13,6 +13,7 @@
 #include "uvas/atomics.h"
 #include "uvas/list.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
 
@@ -304,13 +305,6 @@ struct serve {
     int rc;
 };
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static bool served(size_t bi)
 {
     return G.served[bi / 8] & (1u << (bi % 8));
@@ -384,7 +378,7 @@ static int wait_serving(const char *who, struct serve *v)
 {
     struct uvas_vulkan *d = G.d;
     uint32_t seen = 0;
-    uint64_t t0 = mono_ns(), scanned = t0;
+    uint64_t t0 = uvas_os_now_ns(), scanned = t0;
     uvas_ring_serve_fn serve = atomic_load_explicit(&proxy, memory_order_acquire);
     for (;;) {
         VkResult r = vkGetFenceStatus(d->dev, G.fence);
@@ -394,9 +388,9 @@ static int wait_serving(const char *who, struct serve *v)
         unsigned served = uvas_ring_drain(&G.ring, serve);
         if (served) {
             atomic_fetch_add_explicit(&uvas_g.ctr.kernel_requests, served, RLX);
-            t0 = mono_ns();
+            t0 = uvas_os_now_ns();
         }
-        uint64_t ran = mono_ns() - t0;
+        uint64_t ran = uvas_os_now_ns() - t0;
         if (r == VK_NOT_READY && ran > 100000) {
             struct timespec ts = {0, ran < 10000000 ? 20000 : 1000000};
             nanosleep(&ts, NULL);
@@ -412,7 +406,7 @@ static int wait_serving(const char *who, struct serve *v)
          * later fault to change the count it would never be seen. Scan
          * again after a while even when the count stands still. */
         uint32_t nf = G.xlat.hdr->nfaults;
-        uint64_t now = mono_ns();
+        uint64_t now = uvas_os_now_ns();
         if (v->gave_up || (nf == seen && !v->pending && now - scanned < RESCAN_NS))
             continue;
         seen = nf;
@@ -422,8 +416,8 @@ static int wait_serving(const char *who, struct serve *v)
         if (!v->pending) {
             v->busy_since = 0;
         } else if (!v->busy_since) {
-            v->busy_since = mono_ns();
-        } else if (mono_ns() - v->busy_since > 20000000ull) {
+            v->busy_since = uvas_os_now_ns();
+        } else if (uvas_os_now_ns() - v->busy_since > 20000000ull) {
             /* A transition holds it, maybe waiting for a block this
              * kernel holds: waiting longer could wait for ever. */
             give_up(v);

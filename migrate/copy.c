@@ -7,6 +7,7 @@
 
 #include "uvas.h"
 #include "uvas/inject.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 /* A batch split over the queues only from this size: below it the second
@@ -16,13 +17,6 @@
  * past the copy's expected end. */
 #define POLL_MIN_NS 20000ull
 #define POLL_MAX_NS 400000ull
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 int uvas_copier_init(struct uvas_copier *c, struct uvas_vulkan *dev)
 {
@@ -182,7 +176,7 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
         return UVAS_OK;
     for (size_t i = 0; i < n; i++)
         t->bytes += ops[i].size;
-    t->t0_ns = now_ns();
+    t->t0_ns = uvas_os_now_ns();
     t->flags = flags;
     int rc;
     pthread_mutex_lock(&c->mu);
@@ -239,7 +233,7 @@ static bool poll_done(struct uvas_copier *c, const struct uvas_copy_ticket *t)
 {
     if (c->dev->type == VK_PHYSICAL_DEVICE_TYPE_CPU)
         return false;
-    uint64_t start = now_ns(), end = start + POLL_MIN_NS;
+    uint64_t start = uvas_os_now_ns(), end = start + POLL_MIN_NS;
     if (t->flags & UVAS_COPY_SOON) {
         uint64_t pace = atomic_load_explicit(&c->ps_per_byte, RLX);
         uint64_t expect = t->t0_ns + 2 * t->bytes * pace / 1000 / parts(t) + POLL_MIN_NS;
@@ -252,7 +246,7 @@ static bool poll_done(struct uvas_copier *c, const struct uvas_copy_ticket *t)
             done = part_done(c, t, q);
         if (done)
             return true;
-        if (now_ns() > end)
+        if (uvas_os_now_ns() > end)
             return false;
     }
 }
@@ -264,7 +258,7 @@ static void learn_pace(struct uvas_copier *c, const struct uvas_copy_ticket *t)
 {
     if (!(t->flags & UVAS_COPY_SPREAD) || t->bytes < SPREAD_MIN)
         return;
-    uint64_t ps = (now_ns() - t->t0_ns) * 1000 * parts(t) / t->bytes;
+    uint64_t ps = (uvas_os_now_ns() - t->t0_ns) * 1000 * parts(t) / t->bytes;
     uint64_t old = atomic_load_explicit(&c->ps_per_byte, RLX);
     atomic_store_explicit(&c->ps_per_byte, (3 * old + ps) / 4, RLX);
 }

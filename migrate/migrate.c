@@ -43,13 +43,6 @@ struct job {
     struct uvas_import tmp; /* an uncached import to release */
 };
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Take a block for a transition; false if it is in one and we may not wait. */
 static void wake_block(size_t bi);
 
@@ -72,7 +65,7 @@ static void wake_block(size_t bi)
 /* Time spent since *t0 goes to counter c; *t0 moves on. */
 static void lap(_Atomic uint64_t *c, uint64_t *t0)
 {
-    uint64_t t = now_ns();
+    uint64_t t = uvas_os_now_ns();
     atomic_fetch_add_explicit(c, t - *t0, RLX);
     *t0 = t;
 }
@@ -86,7 +79,7 @@ static void count_move(size_t bi, int from, int to, bool populated)
     if (from != UVAS_RES_UNPOPULATED) {
         struct uvas_block *b = &uvas_g.bt[bi];
         atomic_fetch_add_explicit(&b->moves, 1, RLX);
-        atomic_store_explicit(&b->moved_ns, now_ns(), RLX);
+        atomic_store_explicit(&b->moved_ns, uvas_os_now_ns(), RLX);
         atomic_fetch_add_explicit(&c->migrations[to], 1, RLX);
         atomic_fetch_add_explicit(&c->bytes_migrated[to], uvas_g.block_size, RLX);
     }
@@ -203,7 +196,7 @@ static void revalidate_imports(struct job *j, size_t a, size_t b, bool *punched)
 static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
                      struct uvas_copy_op *ops)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
     bool punched[STAGE];
     if (to_device)
@@ -225,7 +218,7 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
 
 static void stage_put(struct job *j, size_t a, size_t b)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     for (size_t i = a; i < b; i++)
         uvas_import_cache_put(&j[i].tmp);
     lap(&uvas_g.ctr.migrate_ns_import, &t0);
@@ -244,7 +237,7 @@ static int stage_submit(struct job *j, size_t a, size_t b, bool to_device, unsig
 
 static int stage_wait(struct uvas_copy_ticket *t)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     int rc = uvas_copier_wait(&uvas_mg.copier, t);
     lap(&uvas_g.ctr.migrate_ns_copy, &t0);
     return rc;
@@ -273,7 +266,7 @@ static void protect_read_mostly(struct job *j, size_t a, size_t b)
 
 static void unmap_stage(struct job *j, size_t a, size_t b)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     protect_read_mostly(j, a, b);
     for (size_t i = a; i < b;) {
         if (j[i].from != UVAS_RES_HOST || j[i].dup) {
@@ -316,7 +309,7 @@ static void finish_to_device(struct job *x, int rc)
  * consecutive blocks at a time, spread over the service threads. */
 static void map_stage(struct job *j, size_t a, size_t b)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     for (size_t i = a; i < b;) {
         size_t k = i + 1;
         while (k < b && j[k].bi == j[k - 1].bi + 1)
@@ -362,7 +355,7 @@ static int hold_pages(size_t bi)
 static int prepare_to_host(struct job *j, size_t m)
 {
     int rc = UVAS_OK;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     /* A CPU view of device memory goes first: writes through it must all
      * be in before the copy starts. */
     for (size_t i = 0; i < m && !rc; i++)
@@ -380,7 +373,7 @@ static int prepare_to_host(struct job *j, size_t m)
  * again. Status. */
 static int recheck_shadows(struct job *j, size_t a, size_t b)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     bool punched[STAGE];
     revalidate_imports(j, a, b, punched);
     int rc = UVAS_OK;
@@ -583,7 +576,7 @@ size_t uvas_migrate_fault_window(size_t bi)
     uint32_t owner = atomic_load_explicit(&uvas_g.bt[bi].owner, RLX);
     if (!owner)
         return 1;
-    uint64_t now = now_ns();
+    uint64_t now = uvas_os_now_ns();
     size_t k = 0;
     while (k < cap / 2 && bi > k) {
         const struct uvas_block *p = &uvas_g.bt[bi - k - 1];
@@ -641,7 +634,7 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
 {
     if (!uvas_devtier_present(&uvas_g.devtier))
         return uvas_fail(UVAS_ERR_NO_DEVICE, "no device tier: %s", uvas_g.device_note);
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
     struct job stack_jobs[BATCH], *j = stack_jobs;
     size_t cap = BATCH;
@@ -697,7 +690,7 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
     }
     if (j != stack_jobs)
         free(j);
-    atomic_fetch_add_explicit(&uvas_g.ctr.migrate_ns_total, now_ns() - t0, RLX);
+    atomic_fetch_add_explicit(&uvas_g.ctr.migrate_ns_total, uvas_os_now_ns() - t0, RLX);
     return rc;
 }
 

@@ -46,7 +46,6 @@ _Noreturn void tu_fail_at(const char *file, int line, const char *cond, const ch
     tu_exit(TU_EXIT_FAIL);
 }
 
-/* Remove every UVAS_* variable so a test starts from the defaults. */
 void tu_tsan_base(void)
 {
 #if defined(__SANITIZE_THREAD__)
@@ -54,6 +53,7 @@ void tu_tsan_base(void)
 #endif
 }
 
+/* Remove every UVAS_* variable so a test starts from the defaults. */
 void tu_clear_env(void)
 {
     extern char **environ;
@@ -560,11 +560,6 @@ int pe_try_access(volatile unsigned char *p, int write, unsigned char *val)
     }
     pe_armed = 0;
     return pe_sig;
-}
-
-void pe_deadline(unsigned seconds)
-{
-    tu_watchdog(seconds);
 }
 
 /* Is all of [p, p+len) mapped read-write from the host tier's memfd? Not

@@ -124,17 +124,10 @@ static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
     return base;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* One more slab (lock held). */
 static int grow(struct uvas_devtier *t)
 {
-    if (t->nslabs == t->max_slabs || (t->refusals && mono_ns() < t->retry_ns))
+    if (t->nslabs == t->max_slabs || (t->refusals && uvas_os_now_ns() < t->retry_ns))
         return UVAS_ERR_NOMEM;
     struct uvas_vulkan *dv = &t->dev;
     struct uvas_dslab s = {.fd = -1};
@@ -210,7 +203,7 @@ static int grow(struct uvas_devtier *t)
 refused:
     /* Out of device memory, perhaps for a while (another process holds
      * it): ask again after a back-off, 1 s doubling to 32 s. */
-    t->retry_ns = mono_ns() + (1000000000ull << (t->refusals < 5 ? t->refusals : 5));
+    t->retry_ns = uvas_os_now_ns() + (1000000000ull << (t->refusals < 5 ? t->refusals : 5));
     if (t->refusals++ == 0)
         uvas_warn("device tier: the driver refused a %zu MiB slab (VkResult %d); the tier "
                   "stays at %zu MiB and asks again later", t->slab_bytes >> 20, r,

@@ -11,8 +11,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define UVAS_PAGE ((size_t)4096)
+
+/* Nanoseconds on the monotonic clock: deadlines, waits, timings. */
+static inline uint64_t uvas_os_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static inline uintptr_t uvas_page_down(uintptr_t a)
 {

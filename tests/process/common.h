@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the process-event tests (bodies in tests/helpers.c):
- * a SIGSEGV catcher for accesses the user's own action makes illegal, and
- * a watchdog that fails a hung test. Their range: tu_init_range (check.h).
+ * a SIGSEGV catcher for accesses the user's own action makes illegal (the
+ * watchdog is check.h's tu_watchdog). Their range: tu_init_range (check.h).
  */
 #ifndef UVAS_TEST_PROCESS_COMMON_H
 #define UVAS_TEST_PROCESS_COMMON_H
@@ -19,12 +19,6 @@ void pe_catch_faults(void);
 
 /* Read (write = 0) or write one byte at p; the signal it raised, or 0. */
 int pe_try_access(volatile unsigned char *p, int write, unsigned char *val);
-
-/* ---- watchdog ---- */
-
-/* Fail the test if it is not over in `seconds` (a thread, not SIGALRM,
- * which tests of signals use). */
-void pe_deadline(unsigned seconds);
 
 /* Is all of [p, p+len) mapped read-write from the host tier's memfd? Not
  * merely mapped: the fault service first reserves a hole with a PROT_NONE

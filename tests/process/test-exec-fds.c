@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "list"))
         return list(argc, argv);
-    pe_deadline(60);
+    tu_watchdog(60);
     /* What was open before uvas (the test runner's descriptors). */
     char *args[256] = {argv[0], "list"};
     int na = 2;

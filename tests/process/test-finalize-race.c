@@ -78,7 +78,7 @@ static void *work(void *arg)
 
 int main(void)
 {
-    pe_deadline(120);
+    tu_watchdog(120);
     pe_catch_faults();
     unsigned long total[5] = {0};
     for (int cycle = 0; cycle < 20; cycle++) {

@@ -107,7 +107,7 @@ static void *migrator(void *arg)
 
 int main(void)
 {
-    pe_deadline(80);
+    tu_watchdog(80);
     struct uvas_range_desc d = tu_init_range("1G", "64K");
     have_device = d.device_present;
     host_buf = uvas_malloc(buf_len);

@@ -102,7 +102,7 @@ static void *migrator(void *arg)
 
 int main(void)
 {
-    pe_deadline(80);
+    tu_watchdog(80);
     struct uvas_range_desc d = tu_init_range("2G", "64K");
     bs = d.block_size;
     dev = d.device_present;

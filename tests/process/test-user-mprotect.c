@@ -16,7 +16,7 @@ static size_t bs;
 
 int main(void)
 {
-    pe_deadline(60);
+    tu_watchdog(60);
     struct uvas_range_desc d = tu_init_range("1G", "64K");
     bs = d.block_size;
     int dev = d.device_present;

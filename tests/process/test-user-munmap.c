@@ -31,7 +31,7 @@ static void wait_mapped(void *p, size_t len, const char *what)
 
 int main(void)
 {
-    pe_deadline(60);
+    tu_watchdog(60);
     struct uvas_range_desc d = tu_init_range("1G", "64K");
     bs = d.block_size;
     int dev = d.device_present;

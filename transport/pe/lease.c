@@ -14,6 +14,7 @@
 #include "uvas/atomics.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 /* An entry of the table, as include/shmem.glsl reads it. */
@@ -269,21 +270,14 @@ static void lease_one(uint32_t slot, size_t bi, bool host)
  * that has not after this long is no more (a lost device). */
 #define PINS_GIVE_UP_NS 5000000000ull
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* Wait for the kernels inside entry e to leave (L.mu not held: the
  * launching thread serves its kernels' requests meanwhile, which those
  * kernels may be waiting for). */
 static void drain_pins(struct lease_entry *e, int pe, uint32_t bi)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = uvas_os_now_ns();
     while (atomic_load_explicit(&e->pins, RLX)) {
-        if (now_ns() - t0 > PINS_GIVE_UP_NS) {
+        if (uvas_os_now_ns() - t0 > PINS_GIVE_UP_NS) {
             /* pins is left as it is: only kernels move it, each by +1 and
              * -1 (the host once wrote 0 over a kernel's pin, which its
              * unpin then took below zero, and every later end of that

@@ -16,6 +16,7 @@
 #include "transport/pe/job.h"
 #include "transport/pe/side.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 uint64_t uvas_amo_apply(enum uvas_amo_op op, void *t, size_t width, uint64_t v, uint64_t cmp)
@@ -47,13 +48,6 @@ uint64_t uvas_amo_apply(enum uvas_amo_op op, void *t, size_t width, uint64_t v, 
  * past this the access goes through the range regardless. */
 #define SETTLE_NS 1000000000ull
 
-static uint64_t now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
 /* The side of this PE's block for its own access. While a transition has
  * the block (gate closed) it waits for the gate to open rather than fault
  * through the range at once: the fault could then wait for the holds a
@@ -75,8 +69,8 @@ static void own_side(const char *addr, bool write, struct uvas_side *d)
         if (i < 64)
             continue;
         if (!t0)
-            t0 = now_ns();
-        else if (now_ns() - t0 > SETTLE_NS)
+            t0 = uvas_os_now_ns();
+        else if (uvas_os_now_ns() - t0 > SETTLE_NS)
             return;
         sched_yield();
     }
