@@ -231,7 +231,8 @@ static uint64_t import_host(struct uvas_peer *p, size_t bi)
 }
 
 /* Lease block bi of the peer in row slot, if it is device memory we can
- * reach, or (host: a request was served there) host memory (L.mu held). */
+ * reach, or (host: an import is worth it for this run) host memory (L.mu
+ * held). */
 static void lease_one(uint32_t slot, size_t bi, bool host)
 {
     if (bit(slot, bi) || L.nheld == HELD_MAX)
