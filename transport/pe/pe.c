@@ -100,8 +100,10 @@ static int transport_env(void)
      * the run has shown traffic to the block: each lease of host memory
      * is an import of its pages, which costs about what a few dozen
      * requests through the host do on a GPU (docs/kernels.md). */
+    /* Off unless asked for, until a hang it may be part of is understood
+     * (docs/reliability.md). */
     const char *lh = getenv("UVAS_LEASE_HOST_AFTER");
-    if (rc == UVAS_OK && lh && !strcasecmp(lh, "off"))
+    if (rc == UVAS_OK && (!lh || !*lh || !strcasecmp(lh, "off")))
         uvas_job.lease_host_after = SIZE_MAX;
     else if (rc == UVAS_OK && (rc = env_size("UVAS_LEASE_HOST_AFTER", 16,
                                              &uvas_job.lease_host_after)))
