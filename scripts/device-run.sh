@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|queue|exp|bench|globals|multi|hardening|guard|ab|all]
+# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|gsb|queue|exp|bench|globals|multi|hardening|guard|ab|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -185,9 +185,15 @@ if [ "$what" = gpushmem ]; then
             >"$OUT/gpu-shmem-direct-np$np.log" 2>&1
         echo "gpu-shmem-direct-np$np rc=$?"; tail -3 "$OUT/gpu-shmem-direct-np$np.log"
     done
-    # What those calls cost beside the CPU's same calls (docs/kernels.md).
-    timeout 300 mpirun -np 2 "$B/bench/gpu-shmem-bench" 2>&1 | tee "$OUT/gpu-shmem-bench.txt" |
-        grep -v "^metric"
+fi
+if [ "$what" = gpushmem ] || [ "$what" = gsb ]; then
+    # What those calls cost beside the CPU's same calls (docs/kernels.md);
+    # `gsb` runs only this, GSB_ARGS its options (-p: where the time goes).
+    use_mpi
+    timeout 300 mpirun -np 2 "$B/bench/gpu-shmem-bench" ${GSB_ARGS:-} 2>&1 |
+        tee "$OUT/gpu-shmem-bench.txt" | grep -v "^metric"
+fi
+if [ "$what" = gpushmem ]; then
     # The ordering a same-node bypass would need (docs/gpu-shmem-plan.md).
     timeout 120 "$B/bench/host-order-probe" 2>&1 | tee "$OUT/host-order.txt" | grep -v "^metric"
 fi

@@ -15,6 +15,46 @@ layout(push_constant) uniform Args {
     uint sum_at;     /* where in src mode 1 leaves its sum (past the bulk source) */
 } args;
 
+/* Probe: shmem_xfer_work_group_'s put without its path through the ring
+ * (what the lease does not cover is skipped). */
+void xfer_lease_only(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    barrier();
+    memoryBarrier();
+    uint me = gl_LocalInvocationIndex;
+    for (uint64_t p = 0ul; p < nbytes;) {
+        uint64_t k = shmem_in_block_(dest + p, nbytes - p);
+        uint64_t lease = 0ul, d = 0ul;
+        if (me == 0u)
+            shmem_wg_posted_ = 0u;
+        barrier();
+        if (shmem_posted_)
+            atomicOr(shmem_wg_posted_, 1u);
+        barrier();
+        if (me == 0u) {
+            shmem_lease_ e;
+            bool ok = shmem_wg_posted_ == 0u && shmem_lease_take_(dest + p, pe, true, e, d);
+            uint64_t l = ok ? uint64_t(e) : 0ul;
+            shmem_wg_lease_[0] = uint(l);
+            shmem_wg_lease_[1] = uint(l >> 32);
+            shmem_wg_d_[0] = uint(d);
+            shmem_wg_d_[1] = uint(d >> 32);
+        }
+        barrier();
+        lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
+        d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        if (lease != 0ul)
+            shmem_wg_copy_(true, src + p, d, k, me, 64u);
+        memoryBarrier();
+        barrier();
+        if (me == 0u && lease != 0ul)
+            shmem_lease_unpin_(shmem_lease_(lease));
+        p += k;
+    }
+    memoryBarrier();
+    barrier();
+}
+
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
@@ -46,6 +86,78 @@ void main()
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
         shmem_putmem_work_group(args.dest + o, args.src + o, slice, args.pe);
         shmem_quiet_work_group();
+    } else if (args.mode >= 6u && args.mode <= 7u || args.mode >= 11u && args.mode <= 12u) {
+        /* probes: each work-group's lease alone (6), stores of a constant
+         * through it (7), of what uvas.glsl's loads read from src (11),
+         * shmem_wg_copy_'s copy (12) */
+        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
+        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
+        if (gl_LocalInvocationIndex == 0u) {
+            shmem_lease_ e;
+            uint64_t d;
+            bool ok = shmem_lease_take_(args.dest + o, args.pe, true, e, d);
+            uint64_t l = ok ? uint64_t(e) : 0ul;
+            shmem_wg_lease_[0] = uint(l);
+            shmem_wg_lease_[1] = uint(l >> 32);
+            shmem_wg_d_[0] = uint(d);
+            shmem_wg_d_[1] = uint(d >> 32);
+        }
+        barrier();
+        uint64_t l = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
+        uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        if (args.mode == 7u && l != 0ul)
+            for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
+                uvas_ref_uvec4(d + b).v = uvec4(uint(b));
+        if (args.mode == 11u && l != 0ul)
+            for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
+                uvas_ref_uvec4(d + b).v = uvas_load_uvec4(args.src + o + b);
+        if (args.mode == 12u && l != 0ul)
+            shmem_wg_copy_(true, args.src + o, d, slice, gl_LocalInvocationIndex, 64u);
+        memoryBarrier();
+        barrier();
+        if (gl_LocalInvocationIndex == 0u && l != 0ul)
+            shmem_lease_unpin_(shmem_lease_(l));
+    } else if (args.mode == 9u || args.mode == 10u) { /* probes of put8+quiet's parts, one
+                                                       * invocation: a lease taken and given
+                                                       * back (9); a store through one lease
+                                                       * and a barrier (10), iters times */
+        if (i == 0u) {
+            shmem_lease_ e;
+            uint64_t d;
+            if (args.mode == 9u) {
+                for (uint k = 0u; k < args.iters; k++)
+                    if (shmem_lease_take_(args.dest, args.pe, true, e, d))
+                        shmem_lease_unpin_(e);
+            } else if (shmem_lease_take_(args.dest, args.pe, true, e, d)) {
+                for (uint k = 0u; k < args.iters; k++) {
+                    uvas_ref_u64(d).v = uint64_t(k);
+                    memoryBarrier();
+                }
+                shmem_lease_unpin_(e);
+            }
+        }
+    } else if (args.mode == 14u) { /* probe: mode 4 without the ring's path */
+        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
+        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
+        xfer_lease_only(args.dest + o, args.src + o, slice, args.pe);
+        shmem_quiet_work_group();
+    } else if (args.mode == 15u) { /* probe: mode 4 without the quiet */
+        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
+        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
+        shmem_putmem_work_group(args.dest + o, args.src + o, slice, args.pe);
+    } else if (args.mode == 13u) { /* probe: uvas.glsl's loads of the slices alone */
+        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
+        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
+        uvec4 x = uvec4(0u);
+        for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
+            x ^= uvas_load_uvec4(args.src + o + b);
+        if (x == uvec4(0xdeadbeefu)) /* never, but the loads stay */
+            uvas_store_u32(args.src + uint64_t(args.sum_at), x.x);
+    } else if (args.mode == 8u) { /* probe: stores of a constant into this PE's own memory */
+        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
+        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
+        for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
+            uvas_store_uvec4(args.dest + o + b, uvec4(uint(b)));
     } else if (args.mode == 5u) { /* reference: the slices copied by uvas.glsl's loads and stores */
         uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);

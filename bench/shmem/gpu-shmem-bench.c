@@ -3,8 +3,9 @@
  * beside the same calls made by the CPU, in one run, for a target in PE
  * 1's host heap and in its device heap.
  *
- * usage: mpirun -np 2 gpu-shmem-bench [-q] [-d MiB]
- *   -q  fewer repetitions; -d the device row's bulk size (32 MiB)
+ * usage: mpirun -np 2 gpu-shmem-bench [-q] [-p] [-d MiB]
+ *   -q  fewer repetitions; -d the device row's bulk size (32 MiB); -p
+ *   where the device-to-device put's time goes (probe_d2d)
  *
  * PE 0 measures; PE 1 waits in a barrier. Rows, per target tier:
  *   put8+quiet us  a kernel's shmem_uint64_p + shmem_quiet, in a loop of
@@ -61,6 +62,7 @@ struct args {
 };
 
 static int reps = 5;
+static bool probe; /* -p */
 static size_t d2d = D2D; /* the device row's bulk size (-d MiB) */
 static uvas_kernel_t *k;
 static uint8_t *ksrc; /* the kernel's source, held for each launch */
@@ -156,6 +158,64 @@ static void cpu_rate(uint64_t *dest, uint32_t n)
 static const uint8_t *cpu_src; /* the CPU's bulk source, and its size */
 static size_t bulk;
 
+/* Device seconds of one launch (the kernels' time by the device's clock,
+ * over the repetitions; 0 where the device has no clock). */
+static double dev_time(uint32_t mode, uint64_t dest, const void *src, uint64_t n, uint32_t groups)
+{
+    struct uvas_stats s0, s1;
+    uvas_stats_get(&s0);
+    launch_from(mode, dest, src, n, 0, groups);
+    uvas_stats_get(&s1);
+    return (double)(s1.kernel_gpu_ns - s0.kernel_gpu_ns) * 1e-9 / reps;
+}
+
+/* The same, for one invocation's loop of iters (modes 0, 9, 10). */
+static double dev_time_iters(uint32_t mode, uint64_t dest, const void *src, uint64_t n,
+                             uint32_t iters)
+{
+    struct uvas_stats s0, s1;
+    uvas_stats_get(&s0);
+    launch_from(mode, dest, src, n, iters, 1);
+    uvas_stats_get(&s1);
+    return (double)(s1.kernel_gpu_ns - s0.kernel_gpu_ns) * 1e-9 / reps;
+}
+
+/* -p: where a device-to-device bulk put's time goes, by the device's
+ * clock: the put (mode 4), each work-group's lease alone (6), stores of a
+ * constant through the lease (7), the same stores into PE 0's own copy
+ * (8), at 256 and 2048 work-groups. */
+static void probe_d2d(uint8_t *big, const uint8_t *src)
+{
+    static const uint32_t modes[] = {4, 15, 14, 6, 7, 11, 12, 13, 8};
+    static const char *what[] = {"put (copy through the lease)", "the same without quiet",
+                                 "the put without its ring path", "leases alone",
+                                 "constant stores through the lease",
+                                 "loads' data stored through it", "shmem_wg_copy_ through it",
+                                 "uvas.glsl's loads alone", "constant stores, own copy"};
+    for (uint32_t g = 256; g <= 2048; g *= 8)
+        for (int m = 0; m < 9; m++) {
+            double t = dev_time(modes[m], (uintptr_t)big, src, bulk, g);
+            printf("probe   %4u work-groups  %-34s %9.1f us  %8.2f GB/s\n", g, what[m], t * 1e6,
+                   t > 0 ? (double)bulk / t / 1e9 : 0);
+        }
+    /* put8+quiet's parts, per call (the word: 8 bytes at the start of big) */
+    const uint32_t n = 200;
+    double empty = dev_time_iters(0, (uintptr_t)big, src, 0, 0);
+    double take = (dev_time_iters(9, (uintptr_t)big, src, 0, n) - empty) / n;
+    double store = (dev_time_iters(10, (uintptr_t)big, src, 0, n) - empty) / n;
+    double whole = (dev_time_iters(0, (uintptr_t)big, src, 0, n) - empty) / n;
+    printf("probe   put8+quiet %.2f us: a lease taken and given back %.2f us, a store and a "
+           "barrier %.2f us (device clock)\n", whole * 1e6, take * 1e6, store * 1e6);
+    /* Mode 8 wrote over PE 0's copy, the bulk put's source: its pattern
+     * back, on the device again. */
+    for (size_t b = 0; b < bulk; b++)
+        big[b] = (uint8_t)(b * 7 + 1);
+    if (uvas_migrate(big, bulk, UVAS_LOC_DEVICE, 0)) {
+        fprintf(stderr, "gpu-shmem-bench: %s\n", uvas_last_error());
+        exit(1);
+    }
+}
+
 static void cpu_big(uint64_t *dest, uint32_t n)
 {
     (void)n;
@@ -229,6 +289,8 @@ static void row(const char *tier, long hints, bool waits)
             kbw_self = (double)(bulk / 2) / (launch_from(5, (uintptr_t)big + bulk / 2, big,
                                                          bulk / 2, 0, 2048) - empty) / 1e9;
         }
+        if (dev && probe)
+            probe_d2d(big, ksrc_row);
         char mb[24];
         snprintf(mb, sizeof mb, "%zuK", bulk >> 10);
         printf("%-7s put8+quiet us  kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
@@ -291,6 +353,8 @@ int main(int argc, char **argv)
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "-q"))
             reps = 3;
+        else if (!strcmp(argv[a], "-p"))
+            probe = true;
         else if (!strcmp(argv[a], "-d") && a + 1 < argc && atoi(argv[a + 1]) > 0)
             d2d = (size_t)atoi(argv[++a]) << 20;
     }
