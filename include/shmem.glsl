@@ -873,77 +873,122 @@ void shmem_wg_copy_(bool put, uint64_t here, uint64_t d, uint64_t n, uint me, ui
     }
 }
 
-/* The whole work-group moves one buffer. Where kernels can wait and the
- * other side is another PE's: block by block, while the block was lent
- * to the launch and no invocation has requests in the ring, one pin for
- * the group and every invocation copies its units there. The rest (all
- * of it elsewhere) in request-sized pieces spread over the invocations,
- * each going as the invocation's own call would. The two are separate
- * loops: with the ring's path inside the copy's loop the H100 copied 30x
- * slower (docs/kernels.md). Every invocation calls with the same
- * arguments. */
-void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+/* The work-group's size where the kernel declares it, after this header
+ * as a rule: a size read here is folded by glslang where it is read,
+ * (1, 1, 1) before the kernel's local_size, which had every invocation
+ * move the whole buffer. Declared as specialization constants, the size
+ * is the kernel's (their defaults: its local_size) wherever it is read.
+ * A kernel sizes its work-groups with local_size (or sets these IDs). */
+layout(local_size_x_id = 2040, local_size_y_id = 2041, local_size_z_id = 2042) in;
+
+uint shmem_wg_size_()
+{
+    return gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+}
+
+/* Whether a work-group's transfer with pe may go through leases: where
+ * kernels can wait, to another PE, while no invocation of the group has
+ * requests in the ring. Every invocation calls it. */
+bool shmem_wg_may_lease_(int pe)
+{
+    if (!UVAS_FAULTS_WAIT || pe == shmem_my_pe())
+        return false;
+    if (gl_LocalInvocationIndex == 0u)
+        shmem_wg_posted_ = 0u;
+    barrier();
+    if (shmem_posted_)
+        atomicOr(shmem_wg_posted_, 1u);
+    barrier();
+    return shmem_wg_posted_ == 0u;
+}
+
+/* The whole work-group moves one buffer: block by block through the
+ * leases while the blocks were lent to the launch (shmem_wg_may_lease_;
+ * invocation 0 pins the block once for the group, each invocation copies
+ * its units); the rest (all of it elsewhere) in request-sized pieces
+ * spread over the invocations, each going as the invocation's own call
+ * would. Every invocation calls with the same arguments. */
+void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     barrier();
     memoryBarrier();
     uint me = gl_LocalInvocationIndex;
-    uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    uint n = shmem_wg_size_();
     uint64_t p = 0ul;
-    if (UVAS_FAULTS_WAIT && pe != shmem_my_pe()) {
-        if (me == 0u)
-            shmem_wg_posted_ = 0u;
+    bool lent = shmem_wg_may_lease_(pe);
+    while (lent && p < nbytes) {
+        uint64_t k = shmem_in_block_(dest + p, nbytes - p);
+        if (me == 0u) { /* (every invocation read the last words: barriers before) */
+            shmem_lease_ e;
+            uint64_t d;
+            bool ok = shmem_lease_take_(dest + p, pe, true, e, d);
+            uint64_t l = ok ? uint64_t(e) : 0ul;
+            shmem_wg_lease_[0] = uint(l);
+            shmem_wg_lease_[1] = uint(l >> 32);
+            shmem_wg_d_[0] = uint(d);
+            shmem_wg_d_[1] = uint(d >> 32);
+            shmem_wg_host_ = ok && shmem_lease_host_ ? 1u : 0u;
+        }
         barrier();
-        if (shmem_posted_)
-            atomicOr(shmem_wg_posted_, 1u);
-        barrier();
-        bool lent = shmem_wg_posted_ == 0u;
-        while (lent && p < nbytes) {
-            uint64_t k = shmem_in_block_((put ? dest : src) + p, nbytes - p);
-            if (me == 0u) { /* (every invocation read the last block's words: barriers before) */
-                shmem_lease_ e;
-                uint64_t d;
-                bool ok = shmem_lease_take_((put ? dest : src) + p, pe, put, e, d);
-                uint64_t l = ok ? uint64_t(e) : 0ul;
-                shmem_wg_lease_[0] = uint(l);
-                shmem_wg_lease_[1] = uint(l >> 32);
-                shmem_wg_d_[0] = uint(d);
-                shmem_wg_d_[1] = uint(d >> 32);
-                shmem_wg_host_ = ok && shmem_lease_host_ ? 1u : 0u;
-            }
+        uint64_t lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
+        uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        lent = lease != 0ul;
+        if (lent) {
+            if (shmem_wg_host_ != 0u)
+                shmem_host_stores_ = true; /* each invocation's units there */
+            shmem_wg_copy_(true, src + p, d, k, me, n);
+            memoryBarrier(); /* every invocation's units in before the pin goes */
             barrier();
-            uint64_t lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
-            uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
-            lent = lease != 0ul;
-            if (lent) {
-                if (put && shmem_wg_host_ != 0u)
-                    shmem_host_stores_ = true; /* each invocation's units there */
-                shmem_wg_copy_(put, (put ? src : dest) + p, d, k, me, n);
-                memoryBarrier(); /* every invocation's units in before the pin goes */
-                barrier();
-                if (me == 0u)
-                    shmem_lease_unpin_(shmem_lease_(lease));
-                p += k;
-            }
+            if (me == 0u)
+                shmem_lease_unpin_(shmem_lease_(lease));
+            p += k;
         }
     }
     uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
     for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
-        if (put)
-            shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
-        else
-            shmem_getmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+        shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
     memoryBarrier();
     barrier();
 }
 
-void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
-{
-    shmem_xfer_work_group_(true, dest, src, nbytes, pe);
-}
-
 void shmem_getmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
-    shmem_xfer_work_group_(false, dest, src, nbytes, pe);
+    barrier();
+    memoryBarrier();
+    uint me = gl_LocalInvocationIndex;
+    uint n = shmem_wg_size_();
+    uint64_t p = 0ul;
+    bool lent = shmem_wg_may_lease_(pe);
+    while (lent && p < nbytes) {
+        uint64_t k = shmem_in_block_(src + p, nbytes - p);
+        if (me == 0u) {
+            shmem_lease_ e;
+            uint64_t d;
+            bool ok = shmem_lease_pin_(src + p, pe, e, d);
+            uint64_t l = ok ? uint64_t(e) : 0ul;
+            shmem_wg_lease_[0] = uint(l);
+            shmem_wg_lease_[1] = uint(l >> 32);
+            shmem_wg_d_[0] = uint(d);
+            shmem_wg_d_[1] = uint(d >> 32);
+        }
+        barrier();
+        uint64_t lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
+        uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        lent = lease != 0ul;
+        if (lent) {
+            shmem_wg_copy_(false, dest + p, d, k, me, n);
+            memoryBarrier();
+            barrier();
+            if (me == 0u)
+                shmem_lease_unpin_(shmem_lease_(lease));
+            p += k;
+        }
+    }
+    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
+    for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
+        shmem_getmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+    memoryBarrier();
+    barrier();
 }
 
 /* A quiet for the work-group: every invocation's puts before it. */

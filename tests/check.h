@@ -124,7 +124,8 @@ void tu_deadline(unsigned seconds);
 /* Fail the test if it is not over in `seconds` (a thread, not SIGALRM),
  * reporting the place tu_where last named and every thread's stack. Under
  * meson's timeout, so that a hang in CI says where it was; TU_WATCHDOG_S
- * in the environment overrides `seconds`. */
+ * in the environment overrides `seconds`. A later call moves the deadline
+ * to `seconds` from then (a long first step, then the rest). */
 void tu_watchdog(unsigned seconds);
 /* Name the phase a test is in, for the watchdog's report (a literal). */
 void tu_where(const char *what);

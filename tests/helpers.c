@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -138,21 +139,32 @@ static void dump_stacks(void)
     fprintf(stderr, "(gdb did not finish in 30 s)\n");
 }
 
-static unsigned tu_watch_seconds;
+static _Atomic unsigned tu_watch_seconds;
+static _Atomic long long tu_watch_until; /* CLOCK_MONOTONIC ns */
+
+static long long mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void *watchdog(void *arg)
 {
     (void)arg;
     sigset_t all;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, NULL); /* the tests' signals are not for us */
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_sec += (time_t)tu_watch_seconds;
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
+    for (;;) { /* until the deadline, which a later tu_watchdog may move */
+        long long left = atomic_load(&tu_watch_until) - mono_ns();
+        if (left <= 0)
+            break;
+        struct timespec ts = {(time_t)(left / 1000000000LL), (long)(left % 1000000000LL)};
+        nanosleep(&ts, NULL);
+    }
     const char *pe = getenv("OMPI_COMM_WORLD_RANK");
     fprintf(stderr, "FAIL: the test hung for %u s (watchdog)%s%s, in %s; its threads:\n",
-            tu_watch_seconds, pe ? " on PE " : "", pe ? pe : "",
+            atomic_load(&tu_watch_seconds), pe ? " on PE " : "", pe ? pe : "",
             atomic_load_explicit(&tu_where_now, memory_order_acquire));
     fflush(stderr);
     dump_stacks();
@@ -167,10 +179,14 @@ static void *watchdog(void *arg)
 void tu_watchdog(unsigned seconds)
 {
     const char *e = getenv("TU_WATCHDOG_S"); /* a test's meson timeout may differ */
-    tu_watch_seconds = e && atoi(e) > 0 ? (unsigned)atoi(e) : seconds;
-    pthread_t th;
-    pthread_create(&th, NULL, watchdog, NULL);
-    pthread_detach(th);
+    unsigned s = e && atoi(e) > 0 ? (unsigned)atoi(e) : seconds;
+    atomic_store(&tu_watch_seconds, s);
+    bool started = atomic_exchange(&tu_watch_until, mono_ns() + (long long)s * 1000000000LL) != 0;
+    if (!started) {
+        pthread_t th;
+        pthread_create(&th, NULL, watchdog, NULL);
+        pthread_detach(th);
+    }
 }
 
 struct uvas_range_desc tu_range(void)

@@ -15,46 +15,6 @@ layout(push_constant) uniform Args {
     uint sum_at;     /* where in src mode 1 leaves its sum (past the bulk source) */
 } args;
 
-/* Probe: shmem_xfer_work_group_'s put without its path through the ring
- * (what the lease does not cover is skipped). */
-void xfer_lease_only(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
-{
-    barrier();
-    memoryBarrier();
-    uint me = gl_LocalInvocationIndex;
-    for (uint64_t p = 0ul; p < nbytes;) {
-        uint64_t k = shmem_in_block_(dest + p, nbytes - p);
-        uint64_t lease = 0ul, d = 0ul;
-        if (me == 0u)
-            shmem_wg_posted_ = 0u;
-        barrier();
-        if (shmem_posted_)
-            atomicOr(shmem_wg_posted_, 1u);
-        barrier();
-        if (me == 0u) {
-            shmem_lease_ e;
-            bool ok = shmem_wg_posted_ == 0u && shmem_lease_take_(dest + p, pe, true, e, d);
-            uint64_t l = ok ? uint64_t(e) : 0ul;
-            shmem_wg_lease_[0] = uint(l);
-            shmem_wg_lease_[1] = uint(l >> 32);
-            shmem_wg_d_[0] = uint(d);
-            shmem_wg_d_[1] = uint(d >> 32);
-        }
-        barrier();
-        lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
-        d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
-        if (lease != 0ul)
-            shmem_wg_copy_(true, src + p, d, k, me, 64u);
-        memoryBarrier();
-        barrier();
-        if (me == 0u && lease != 0ul)
-            shmem_lease_unpin_(shmem_lease_(lease));
-        p += k;
-    }
-    memoryBarrier();
-    barrier();
-}
-
 void main()
 {
     uint i = gl_GlobalInvocationID.x;
@@ -86,10 +46,9 @@ void main()
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
         shmem_putmem_work_group(args.dest + o, args.src + o, slice, args.pe);
         shmem_quiet_work_group();
-    } else if (args.mode >= 6u && args.mode <= 7u || args.mode >= 11u && args.mode <= 12u) {
-        /* probes: each work-group's lease alone (6), stores of a constant
-         * through it (7), of what uvas.glsl's loads read from src (11),
-         * shmem_wg_copy_'s copy (12) */
+    } else if (args.mode == 6u || args.mode == 7u || args.mode == 12u) {
+        /* probes (gpu-shmem-bench -p): each work-group's lease alone (6),
+         * stores of a constant through it (7), shmem_wg_copy_'s copy (12) */
         uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
         if (gl_LocalInvocationIndex == 0u) {
@@ -108,9 +67,6 @@ void main()
         if (args.mode == 7u && l != 0ul)
             for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
                 uvas_ref_uvec4(d + b).v = uvec4(uint(b));
-        if (args.mode == 11u && l != 0ul)
-            for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
-                uvas_ref_uvec4(d + b).v = uvas_load_uvec4(args.src + o + b);
         if (args.mode == 12u && l != 0ul)
             shmem_wg_copy_(true, args.src + o, d, slice, gl_LocalInvocationIndex, 64u);
         memoryBarrier();
@@ -136,15 +92,6 @@ void main()
                 shmem_lease_unpin_(e);
             }
         }
-    } else if (args.mode == 14u) { /* probe: mode 4 without the ring's path */
-        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
-        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
-        xfer_lease_only(args.dest + o, args.src + o, slice, args.pe);
-        shmem_quiet_work_group();
-    } else if (args.mode == 15u) { /* probe: mode 4 without the quiet */
-        uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
-        uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
-        shmem_putmem_work_group(args.dest + o, args.src + o, slice, args.pe);
     } else if (args.mode == 13u) { /* probe: uvas.glsl's loads of the slices alone */
         uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);

@@ -160,12 +160,18 @@ static size_t bulk;
 
 /* Device seconds of one launch (the kernels' time by the device's clock,
  * over the repetitions; 0 where the device has no clock). */
+static struct uvas_stats probe_d; /* the last dev_time's counters, less those before it */
+
 static double dev_time(uint32_t mode, uint64_t dest, const void *src, uint64_t n, uint32_t groups)
 {
     struct uvas_stats s0, s1;
     uvas_stats_get(&s0);
     launch_from(mode, dest, src, n, 0, groups);
     uvas_stats_get(&s1);
+    probe_d.kernel_faults = s1.kernel_faults - s0.kernel_faults;
+    probe_d.kernel_fault_waits = s1.kernel_fault_waits - s0.kernel_fault_waits;
+    probe_d.kernel_peer_leases = s1.kernel_peer_leases - s0.kernel_peer_leases;
+    probe_d.kernel_requests = s1.kernel_requests - s0.kernel_requests;
     return (double)(s1.kernel_gpu_ns - s0.kernel_gpu_ns) * 1e-9 / reps;
 }
 
@@ -182,21 +188,26 @@ static double dev_time_iters(uint32_t mode, uint64_t dest, const void *src, uint
 
 /* -p: where a device-to-device bulk put's time goes, by the device's
  * clock: the put (mode 4), each work-group's lease alone (6), stores of a
- * constant through the lease (7), the same stores into PE 0's own copy
- * (8), at 256 and 2048 work-groups. */
+ * constant through the lease (7), the put's copy alone through it (12),
+ * the copy's loads alone (13), constant stores into PE 0's own copy (8),
+ * at 256 and 2048 work-groups; then put8+quiet's parts (9, 10). */
 static void probe_d2d(uint8_t *big, const uint8_t *src)
 {
-    static const uint32_t modes[] = {4, 15, 14, 6, 7, 11, 12, 13, 8};
-    static const char *what[] = {"put (copy through the lease)", "the same without quiet",
-                                 "the put without its ring path", "leases alone",
+    static const uint32_t modes[] = {4, 6, 7, 12, 13, 8};
+    static const char *what[] = {"put (shmem_putmem_work_group)", "leases alone",
                                  "constant stores through the lease",
-                                 "loads' data stored through it", "shmem_wg_copy_ through it",
-                                 "uvas.glsl's loads alone", "constant stores, own copy"};
+                                 "shmem_wg_copy_ through the lease", "uvas.glsl's loads alone",
+                                 "constant stores, own copy"};
     for (uint32_t g = 256; g <= 2048; g *= 8)
-        for (int m = 0; m < 9; m++) {
+        for (int m = 0; m < 6; m++) {
             double t = dev_time(modes[m], (uintptr_t)big, src, bulk, g);
-            printf("probe   %4u work-groups  %-34s %9.1f us  %8.2f GB/s\n", g, what[m], t * 1e6,
-                   t > 0 ? (double)bulk / t / 1e9 : 0);
+            printf("probe   %4u work-groups  %-34s %9.1f us  %8.2f GB/s  faults %llu waits %llu "
+                   "leases %llu requests %llu\n", g, what[m], t * 1e6,
+                   t > 0 ? (double)bulk / t / 1e9 : 0,
+                   (unsigned long long)probe_d.kernel_faults,
+                   (unsigned long long)probe_d.kernel_fault_waits,
+                   (unsigned long long)probe_d.kernel_peer_leases,
+                   (unsigned long long)probe_d.kernel_requests);
         }
     /* put8+quiet's parts, per call (the word: 8 bytes at the start of big) */
     const uint32_t n = 200;

@@ -12,7 +12,7 @@ layout(push_constant) uniform Args {
     uint64_t counter; /* symmetric u64 (PE 0's is the shared counter), then u32 words */
     uint64_t src;     /* local: a pattern to put from */
     uint64_t out_;    /* local: what gets and fetching atomics returned */
-    uint64_t target;  /* for the error phases: an address to put to */
+    uint64_t target;  /* for the error phases: an address to put to; phase 1: host memory */
     uint n;           /* invocations that take part */
     uint phase;
     int peer;         /* where the error phases put */
@@ -35,7 +35,7 @@ void main()
         uint w = gl_WorkGroupID.x;
         if (gl_LocalInvocationIndex == 0u)
             shmem_putmem(args.bytes + 1000ul * w + 3ul, args.src + 1ul + w, 301ul, right);
-        shmem_putmem_work_group(args.bytes + 8192ul, args.src, 8000ul, right);
+        shmem_putmem_work_group(args.target, args.src, 8000ul, right); /* the right's host memory */
         shmem_quiet_work_group();
     } else if (args.phase == 2u) { /* non-fetching atomics on PE 0's counter, the right's words */
         if (i < args.n) {
