@@ -873,12 +873,12 @@ void shmem_wg_copy_(bool put, uint64_t here, uint64_t d, uint64_t n, uint me, ui
     }
 }
 
-/* The work-group's size where the kernel declares it, after this header
- * as a rule: a size read here is folded by glslang where it is read,
- * (1, 1, 1) before the kernel's local_size, which had every invocation
- * move the whole buffer. Declared as specialization constants, the size
- * is the kernel's (their defaults: its local_size) wherever it is read.
- * A kernel sizes its work-groups with local_size (or sets these IDs). */
+/* The work-group's size. Kernels include this header before they declare
+ * local_size, and glslang folds gl_WorkGroupSize where it is read: here,
+ * (1, 1, 1), which had every invocation move a work-group call's whole
+ * buffer. As specialization constants (defaults: the kernel's local_size)
+ * it is the kernel's wherever it is read. A kernel that names its own IDs
+ * for its size does not compile with this header (docs/kernels.md). */
 layout(local_size_x_id = 2040, local_size_y_id = 2041, local_size_z_id = 2042) in;
 
 uint shmem_wg_size_()
@@ -902,45 +902,58 @@ bool shmem_wg_may_lease_(int pe)
     return shmem_wg_posted_ == 0u;
 }
 
+/* A lease on pe's block holding a (for a store or not), pinned once for
+ * the work-group by its invocation 0: every invocation gets it (0: none)
+ * and d, the device address of a. Every invocation calls it, after a
+ * barrier that follows its last read of the group's words. */
+uint64_t shmem_wg_take_(uint64_t a, int pe, bool store, out uint64_t d)
+{
+    if (gl_LocalInvocationIndex == 0u) {
+        shmem_lease_ e;
+        uint64_t dd;
+        bool ok = shmem_lease_take_(a, pe, store, e, dd);
+        uint64_t l = ok ? uint64_t(e) : 0ul;
+        shmem_wg_lease_[0] = uint(l);
+        shmem_wg_lease_[1] = uint(l >> 32);
+        shmem_wg_d_[0] = uint(dd);
+        shmem_wg_d_[1] = uint(dd >> 32);
+        shmem_wg_host_ = ok && shmem_lease_host_ ? 1u : 0u;
+    }
+    barrier();
+    d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+    return packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
+}
+
+/* Every invocation's units in, then the group's pin (if any) goes. */
+void shmem_wg_unpin_(uint64_t lease)
+{
+    memoryBarrier();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u && lease != 0ul)
+        shmem_lease_unpin_(shmem_lease_(lease));
+}
+
 /* The whole work-group moves one buffer: block by block through the
- * leases while the blocks were lent to the launch (shmem_wg_may_lease_;
- * invocation 0 pins the block once for the group, each invocation copies
- * its units); the rest (all of it elsewhere) in request-sized pieces
- * spread over the invocations, each going as the invocation's own call
- * would. Every invocation calls with the same arguments. */
+ * leases while the blocks were lent to the launch (shmem_wg_may_lease_),
+ * every invocation copying its units; the rest (all of it elsewhere) in
+ * request-sized pieces spread over the invocations, each going as the
+ * invocation's own call would. Every invocation calls with the same
+ * arguments. */
 void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     barrier();
     memoryBarrier();
-    uint me = gl_LocalInvocationIndex;
-    uint n = shmem_wg_size_();
-    uint64_t p = 0ul;
-    bool lent = shmem_wg_may_lease_(pe);
-    while (lent && p < nbytes) {
+    uint me = gl_LocalInvocationIndex, n = shmem_wg_size_();
+    uint64_t p = 0ul, d, lease;
+    for (bool lent = shmem_wg_may_lease_(pe); lent && p < nbytes;) {
         uint64_t k = shmem_in_block_(dest + p, nbytes - p);
-        if (me == 0u) { /* (every invocation read the last words: barriers before) */
-            shmem_lease_ e;
-            uint64_t d;
-            bool ok = shmem_lease_take_(dest + p, pe, true, e, d);
-            uint64_t l = ok ? uint64_t(e) : 0ul;
-            shmem_wg_lease_[0] = uint(l);
-            shmem_wg_lease_[1] = uint(l >> 32);
-            shmem_wg_d_[0] = uint(d);
-            shmem_wg_d_[1] = uint(d >> 32);
-            shmem_wg_host_ = ok && shmem_lease_host_ ? 1u : 0u;
-        }
-        barrier();
-        uint64_t lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
-        uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        lease = shmem_wg_take_(dest + p, pe, true, d);
         lent = lease != 0ul;
         if (lent) {
             if (shmem_wg_host_ != 0u)
                 shmem_host_stores_ = true; /* each invocation's units there */
             shmem_wg_copy_(true, src + p, d, k, me, n);
-            memoryBarrier(); /* every invocation's units in before the pin goes */
-            barrier();
-            if (me == 0u)
-                shmem_lease_unpin_(shmem_lease_(lease));
+            shmem_wg_unpin_(lease);
             p += k;
         }
     }
@@ -955,32 +968,15 @@ void shmem_getmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int p
 {
     barrier();
     memoryBarrier();
-    uint me = gl_LocalInvocationIndex;
-    uint n = shmem_wg_size_();
-    uint64_t p = 0ul;
-    bool lent = shmem_wg_may_lease_(pe);
-    while (lent && p < nbytes) {
+    uint me = gl_LocalInvocationIndex, n = shmem_wg_size_();
+    uint64_t p = 0ul, d, lease;
+    for (bool lent = shmem_wg_may_lease_(pe); lent && p < nbytes;) {
         uint64_t k = shmem_in_block_(src + p, nbytes - p);
-        if (me == 0u) {
-            shmem_lease_ e;
-            uint64_t d;
-            bool ok = shmem_lease_pin_(src + p, pe, e, d);
-            uint64_t l = ok ? uint64_t(e) : 0ul;
-            shmem_wg_lease_[0] = uint(l);
-            shmem_wg_lease_[1] = uint(l >> 32);
-            shmem_wg_d_[0] = uint(d);
-            shmem_wg_d_[1] = uint(d >> 32);
-        }
-        barrier();
-        uint64_t lease = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
-        uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        lease = shmem_wg_take_(src + p, pe, false, d);
         lent = lease != 0ul;
         if (lent) {
             shmem_wg_copy_(false, dest + p, d, k, me, n);
-            memoryBarrier();
-            barrier();
-            if (me == 0u)
-                shmem_lease_unpin_(shmem_lease_(lease));
+            shmem_wg_unpin_(lease);
             p += k;
         }
     }

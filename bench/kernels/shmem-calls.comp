@@ -51,28 +51,13 @@ void main()
          * stores of a constant through it (7), shmem_wg_copy_'s copy (12) */
         uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);
-        if (gl_LocalInvocationIndex == 0u) {
-            shmem_lease_ e;
-            uint64_t d;
-            bool ok = shmem_lease_take_(args.dest + o, args.pe, true, e, d);
-            uint64_t l = ok ? uint64_t(e) : 0ul;
-            shmem_wg_lease_[0] = uint(l);
-            shmem_wg_lease_[1] = uint(l >> 32);
-            shmem_wg_d_[0] = uint(d);
-            shmem_wg_d_[1] = uint(d >> 32);
-        }
-        barrier();
-        uint64_t l = packUint2x32(uvec2(shmem_wg_lease_[0], shmem_wg_lease_[1]));
-        uint64_t d = packUint2x32(uvec2(shmem_wg_d_[0], shmem_wg_d_[1]));
+        uint64_t d, l = shmem_wg_take_(args.dest + o, args.pe, true, d);
         if (args.mode == 7u && l != 0ul)
             for (uint64_t b = 16ul * uint64_t(gl_LocalInvocationIndex); b < slice; b += 1024ul)
                 uvas_ref_uvec4(d + b).v = uvec4(uint(b));
         if (args.mode == 12u && l != 0ul)
-            shmem_wg_copy_(true, args.src + o, d, slice, gl_LocalInvocationIndex, 64u);
-        memoryBarrier();
-        barrier();
-        if (gl_LocalInvocationIndex == 0u && l != 0ul)
-            shmem_lease_unpin_(shmem_lease_(l));
+            shmem_wg_copy_(true, args.src + o, d, slice, gl_LocalInvocationIndex, shmem_wg_size_());
+        shmem_wg_unpin_(l);
     } else if (args.mode == 9u || args.mode == 10u) { /* probes of put8+quiet's parts, one
                                                        * invocation: a lease taken and given
                                                        * back (9); a store through one lease
