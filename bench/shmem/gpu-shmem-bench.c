@@ -158,10 +158,10 @@ static void cpu_rate(uint64_t *dest, uint32_t n)
 static const uint8_t *cpu_src; /* the CPU's bulk source, and its size */
 static size_t bulk;
 
-/* Device seconds of one launch (the kernels' time by the device's clock,
- * over the repetitions; 0 where the device has no clock). */
 static struct uvas_stats probe_d; /* the last dev_time's counters, less those before it */
 
+/* Device seconds of one launch (the kernels' time by the device's clock,
+ * over the repetitions; 0 where the device has no clock). */
 static double dev_time(uint32_t mode, uint64_t dest, const void *src, uint64_t n, uint32_t groups)
 {
     struct uvas_stats s0, s1;
