@@ -939,52 +939,43 @@ void shmem_wg_unpin_(uint64_t lease)
  * request-sized pieces spread over the invocations, each going as the
  * invocation's own call would. Every invocation calls with the same
  * arguments. */
-void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     barrier();
     memoryBarrier();
     uint me = gl_LocalInvocationIndex, n = shmem_wg_size_();
+    uint64_t remote = put ? dest : src, here = put ? src : dest;
     uint64_t p = 0ul, d, lease;
     for (bool lent = shmem_wg_may_lease_(pe); lent && p < nbytes;) {
-        uint64_t k = shmem_in_block_(dest + p, nbytes - p);
-        lease = shmem_wg_take_(dest + p, pe, true, d);
+        uint64_t k = shmem_in_block_(remote + p, nbytes - p);
+        lease = shmem_wg_take_(remote + p, pe, put, d);
         lent = lease != 0ul;
         if (lent) {
             if (shmem_wg_host_ != 0u)
-                shmem_host_stores_ = true; /* each invocation's units there */
-            shmem_wg_copy_(true, src + p, d, k, me, n);
+                shmem_host_stores_ = true; /* each invocation's units there (puts only) */
+            shmem_wg_copy_(put, here + p, d, k, me, n);
             shmem_wg_unpin_(lease);
             p += k;
         }
     }
     uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
     for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
-        shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+        if (put)
+            shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
+        else
+            shmem_getmem(dest + o, src + o, min(chunk, nbytes - o), pe);
     memoryBarrier();
     barrier();
 }
 
+void shmem_putmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
+{
+    shmem_xfer_work_group_(true, dest, src, nbytes, pe);
+}
+
 void shmem_getmem_work_group(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
-    barrier();
-    memoryBarrier();
-    uint me = gl_LocalInvocationIndex, n = shmem_wg_size_();
-    uint64_t p = 0ul, d, lease;
-    for (bool lent = shmem_wg_may_lease_(pe); lent && p < nbytes;) {
-        uint64_t k = shmem_in_block_(src + p, nbytes - p);
-        lease = shmem_wg_take_(src + p, pe, false, d);
-        lent = lease != 0ul;
-        if (lent) {
-            shmem_wg_copy_(false, dest + p, d, k, me, n);
-            shmem_wg_unpin_(lease);
-            p += k;
-        }
-    }
-    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
-    for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
-        shmem_getmem(dest + o, src + o, min(chunk, nbytes - o), pe);
-    memoryBarrier();
-    barrier();
+    shmem_xfer_work_group_(false, dest, src, nbytes, pe);
 }
 
 /* A quiet for the work-group: every invocation's puts before it. */
