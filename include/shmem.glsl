@@ -114,8 +114,8 @@ layout(buffer_reference, std430, buffer_reference_align = 16) coherent volatile 
  * device memory on this GPU, or (for stores) of its host memory, lent to
  * this launch by its host. The table:
  * a header, the row of each PE (-1: through the host), and per row an
- * entry per block; a kernel pins an entry, reads valid, and goes to the
- * block's device address if it was set (the host clears valid, then waits
+ * entry per block; a kernel pins an entry, reads its lent word, and goes to the
+ * block's device address if it is set (the host clears it, then waits
  * for the pins, before the owner may move the block). */
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer shmem_peers_ {
     uint npes;
@@ -126,9 +126,9 @@ layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer sh
     int row[];
 };
 layout(buffer_reference, std430, buffer_reference_align = 16) coherent volatile buffer shmem_lease_ {
-    uint valid;
+    uint64_t lent;
     uint pins;
-    uint64_t delta;
+    uint pad_;
 };
 
 int shmem_my_pe()
@@ -153,13 +153,16 @@ shmem_ring_ shmem_ring_hdr_()
 bool shmem_posted_ = false;
 bool shmem_host_stores_ = false;
 
-/* A lease's valid word (transport/pe/lease.c): 1, the block is device
- * memory of pe's (every access); 2, its host memory, for stores only: a
- * GPU's atomics on host memory are not atomic with the CPU's over PCIe,
- * and a running kernel may keep host memory it read in its caches, so
- * atomics and reads there go to the owner's CPU through the ring. */
-#define SHMEM_LEASE_DEVICE_ 1u
-#define SHMEM_LEASE_HOST_ 2u
+/* A lease's kind, in the low bits of its lent word (transport/pe/lease.c;
+ * the rest is the block's device address less its uvas address): 1, the
+ * block is device memory of pe's (every access); 2, its host memory, for
+ * stores only: a GPU's atomics on host memory are not atomic with the
+ * CPU's over PCIe, and a running kernel may keep host memory it read in
+ * its caches, so atomics and reads there go to the owner's CPU through
+ * the ring. */
+#define SHMEM_LEASE_DEVICE_ 1ul
+#define SHMEM_LEASE_HOST_ 2ul
+#define SHMEM_LEASE_KIND_ 3ul
 
 /* The last lease pinned was of host memory: a store through it is one of
  * this invocation's host stores (quiet asks the host). */
@@ -168,7 +171,9 @@ bool shmem_lease_host_ = false;
 /* A lease on pe's block holding uvas address a, pinned (one of host
  * memory only for a store): true with e and the device address d of a;
  * false, nothing pinned, where there is none (the call goes through the
- * host). */
+ * host). Two round trips to the table: the pin, then one read of the
+ * lent word (no look before the pin: a miss goes through the host, which
+ * costs far more than the pin's two atomics). */
 bool shmem_lease_take_(uint64_t a, int pe, bool store, out shmem_lease_ e, out uint64_t d)
 {
     uint64_t t = uvas_xlat.peers;
@@ -182,19 +187,16 @@ bool shmem_lease_take_(uint64_t a, int pe, bool store, out shmem_lease_ e, out u
     if (r < 0)
         return false;
     e = shmem_lease_(h.entries + 16ul * (uint64_t(r) * uint64_t(UVAS_NBLOCKS) + bi));
-    uint v = e.valid;
-    if (v == 0u || (!store && v != SHMEM_LEASE_DEVICE_)) /* a look before the pin: most misses cost no atomic */
-        return false;
     atomicAdd(e.pins, 1u);
-    memoryBarrier(); /* the pin before the read of valid (the host: valid, then pins) */
-    v = e.valid;
-    if (v == 0u || (!store && v != SHMEM_LEASE_DEVICE_)) {
+    memoryBarrier(); /* the pin before the read of lent (the host: lent, then pins) */
+    uint64_t w = e.lent;
+    uint64_t kind = w & SHMEM_LEASE_KIND_;
+    if (kind == 0ul || (!store && kind != SHMEM_LEASE_DEVICE_)) {
         atomicAdd(e.pins, 0xffffffffu);
         return false;
     }
-    memoryBarrier(); /* delta after valid (the host writes it before) */
-    d = a + e.delta;
-    shmem_lease_host_ = v == SHMEM_LEASE_HOST_;
+    d = a + (w - kind);
+    shmem_lease_host_ = kind == SHMEM_LEASE_HOST_;
     return true;
 }
 

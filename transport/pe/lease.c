@@ -19,18 +19,24 @@
 
 /* An entry of the table, as include/shmem.glsl reads it. */
 struct lease_entry {
-    _Atomic uint32_t valid; /* delta is the block's, kernels may go: VALID_* */
-    _Atomic uint32_t pins;  /* kernels' accesses in flight */
-    _Atomic uint64_t delta; /* written while valid is 0 */
+    /* 0, or the block's device address less its uvas address with VALID_*
+     * in the low bits: one word, so a kernel takes the pair in one read
+     * (a pin, a barrier and one load: docs/kernels.md) and never sees a
+     * kind without its address. */
+    _Atomic uint64_t lent;
+    _Atomic uint32_t pins; /* kernels' accesses in flight */
+    uint32_t pad;
 };
 _Static_assert(sizeof(struct lease_entry) == 16, "shmem.glsl's shmem_lease_ is 16 bytes");
 
-/* valid: device memory (every access), or host memory (stores only: a
+/* The kind: device memory (every access), or host memory (stores only: a
  * GPU's atomics on host memory are not atomic with the CPU's over PCIe,
  * and a running kernel may keep host memory it read in its caches, so
- * atomics and reads there go to the owner's CPU through the ring). */
+ * atomics and reads there go to the owner's CPU through the ring). Both
+ * addresses are at least page-aligned, so the delta's low bits are free. */
 #define VALID_DEVICE 1u
 #define VALID_HOST 2u
+#define VALID_MASK 3u
 
 #define HEADER 32
 /* A table larger than this is not made: kernels go through the host. */
@@ -76,7 +82,7 @@ static struct {
     char *map;
     size_t entries_off;
     uint64_t addr;
-    uint8_t *leased;       /* a bit per row and block: the host's copy of valid */
+    uint8_t *leased;       /* a bit per row and block: the host's copy of lent != 0 */
     struct held *held;
     size_t nheld;
     struct held *ending;   /* the revoker's: leases it is ending, out of held */
@@ -256,10 +262,12 @@ static void lease_one(uint32_t slot, size_t bi, bool host)
         uvas_gate_unpin(&p->pins[bi]);
         return;
     }
-    struct lease_entry *e = entry(slot, bi);
-    atomic_store_explicit(&e->delta, addr - (uint64_t)(uintptr_t)uvas_block_addr(bi), RLX);
-    uvas_store_fence(); /* delta before valid, also through a write-combining mapping */
-    atomic_store_explicit(&e->valid, dev ? VALID_DEVICE : VALID_HOST, RLX);
+    uint64_t delta = addr - (uint64_t)(uintptr_t)uvas_block_addr(bi);
+    if (delta & VALID_MASK) { /* never seen: Vulkan's addresses are aligned */
+        uvas_gate_unpin(&p->pins[bi]);
+        return;
+    }
+    atomic_store_explicit(&entry(slot, bi)->lent, delta | (dev ? VALID_DEVICE : VALID_HOST), RLX);
     set_bit(slot, bi, true);
     L.held[L.nheld++] = (struct held){slot, (uint32_t)bi};
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_peer_leases, 1, RLX);
@@ -299,13 +307,13 @@ static void drain_pins(struct lease_entry *e, int pe, uint32_t bi)
 static struct held stop_one(size_t i)
 {
     struct held h = L.held[i];
-    atomic_store_explicit(&entry(h.slot, h.bi)->valid, 0, RLX);
+    atomic_store_explicit(&entry(h.slot, h.bi)->lent, 0, RLX);
     L.held[i] = L.held[--L.nheld];
     return h;
 }
 
 /* The kernels have left h's entry: our pin at the owner goes (L.mu held).
- * A kernel may still pin the entry for an instant, see valid 0 and leave
+ * A kernel may still pin the entry for an instant, see lent 0 and leave
  * (the Dekker pair): its +1 and -1 are its own, never overwritten. */
 static void finish(struct held h)
 {
@@ -381,7 +389,7 @@ void uvas_lease_run_end(void)
 
 /* The revoker: while leases are held, look at each owner's want word; when
  * one moved, end our leases there whose gate is closed (their owner's
- * transition waits for us): valid cleared under L.mu, the kernels' pins
+ * transition waits for us): lent cleared under L.mu, the kernels' pins
  * drained without it, then our pins at the owners go under it again. */
 static void *revoker(void *arg)
 {
@@ -406,7 +414,7 @@ static void *revoker(void *arg)
         }
         pthread_mutex_unlock(&L.mu);
         if (n) {
-            /* valid's stores, then the reads of pins (the Dekker pair):
+            /* lent's stores, then the reads of pins (the Dekker pair):
              * mfence orders a write-combined store before a later load too. */
             atomic_thread_fence(SEQ);
             for (size_t k = 0; k < n; k++)

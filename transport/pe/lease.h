@@ -22,16 +22,16 @@
  * The kernels' side is the Dekker pair of the gate (uvas/gate.h) again,
  * with both words in the table (device memory, the host's reads and
  * writes through its mapping): a kernel adds to the entry's pins, then
- * reads valid; the revoker clears valid, then reads pins. Measured on the
+ * reads lent; the revoker clears lent, then reads pins. Measured on the
  * H100 with both words in device memory: no violation in 80000 rounds
  * (bench/gpu/host-order.c, docs/gpu-shmem-plan.md).
  *
  * The table (include/shmem.glsl mirrors it): a 32-byte header (npes,
  * nslots, the entries' device address), slot[npes] (the PE's row, -1 for
  * PEs kernels reach only through the host), then nslots rows of one
- * 16-byte entry per block of the range: valid (1 device memory, 2 host
- * memory: stores only), pins (u32 each), delta (device address of the
- * block - its uvas address).
+ * 16-byte entry per block of the range: lent (u64: 0, or the device
+ * address of the block - its uvas address, with 1 in the low bits for
+ * device memory, 2 for host memory: stores only), pins (u32), a pad.
  */
 #ifndef UVAS_PE_LEASE_H
 #define UVAS_PE_LEASE_H
