@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "migrate/policy.h"
+#include "uvas/os.h"
 
 struct counter {
     double threshold, gpu_threshold, thrash, window_ms;
@@ -63,10 +63,7 @@ static int fault(void *st, const struct uvas_block_view *b, int agent, int write
     (void)write;
     const struct counter *s = st;
     if (b->migrations >= s->thrash && b->last_migration_ns) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-        if ((double)(now - b->last_migration_ns) < s->window_ms * 1e6)
+        if ((double)(uvas_os_now_ns() - b->last_migration_ns) < s->window_ms * 1e6)
             return UVAS_ACTION_REMOTE; /* thrashing: pinned for now */
     }
     double t = agent == UVAS_AGENT_DEVICE ? s->gpu_threshold : s->threshold;

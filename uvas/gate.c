@@ -5,7 +5,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "uvas/internal.h"
@@ -248,11 +247,9 @@ uint64_t uvas_gate_pins_held(size_t bi)
     return n;
 }
 
-static double since(const struct timespec *t0)
+static double since(uint64_t t0)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
+    return (double)(uvas_os_now_ns() - t0) * 1e-9;
 }
 
 /* Does a pin table hold a pin on block bi: its counter, or a slot below n? */
@@ -279,16 +276,15 @@ static void drain(_Atomic uint32_t *tab, unsigned t, size_t bi)
     atomic_fetch_add_explicit(&sl->want, 1, memory_order_seq_cst);
     /* A pin covers one bounded access (a store, a copy): spin briefly,
      * then yield, and past seconds ask whether the pinning peer is alive. */
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = uvas_os_now_ns();
     double next_report = 5.0;
     for (unsigned i = 0; pinned(tab, sl, n, bi); i++) {
         if (i < 64)
             continue;
         sched_yield();
-        if ((i & 1023) == 0 && since(&t0) > next_report) {
+        if ((i & 1023) == 0 && since(t0) > next_report) {
             if (uvas_gate_stuck_hook)
-                uvas_gate_stuck_hook(bi, t, since(&t0));
+                uvas_gate_stuck_hook(bi, t, since(t0));
             next_report *= 2;
         }
     }

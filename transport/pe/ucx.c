@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "transport/pe/boot.h"
@@ -24,6 +23,7 @@
 #include "transport/pe/ucx_sym.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/status.h"
 
 static int ucx_fail(ucs_status_t st, const char *what)
@@ -223,9 +223,7 @@ int uvas_ucx_connect(void)
 
 static double mono(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+    return (double)uvas_os_now_ns() * 1e-9;
 }
 
 void uvas_ucx_poll(unsigned spins)
