@@ -75,6 +75,10 @@ run_all() {
         [ -x "$B/bench-uvas/shmem-bench" ] && [ -x "$B/bench-oshmem/shmem-bench" ] && pre=(--prebuilt)
         bench shmem-bench scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
     fi
+    if need 'gpu_shmem\.'; then
+        [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        bench gpu-shmem-bench mpirun -np 2 --oversubscribe "$B/bench/gpu-shmem-bench"
+    fi
     if need 'cuda\.' && nvidia-smi >/dev/null 2>&1; then
         um=${UM_BENCH:-/tmp/um-bench}  # device-run.sh builds it before Open MPI is unpacked
         [ -x "$um" ] || nvcc -O2 -arch=sm_90 -o "$um" bench/cuda/um-bench.cu

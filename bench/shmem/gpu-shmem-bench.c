@@ -10,6 +10,9 @@
  * PE 0 measures; PE 1 waits in a barrier. Rows, per target tier:
  *   put8+quiet us  a kernel's shmem_uint64_p + shmem_quiet, in a loop of
  *                  one invocation / the CPU's, in a loop
+ *   put4K+quiet us one work-group's shmem_putmem_work_group of 4 KiB +
+ *                  shmem_quiet_work_group, in a loop / the CPU's
+ *                  shmem_putmem + shmem_quiet, in a loop
  *   g8 us          shmem_uint64_g the same way (kernels: only where they
  *                  can wait)
  *   rate Mops      8-byte puts from each of 4096 invocations (one each to
@@ -138,6 +141,19 @@ static void cpu_put8(uint64_t *dest, uint32_t n)
     }
 }
 
+static const uint8_t *cpu_src; /* the CPU's bulk source, and its size */
+static size_t bulk;
+
+#define PUT4K 4096u
+
+static void cpu_put4k(uint64_t *dest, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        shmem_putmem(dest, cpu_src, PUT4K, 1);
+        shmem_quiet();
+    }
+}
+
 static volatile uint64_t sink;
 
 static void cpu_g8(uint64_t *dest, uint32_t n)
@@ -154,9 +170,6 @@ static void cpu_rate(uint64_t *dest, uint32_t n)
         shmem_uint64_p(dest + i, i, 1);
     shmem_quiet();
 }
-
-static const uint8_t *cpu_src; /* the CPU's bulk source, and its size */
-static size_t bulk;
 
 static struct uvas_stats probe_d; /* the last dev_time's counters, less those before it */
 
@@ -271,6 +284,8 @@ static void row(const char *tier, long hints, bool waits)
         printf("%-7s an empty launch %.1f us\n", tier, empty * 1e6);
         double kput = (launch(0, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6;
         double cput = cpu_time(cpu_put8, word, n) / n * 1e6;
+        double kput4k = (launch_from(11, (uintptr_t)word, ksrc_row, PUT4K, n, 1) - empty) / n * 1e6;
+        double cput4k = cpu_time(cpu_put4k, word, n) / n * 1e6;
         double kg = waits ? (launch(1, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6 : 0;
         double cg = cpu_time(cpu_g8, word, n) / n * 1e6;
         double krate = (double)RATE_INV * per /
@@ -306,6 +321,8 @@ static void row(const char *tier, long hints, bool waits)
         snprintf(mb, sizeof mb, "%zuK", bulk >> 10);
         printf("%-7s put8+quiet us  kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
                kput, cput, cput / kput);
+        printf("%-7s put4K+quiet us kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
+               kput4k, cput4k, cput4k / kput4k);
         if (waits)
             printf("%-7s g8 us          kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
                    kg, cg, cg / kg);
@@ -327,6 +344,8 @@ static void row(const char *tier, long hints, bool waits)
         }
         printf("metric gpu_shmem.%s.kernel_put8_us %.3f\nmetric gpu_shmem.%s.cpu_put8_us %.3f\n",
                tier, kput, tier, cput);
+        printf("metric gpu_shmem.%s.kernel_put4k_us %.3f\nmetric gpu_shmem.%s.cpu_put4k_us %.3f\n",
+               tier, kput4k, tier, cput4k);
         if (waits)
             printf("metric gpu_shmem.%s.kernel_g8_us %.3f\nmetric gpu_shmem.%s.cpu_g8_us %.3f\n",
                    tier, kg, tier, cg);
