@@ -192,6 +192,9 @@ if [ "$what" = gpushmem ] || [ "$what" = gsb ]; then
     use_mpi
     timeout 300 mpirun -np 2 "$B/bench/gpu-shmem-bench" ${GSB_ARGS:-} 2>&1 |
         tee "$OUT/gpu-shmem-bench.txt" | grep -v "^metric"
+    # The proxy's path: every call of a kernel over UCX (tcp, as between nodes).
+    timeout 300 mpirun -np 2 -x UVAS_TRANSPORT=ucx -x UCX_TLS=tcp,self "$B/bench/gpu-shmem-bench" \
+        ${GSB_ARGS:-} 2>&1 | tee "$OUT/gpu-shmem-bench-ucx.txt" | grep -v "^metric"
 fi
 if [ "$what" = gpushmem ]; then
     # The ordering a same-node bypass would need (docs/gpu-shmem-plan.md).

@@ -79,6 +79,10 @@ run_all() {
         [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
         bench gpu-shmem-bench mpirun -np 2 --oversubscribe "$B/bench/gpu-shmem-bench"
     fi
+    if need 'gpu_shmem\.ucx_'; then # the proxy's path: every call of a kernel over UCX
+        bench gpu-shmem-bench-ucx mpirun -np 2 --oversubscribe -x UVAS_TRANSPORT=ucx \
+            -x UCX_TLS=tcp,self "$B/bench/gpu-shmem-bench"
+    fi
     if need 'cuda\.' && nvidia-smi >/dev/null 2>&1; then
         um=${UM_BENCH:-/tmp/um-bench}  # device-run.sh builds it before Open MPI is unpacked
         [ -x "$um" ] || nvcc -O2 -arch=sm_90 -o "$um" bench/cuda/um-bench.cu

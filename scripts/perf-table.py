@@ -149,7 +149,7 @@ def block(machine, d):
         for p in paths:
             out.append(f"| {p} | " + " | ".join(fmt(g(f'path.{p}.{c}')) for c in cols) + " |")
         out.append("")
-    tiers = [t for t in ("device", "host") if g(f"gpu_shmem.{t}.kernel_put8_us") is not None]
+    tiers = [t for t in ("device", "host", "ucx_device", "ucx_host") if g(f"gpu_shmem.{t}.kernel_put8_us") is not None]
     if tiers:
         def sig(v):
             return "-" if v is None else f"{v:.0f}" if abs(v) >= 100 else f"{v:.3g}"
@@ -157,10 +157,14 @@ def block(machine, d):
                 "beside the CPU's same calls, same run:", "",
                 "| target | call | kernel | CPU | kernel's advantage |", "| --- | --- | --- | --- | --- |"]
         for t in tiers:
-            where = {"device": "device memory (lent to the kernel)", "host": "host memory (through the host)"}[t]
+            where = {"device": "device memory, same GPU (lent to the kernel)",
+                     "host": "host memory, same node (the host's ring)",
+                     "ucx_device": "device memory, over UCX tcp (the proxy)",
+                     "ucx_host": "host memory, over UCX tcp (the proxy)"}[t]
             for key, what, unit, lower in (("put8_us", "put 8 B + quiet", "µs", True),
                                            ("put4k_us", "put 4 KiB + quiet (a work-group)", "µs", True),
                                            ("g8_us", "g 8 B", "µs", True),
+                                           ("get4k_us", "get 4 KiB (a work-group)", "µs", True),
                                            ("rate_mops", "8-byte puts, message rate", "M/s", False)):
                 k, c = g(f"gpu_shmem.{t}.kernel_{key}"), g(f"gpu_shmem.{t}.cpu_{key}")
                 if k is not None and c is not None:
@@ -172,12 +176,13 @@ def block(machine, d):
                 k, c = g(f"gpu_shmem.{t}.{bk}"), g(f"gpu_shmem.{t}.cpu_put{size}b_gbs")
                 wide = g(f"gpu_shmem.{t}.kernel_put{size}b_2048wg_gbs")
                 mib = f"{int(size[:-1]) >> 10} MiB" if size.endswith("K") and int(size[:-1]) >= 1024 else size.replace("K", " KiB")
-                what = f"put {mib}, GB/s" + (" (256 work-groups)" if wide is not None else " (a work-group)")
+                what = f"put {mib}, GB/s" + (" (256 work-groups)" if t == "device" else " (a work-group)")
                 out.append(f"| {where} | {what} | {sig(k)} | {sig(c)} | {sig(k / c if k and c else None)}x |")
                 if wide is not None:
                     out.append(f"| {where} | put {mib}, GB/s (2048 work-groups) | {sig(wide)} | {sig(c)} | {sig(wide / c if wide and c else None)}x |")
         out += ["", "(the CPU's calls to device memory go by the copy engine; a kernel's figure is its launch "
-                "less an empty launch, over the calls it made: docs/kernels.md.)", ""]
+                "less an empty launch, over the calls it made, but the 2 MiB put's and the 2048 work-groups' "
+                "by the device's clock: docs/kernels.md.)", ""]
     check = os.path.join(d, "check.txt")
     if os.path.exists(check):
         out += ["Guard (`perf-check.py`): " + first_line(d, "check.txt", r"passed, \d+ failed").replace("perf-check: ", ""), ""]

@@ -47,6 +47,10 @@ void main()
                 shmem_putmem_work_group(args.dest, args.src, args.nbytes, args.pe);
                 shmem_quiet_work_group();
             }
+    } else if (args.mode == 14u) { /* latency: work-group 0 gets nbytes, iters times */
+        if (gl_WorkGroupID.x == 0u)
+            for (uint k = 0u; k < args.iters; k++)
+                shmem_getmem_work_group(args.src, args.dest, args.nbytes, args.pe);
     } else if (args.mode == 4u) { /* bandwidth: every work-group puts its slice, then quiet */
         uint64_t slice = args.nbytes / uint64_t(gl_NumWorkGroups.x);
         uint64_t o = slice * uint64_t(gl_WorkGroupID.x);

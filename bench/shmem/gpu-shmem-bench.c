@@ -13,11 +13,13 @@
  *   put4K+quiet us one work-group's shmem_putmem_work_group of 4 KiB +
  *                  shmem_quiet_work_group, in a loop / the CPU's
  *                  shmem_putmem + shmem_quiet, in a loop
+ *   get4K us       one work-group's shmem_getmem_work_group of 4 KiB / the
+ *                  CPU's shmem_getmem (kernels: only where they can wait)
  *   g8 us          shmem_uint64_g the same way (kernels: only where they
  *                  can wait)
- *   rate Mops      8-byte puts from each of 4096 invocations (one each to
- *                  host memory, through the host; 64 each to device
- *                  memory, enough to time), a quiet per work-group / the
+ *   rate Mops      8-byte puts from each of 4096 invocations (one each
+ *                  through the host; 64 each to device memory lent to
+ *                  the kernel, enough to time), a quiet per work-group / the
  *                  CPU's 4096 puts and one quiet
  *   put256K GB/s   host tier: one work-group's shmem_putmem_work_group of
  *                  256 KiB + quiet / the CPU's shmem_putmem + quiet
@@ -27,7 +29,12 @@
  *                  the same buffers (the copy engine) + quiet; then the
  *                  same from 2048 work-groups, and 2048 copying half of
  *                  PE 0's own copy onto its other half with uvas.glsl's
- *                  loads and stores (no OpenSHMEM call, no lease)
+ *                  loads and stores (no OpenSHMEM call, no lease); and
+ *                  the first 2 MiB alone from 256 work-groups (these
+ *                  three by the device's clock where it has one: their
+ *                  kernels take about as long as a launch's jitter)
+ * Under UVAS_TRANSPORT=ucx the rows are ucx_host and ucx_device: every
+ * call of a kernel goes through the host's proxy over UCX.
  * A kernel's figure is the launch's time less that of an empty launch
  * holding the same memory (medians of the repetitions), over the calls it
  * made. Each launch holds
@@ -67,6 +74,7 @@ struct args {
 static int reps = 5;
 static bool probe; /* -p */
 static size_t d2d = D2D; /* the device row's bulk size (-d MiB) */
+static bool ucx;          /* UVAS_TRANSPORT=ucx: every call of a kernel through the host */
 static uvas_kernel_t *k;
 static uint8_t *ksrc; /* the kernel's source, held for each launch */
 static const void *held[3]; /* and PE 0's copies of the targets */
@@ -152,6 +160,14 @@ static void cpu_put4k(uint64_t *dest, uint32_t n)
         shmem_putmem(dest, cpu_src, PUT4K, 1);
         shmem_quiet();
     }
+}
+
+static uint8_t get4k_buf[PUT4K];
+
+static void cpu_get4k(uint64_t *dest, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        shmem_getmem(get4k_buf, dest, PUT4K, 1);
 }
 
 static volatile uint64_t sink;
@@ -247,14 +263,39 @@ static void cpu_big(uint64_t *dest, uint32_t n)
     shmem_quiet();
 }
 
-/* host: bulk puts of 256 KiB from host memory (through the proxy, about
- * 0.4 MB/s on the H100: seconds); device: 32 MiB between the two PEs'
- * device-resident copies. */
+#define PUT2M (2u << 20)
+
+static void cpu_put2m(uint64_t *dest, uint32_t n)
+{
+    (void)n;
+    shmem_putmem(dest, cpu_src, PUT2M, 1);
+    shmem_quiet();
+}
+
+/* GB/s of a bulk launch by the device's clock, or by the wall's less an
+ * empty launch where the device has no clock. */
+static double launch_gbs(uint32_t mode, uint64_t dest, const void *src, uint64_t n,
+                         uint32_t groups, double empty)
+{
+    double t = dev_time(mode, dest, src, n, groups);
+    if (t <= 0)
+        t = launch_from(mode, dest, src, n, 0, groups) - empty;
+    return (double)n / t / 1e9;
+}
+
+/* One target tier's rows: host memory (through the host's ring, and any
+ * tier over UCX): bulk puts of 256 KiB from one work-group; device memory
+ * lent to the kernel: 32 MiB between the two PEs' device-resident copies. */
 static void row(const char *tier, long hints, bool waits)
 {
     bool dev = hints == SHMEM_MALLOC_DEVICE_HEAP;
-    bulk = dev ? d2d : 256u << 10;
-    uint32_t per = dev ? RATE_PER : 1; /* puts per invocation in the rate row */
+    /* A kernel's bulk put goes directly (leases) unless UCX carries every
+     * call: then the host row's 256 KiB from one work-group (the ring). */
+    bool direct = dev && !ucx;
+    bulk = direct ? d2d : 256u << 10;
+    /* puts per invocation in the rate row: one each where they go through
+     * the host's ring (it would fill), 64 each where they go directly */
+    uint32_t per = direct ? RATE_PER : 1;
     uint64_t *word = shmem_malloc_with_hints(8 * RATE_INV * per, hints);
     uint8_t *big = shmem_malloc_with_hints(dev ? d2d : BIG, hints);
     if (!word || !big) {
@@ -286,6 +327,9 @@ static void row(const char *tier, long hints, bool waits)
         double cput = cpu_time(cpu_put8, word, n) / n * 1e6;
         double kput4k = (launch_from(11, (uintptr_t)word, ksrc_row, PUT4K, n, 1) - empty) / n * 1e6;
         double cput4k = cpu_time(cpu_put4k, word, n) / n * 1e6;
+        /* (the kernel's get lands in its own source buffer, past the bulk) */
+        double kget4k = waits ? (launch_from(14, (uintptr_t)word, ksrc + BIG - PUT4K, PUT4K, n, 1) - empty) / n * 1e6 : 0;
+        double cget4k = cpu_time(cpu_get4k, word, n) / n * 1e6;
         double kg = waits ? (launch(1, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6 : 0;
         double cg = cpu_time(cpu_g8, word, n) / n * 1e6;
         double krate = (double)RATE_INV * per /
@@ -293,8 +337,8 @@ static void row(const char *tier, long hints, bool waits)
         double crate = RATE_INV / cpu_time(cpu_rate, word, RATE_INV) / 1e6;
         struct uvas_stats s0, s1;
         uvas_stats_get(&s0);
-        double kbw = (double)bulk / (launch_from(dev ? 4 : 3, (uintptr_t)big, ksrc_row, bulk, 0,
-                                                 dev ? 256 : 1) - empty) / 1e9;
+        double kbw = (double)bulk / (launch_from(direct ? 4 : 3, (uintptr_t)big, ksrc_row, bulk, 0,
+                                                 direct ? 256 : 1) - empty) / 1e9;
         uvas_stats_get(&s1);
         /* How the bulk put went: directly (leases) or through the host;
          * and its kernels' time by the device's clock (0 where it has
@@ -309,13 +353,16 @@ static void row(const char *tier, long hints, bool waits)
          * loads and stores on both sides). */
         double kbw_wide = 0, kbw_self = 0; /* (the copy leaves big as it was: its
                                             * pattern repeats every 256 bytes) */
-        if (dev) {
-            kbw_wide = (double)bulk / (launch_from(4, (uintptr_t)big, ksrc_row, bulk, 0, 2048) -
-                                       empty) / 1e9;
-            kbw_self = (double)(bulk / 2) / (launch_from(5, (uintptr_t)big + bulk / 2, big,
-                                                         bulk / 2, 0, 2048) - empty) / 1e9;
+        double kbw_2m = 0, cbw_2m = 0;
+        if (direct) {
+            kbw_wide = launch_gbs(4, (uintptr_t)big, ksrc_row, bulk, 2048, empty);
+            kbw_self = launch_gbs(5, (uintptr_t)big + bulk / 2, big, bulk / 2, 2048, empty);
+            if (bulk > PUT2M) {
+                kbw_2m = launch_gbs(4, (uintptr_t)big, ksrc_row, PUT2M, 256, empty);
+                cbw_2m = (double)PUT2M / cpu_time(cpu_put2m, (uint64_t *)big, 0) / 1e9;
+            }
         }
-        if (dev && probe)
+        if (direct && probe)
             probe_d2d(big, ksrc_row);
         char mb[24];
         snprintf(mb, sizeof mb, "%zuK", bulk >> 10);
@@ -323,6 +370,9 @@ static void row(const char *tier, long hints, bool waits)
                kput, cput, cput / kput);
         printf("%-7s put4K+quiet us kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
                kput4k, cput4k, cput4k / kput4k);
+        if (waits)
+            printf("%-7s get4K us       kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
+                   kget4k, cget4k, cget4k / kget4k);
         if (waits)
             printf("%-7s g8 us          kernel %8.2f  cpu %8.2f  ratio cpu/kernel %.3f\n", tier,
                    kg, cg, cg / kg);
@@ -336,16 +386,26 @@ static void row(const char *tier, long hints, bool waits)
             snprintf(how, sizeof how, "direct");
         printf("%-7s put%-6s GB/s kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f  (%s; %.2f "
                "GB/s by the device's clock)\n", tier, mb, kbw, cbw, kbw / cbw, how, kbw_dev);
-        if (dev) {
-            printf("%-7s put%-6s GB/s 2048 work-groups %.3f; PE 0's own copy (%zuK) %.3f\n",
-                   tier, mb, kbw_wide, bulk >> 11, kbw_self);
+        if (direct) {
+            printf("%-7s put%-6s GB/s 2048 work-groups %.3f; PE 0's own copy (%zuK) %.3f "
+                   "(device clock)\n", tier, mb, kbw_wide, bulk >> 11, kbw_self);
             printf("metric gpu_shmem.%s.kernel_put%sb_2048wg_gbs %.4f\nmetric gpu_shmem.%s."
                    "kernel_self_copy_gbs %.4f\n", tier, mb, kbw_wide, tier, kbw_self);
+            if (kbw_2m > 0) {
+                printf("%-7s put2048K  GB/s kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f  "
+                       "(256 work-groups, device clock)\n", tier, kbw_2m, cbw_2m,
+                       kbw_2m / cbw_2m);
+                printf("metric gpu_shmem.%s.kernel_put2048Kb_gbs %.4f\nmetric gpu_shmem.%s."
+                       "cpu_put2048Kb_gbs %.4f\n", tier, kbw_2m, tier, cbw_2m);
+            }
         }
         printf("metric gpu_shmem.%s.kernel_put8_us %.3f\nmetric gpu_shmem.%s.cpu_put8_us %.3f\n",
                tier, kput, tier, cput);
         printf("metric gpu_shmem.%s.kernel_put4k_us %.3f\nmetric gpu_shmem.%s.cpu_put4k_us %.3f\n",
                tier, kput4k, tier, cput4k);
+        if (waits)
+            printf("metric gpu_shmem.%s.kernel_get4k_us %.3f\nmetric gpu_shmem.%s.cpu_get4k_us "
+                   "%.3f\n", tier, kget4k, tier, cget4k);
         if (waits)
             printf("metric gpu_shmem.%s.kernel_g8_us %.3f\nmetric gpu_shmem.%s.cpu_g8_us %.3f\n",
                    tier, kg, tier, cg);
@@ -356,7 +416,7 @@ static void row(const char *tier, long hints, bool waits)
         /* The kernel's bulk put arrived whole. */
         shmem_putmem(big, ksrc + 1, bulk, 1); /* not the kernel's bytes */
         shmem_quiet();
-        launch_from(dev ? 4 : 3, (uintptr_t)big, ksrc_row, bulk, 0, dev ? 256 : 1);
+        launch_from(direct ? 4 : 3, (uintptr_t)big, ksrc_row, bulk, 0, direct ? 256 : 1);
         uint8_t *back = malloc(bulk);
         shmem_getmem(back, big, bulk, 1);
         size_t bad = 0;
@@ -409,9 +469,11 @@ int main(int argc, char **argv)
     if (shmem_my_pe() == 0)
         printf("gpu-shmem-bench: 2 PEs, target at PE 1, median of %d%s\n", reps,
                info.fault_waits ? "" : " (kernels cannot wait here: no g row)");
-    row("host", SHMEM_MALLOC_HOST_HEAP, info.fault_waits);
+    const char *tr = getenv("UVAS_TRANSPORT");
+    ucx = tr && !strcmp(tr, "ucx");
+    row(ucx ? "ucx_host" : "host", SHMEM_MALLOC_HOST_HEAP, info.fault_waits);
     if (shmemx_device_present())
-        row("device", SHMEM_MALLOC_DEVICE_HEAP, info.fault_waits);
+        row(ucx ? "ucx_device" : "device", SHMEM_MALLOC_DEVICE_HEAP, info.fault_waits);
     uvas_kernel_free(k);
     uvas_free(ksrc);
     shmem_finalize();
