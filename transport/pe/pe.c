@@ -96,16 +96,14 @@ static int transport_env(void)
      * message on the H100 machine (docs/transport.md, globals-bench). */
     if (rc == UVAS_OK)
         rc = env_size("UVAS_SEG_CMA_PUT_MIN", 64, &uvas_job.seg_cma_put_min);
-    /* A kernel's stores into a peer's host memory may go straight there
-     * once the run has shown traffic to the block: each lease of host
-     * memory is an import of its pages, which costs about what a few dozen
-     * requests through the host do on a GPU (docs/kernels.md). Off unless
-     * asked for, until a hang it may be part of is understood
-     * (docs/reliability.md). */
+    /* A kernel's stores into a peer's host memory go straight there once
+     * the run has shown traffic to the block: each lease of host memory is
+     * an import of its pages, which costs about what a few dozen requests
+     * through the host do on a GPU (docs/kernels.md). */
     const char *lh = getenv("UVAS_LEASE_HOST_AFTER");
-    if (rc == UVAS_OK && (!lh || !*lh || !strcasecmp(lh, "off")))
+    if (rc == UVAS_OK && lh && !strcasecmp(lh, "off"))
         uvas_job.lease_host_after = SIZE_MAX;
-    else if (rc == UVAS_OK && (rc = env_size("UVAS_LEASE_HOST_AFTER", SIZE_MAX,
+    else if (rc == UVAS_OK && (rc = env_size("UVAS_LEASE_HOST_AFTER", 16,
                                              &uvas_job.lease_host_after)))
         rc = uvas_fail(UVAS_ERR_ENV, "UVAS_LEASE_HOST_AFTER='%s': a number of requests (0: "
                        "kernels get peers' host-resident blocks up front), or off", lh);
