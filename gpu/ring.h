@@ -49,6 +49,9 @@ enum uvas_ring_op {
     UVAS_RING_AMO = 3,        /* amo (enum uvas_amo_op) on the size-byte word addr at pe */
     UVAS_RING_PUT_SIGNAL = 4, /* PUT, then signal op amo with value on the u64 at sig */
     UVAS_RING_QUIET = 5,      /* every request before this one complete and visible */
+    UVAS_RING_PUT_REF = 6,    /* cmp bytes from this PE's host memory at value to addr at pe:
+                               * the host reads the source (waits: the kernel may reuse it
+                               * once answered) */
 };
 #define UVAS_RING_OP_MASK 0xffu
 #define UVAS_RING_WAITS 0x100u
@@ -59,8 +62,8 @@ struct uvas_ring_req {
     int32_t pe;
     uint32_t size;   /* PUT/GET: bytes (<= UVAS_RING_PAYLOAD); AMO: 4 or 8 */
     uint64_t addr;   /* the symmetric address at pe */
-    uint64_t value;  /* AMO operand; PUT_SIGNAL's signal value */
-    uint64_t cmp;    /* compare-and-swap's comparand */
+    uint64_t value;  /* AMO operand; PUT_SIGNAL's signal value; PUT_REF's source */
+    uint64_t cmp;    /* compare-and-swap's comparand; PUT_REF's length */
     uint64_t result; /* what an AMO fetched */
     uint64_t sig;    /* PUT_SIGNAL: the signal word at pe */
     uint32_t amo;    /* AMO: enum uvas_amo_op; PUT_SIGNAL: the signal's (SET or ADD) */

@@ -70,6 +70,7 @@
 #define SHMEM_RING_AMO_ 3u
 #define SHMEM_RING_PUT_SIGNAL_ 4u
 #define SHMEM_RING_QUIET_ 5u
+#define SHMEM_RING_PUT_REF_ 6u
 #define SHMEM_RING_WAITS_ 0x100u
 /* enum uvas_amo_op (transport/pe/pe.h) */
 #define SHMEM_AMO_FETCH_ 0u
@@ -526,6 +527,27 @@ void shmem_put_here_(uint64_t dest, uint64_t src, uint64_t nbytes)
     shmem_copy_local_(dest, src, nbytes);
 }
 
+/* A put of more than one request's payload from this PE's host memory,
+ * where kernels wait: one request naming the source, which the host
+ * copies itself (from its cache, where the kernel would read it across
+ * the bus 16 bytes a load and post a request per 448 bytes), answered
+ * once the host has read it, as the call may not return before. False
+ * where it does not apply. n is at most a block, so the source spans at
+ * most two blocks: its ends say where it lives. */
+bool shmem_put_by_ref_(uint64_t dest, uint64_t src, uint64_t n, int pe)
+{
+    uint64_t d;
+    bool host0, host1;
+    if (!UVAS_FAULTS_WAIT || n <= uint64_t(SHMEM_RING_PAYLOAD_) ||
+        !shmem_reach_(src, d, host0) || !shmem_reach_(src + n - 1ul, d, host1) || !host0 ||
+        !host1)
+        return false;
+    memoryBarrier(); /* this invocation's stores into the source before the host reads it */
+    shmem_request_(SHMEM_RING_PUT_REF_ | SHMEM_RING_WAITS_, pe, 0u, dest, src, n, 0ul, 0u, 0ul,
+                   false, true, 0ul);
+    return true;
+}
+
 void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
 {
     if (shmem_direct_(dest, pe) && shmem_direct_(dest + max(nbytes, 1ul) - 1ul, pe)) {
@@ -541,7 +563,7 @@ void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
             shmem_copy_out_(d, src + o, k);
             shmem_host_stores_ = shmem_host_stores_ || shmem_lease_host_;
             shmem_lease_unpin_(e);
-        } else {
+        } else if (!shmem_put_by_ref_(dest + o, src + o, k, pe)) {
             for (uint64_t c = 0ul; c < k; c += uint64_t(SHMEM_RING_PAYLOAD_))
                 shmem_put_chunk_(dest + o + c, src + o + c,
                                  uint(min(k - c, uint64_t(SHMEM_RING_PAYLOAD_))), pe,
@@ -960,7 +982,16 @@ void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbyt
             p += k;
         }
     }
-    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
+    /* A put from this PE's host memory: invocation 0 alone, a request per
+     * block naming the source (shmem_put_by_ref_), where kernels wait. */
+    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_), sd;
+    bool sh0 = false, sh1 = false;
+    if (put && UVAS_FAULTS_WAIT && p < nbytes && shmem_reach_(src + p, sd, sh0) &&
+        shmem_reach_(src + nbytes - 1ul, sd, sh1) && sh0 && sh1) {
+        if (me == 0u)
+            shmem_putmem(dest + p, src + p, nbytes - p, pe);
+        p = nbytes;
+    }
     for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
         if (put)
             shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);

@@ -6,13 +6,15 @@
 #include "transport/pe/pe.h"
 #include "uvas/block.h"
 #include "uvas/internal.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 
 /* The device-side call a request comes from, for messages. */
 static const char *call_of(const struct uvas_ring_req *r)
 {
     switch (r->op & UVAS_RING_OP_MASK) {
-    case UVAS_RING_PUT: return "shmem_putmem in a kernel";
+    case UVAS_RING_PUT:
+    case UVAS_RING_PUT_REF: return "shmem_putmem in a kernel";
     case UVAS_RING_GET: return "shmem_getmem in a kernel";
     case UVAS_RING_AMO: return "a shmem atomic in a kernel";
     case UVAS_RING_PUT_SIGNAL: return "shmem_putmem_signal in a kernel";
@@ -40,6 +42,25 @@ static int amo_reachable(const char *call, const void *at, int pe)
     return UVAS_OK;
 }
 
+/* A put by reference's source: this PE's memory in one live allocation,
+ * none of it on the device (the host reads it while the kernel runs, which
+ * holds its device-resident blocks; shmem.glsl sends only host memory). */
+static int ref_source(const char *call, const void *src, size_t n)
+{
+    const char *s = src;
+    if (!uvas_in_range(s) || (size_t)(uvas_g.base + uvas_g.size - s) < n ||
+        !uvas_span_covers(s, n))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: its source [%p, +%zu) is not inside a live "
+                         "allocation of this PE's", call, src, n);
+    for (size_t bi = uvas_block_index(s); n && bi <= uvas_block_index(s + n - 1); bi++) {
+        uint32_t st = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
+        if (uvas_blk_res(st) == UVAS_RES_DEVICE)
+            return uvas_fail(UVAS_ERR_INVAL, "%s: its source [%p, +%zu) is device memory, "
+                             "which the host cannot read while the kernel runs", call, src, n);
+    }
+    return UVAS_OK;
+}
+
 int uvas_pe_serve_kernel(struct uvas_ring_req *r)
 {
     void *at = (void *)(uintptr_t)r->addr;
@@ -64,6 +85,15 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
             return rc;
         return uvas_pe_amo(r->amo ? UVAS_AMO_ADD : UVAS_AMO_SET, at, 8, r->value, 0, NULL,
                            r->pe);
+    case UVAS_RING_PUT_REF: {
+        const void *src = (const void *)(uintptr_t)r->value;
+        size_t n = (size_t)r->cmp;
+        if ((rc = uvas_pe_check(call, at, n, r->pe)) || (rc = ref_source(call, src, n)) ||
+            (rc = uvas_pe_put(at, src, n, r->pe, false)))
+            return rc;
+        uvas_lease_range(r->pe, at, n);
+        return UVAS_OK;
+    }
     case UVAS_RING_GET:
         if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
             (rc = uvas_pe_get(r->payload, at, r->size, r->pe, false)))
