@@ -527,20 +527,30 @@ void shmem_put_here_(uint64_t dest, uint64_t src, uint64_t nbytes)
     shmem_copy_local_(dest, src, nbytes);
 }
 
-/* A put of more than one request's payload from this PE's host memory,
- * where kernels wait: one request naming the source, which the host
- * copies itself (from its cache, where the kernel would read it across
- * the bus 16 bytes a load and post a request per 448 bytes), answered
- * once the host has read it, as the call may not return before. False
- * where it does not apply. n is at most a block, so the source spans at
- * most two blocks: its ends say where it lives. */
-bool shmem_put_by_ref_(uint64_t dest, uint64_t src, uint64_t n, int pe)
+/* Whether this PE's [src, src + n) starts and ends in host memory, the
+ * two blocks' translations faulted in where the kernel has none yet (a
+ * launch translates its held blocks as its kernel first reaches them).
+ * Where n is at most a block the ends are all of it. */
+bool shmem_src_host_(uint64_t src, uint64_t n)
 {
     uint64_t d;
-    bool host0, host1;
-    if (!UVAS_FAULTS_WAIT || n <= uint64_t(SHMEM_RING_PAYLOAD_) ||
-        !shmem_reach_(src, d, host0) || !shmem_reach_(src + n - 1ul, d, host1) || !host0 ||
-        !host1)
+    bool h0, h1;
+    if (!shmem_reach_(src, d, h0))
+        uvas_fault(src);
+    if (!shmem_reach_(src + n - 1ul, d, h1))
+        uvas_fault(src + n - 1ul);
+    return shmem_reach_(src, d, h0) && shmem_reach_(src + n - 1ul, d, h1) && h0 && h1;
+}
+
+/* A put of more than one request's payload (n at most a block) from this
+ * PE's host memory, where kernels wait: one request naming the source,
+ * which the host copies itself (from its cache, where the kernel would
+ * read it across the bus 16 bytes a load and post a request per 448
+ * bytes), answered once the host has read it, as the call may not return
+ * before. False where it does not apply. */
+bool shmem_put_by_ref_(uint64_t dest, uint64_t src, uint64_t n, int pe)
+{
+    if (!UVAS_FAULTS_WAIT || n <= uint64_t(SHMEM_RING_PAYLOAD_) || !shmem_src_host_(src, n))
         return false;
     memoryBarrier(); /* this invocation's stores into the source before the host reads it */
     shmem_request_(SHMEM_RING_PUT_REF_ | SHMEM_RING_WAITS_, pe, 0u, dest, src, n, 0ul, 0u, 0ul,
@@ -863,12 +873,13 @@ uint64_t shmem_signal_wait_until(uint64_t sig_addr, int cmp, uint64_t value) { r
 /* ---- work-group calls ------------------------------------------------------------ */
 
 /* What invocation 0 of a work-group found for the group: whether any
- * invocation has requests in the ring, and a lease pinned once for all
- * (its entry and device address, as 32-bit halves). Devices whose
- * kernels can wait only (GPUs): lavapipe did not order these through
- * barrier() in a library function. */
+ * invocation has requests in the ring, a lease pinned once for all (its
+ * entry and device address, as 32-bit halves), and whether a put's
+ * source is host memory (it goes by reference). Devices whose kernels
+ * can wait only (GPUs): lavapipe did not order these through barrier()
+ * in a library function. */
 shared uint shmem_wg_posted_;
-shared uint shmem_wg_lease_[2], shmem_wg_d_[2], shmem_wg_host_;
+shared uint shmem_wg_lease_[2], shmem_wg_d_[2], shmem_wg_host_, shmem_wg_byref_;
 
 /* One block's piece of a work-group transfer between this PE's uvas
  * address `here` and device address d (a leased block of another PE):
@@ -982,16 +993,19 @@ void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbyt
             p += k;
         }
     }
-    /* A put from this PE's host memory: invocation 0 alone, a request per
-     * block naming the source (shmem_put_by_ref_), where kernels wait. */
-    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_), sd;
-    bool sh0 = false, sh1 = false;
-    if (put && UVAS_FAULTS_WAIT && p < nbytes && shmem_reach_(src + p, sd, sh0) &&
-        shmem_reach_(src + nbytes - 1ul, sd, sh1) && sh0 && sh1) {
+    /* A put from this PE's host memory, where kernels wait: invocation 0
+     * alone, a request per block naming the source (shmem_put_by_ref_). */
+    if (put && UVAS_FAULTS_WAIT && p < nbytes) {
         if (me == 0u)
-            shmem_putmem(dest + p, src + p, nbytes - p, pe);
-        p = nbytes;
+            shmem_wg_byref_ = shmem_src_host_(src + p, nbytes - p) ? 1u : 0u;
+        barrier();
+        if (shmem_wg_byref_ != 0u) {
+            if (me == 0u)
+                shmem_putmem(dest + p, src + p, nbytes - p, pe);
+            p = nbytes;
+        }
     }
+    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
     for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
         if (put)
             shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
