@@ -77,7 +77,8 @@ static size_t d2d = D2D; /* the device row's bulk size (-d MiB) */
 static bool ucx;          /* UVAS_TRANSPORT=ucx: every call of a kernel through the host */
 static uvas_kernel_t *k;
 static uint8_t *ksrc; /* the kernel's source, held for each launch */
-static const void *held[3]; /* and PE 0's copies of the targets */
+static const void *held[4]; /* and PE 0's copies of the targets (and the host rows' source) */
+static size_t nheld = 1;
 
 static double now(void)
 {
@@ -106,7 +107,7 @@ static double launch_from(uint32_t mode, uint64_t dest, const void *src, uint64_
     double t[16];
     for (int r = 0; r < reps; r++) {
         uvas_gpu_hold_t *h;
-        if (uvas_gpu_hold(held, held[1] ? 3 : 1, &h)) {
+        if (uvas_gpu_hold(held, nheld, &h)) {
             fprintf(stderr, "gpu-shmem-bench: uvas_gpu_hold: %s\n", uvas_last_error());
             exit(1);
         }
@@ -303,9 +304,21 @@ static void row(const char *tier, long hints, bool waits)
         exit(1);
     }
     /* PE 0's bulk source: its own copy in the device row (filled here,
-     * then back on the device), the host buffer in the host row. */
+     * then back on the device); in the host rows a host-heap buffer, which
+     * never moves (the launches' own buffer, ksrc, is one device access a
+     * launch to the policies, which soon move it to the device). */
     const uint8_t *ksrc_row = ksrc;
-    cpu_src = ksrc;
+    uint8_t *hsrc = dev ? NULL : shmem_malloc_with_hints(BIG, SHMEM_MALLOC_HOST_HEAP);
+    if (!dev && !hsrc) {
+        fprintf(stderr, "gpu-shmem-bench: shmem_malloc_with_hints: %s\n", uvas_last_error());
+        exit(1);
+    }
+    if (hsrc) {
+        for (size_t b = 0; b < BIG; b++)
+            hsrc[b] = (uint8_t)(b * 7 + 1);
+        ksrc_row = hsrc;
+    }
+    cpu_src = ksrc_row;
     if (dev) {
         for (size_t b = 0; b < bulk; b++)
             big[b] = (uint8_t)(b * 7 + 1);
@@ -317,6 +330,8 @@ static void row(const char *tier, long hints, bool waits)
     }
     held[1] = word;
     held[2] = big;
+    held[3] = hsrc;
+    nheld = hsrc ? 4 : 3;
     shmem_barrier_all();
     if (shmem_my_pe() == 0) {
         const uint32_t n = 200;
@@ -378,12 +393,16 @@ static void row(const char *tier, long hints, bool waits)
                    kg, cg, cg / kg);
         printf("%-7s rate Mops      kernel %8.3f  cpu %8.3f  ratio kernel/cpu %.4f\n", tier,
                krate, crate, krate / crate);
-        char how[64];
+        char how[96];
+        struct uvas_ptr_info si = {0};
+        uvas_query(ksrc_row, &si); /* the source's residence after the launches */
+        const char *from = si.residence == UVAS_RES_DEVICE ? "device" : "host";
         if (served) /* the rest went directly, once the block was lent (host: after
                      * UVAS_LEASE_HOST_AFTER requests in the run) */
-            snprintf(how, sizeof how, "%llu requests through the host", served);
+            snprintf(how, sizeof how, "%llu requests through the host, from %s memory", served,
+                     from);
         else
-            snprintf(how, sizeof how, "direct");
+            snprintf(how, sizeof how, "direct, from %s memory", from);
         printf("%-7s put%-6s GB/s kernel %8.4f  cpu %8.3f  ratio kernel/cpu %.4f  (%s; %.2f "
                "GB/s by the device's clock)\n", tier, mb, kbw, cbw, kbw / cbw, how, kbw_dev);
         if (direct) {
@@ -433,7 +452,9 @@ static void row(const char *tier, long hints, bool waits)
         fflush(stdout);
     }
     shmem_barrier_all();
-    held[1] = held[2] = NULL;
+    held[1] = held[2] = held[3] = NULL;
+    nheld = 1;
+    shmem_free(hsrc);
     shmem_free(big);
     shmem_free(word);
 }

@@ -13,6 +13,7 @@ layout(push_constant) uniform Args {
     uint64_t src;     /* local: a pattern to put from */
     uint64_t out_;    /* local: what gets and fetching atomics returned */
     uint64_t target;  /* for the error phases: an address to put to; phase 1: host memory */
+    uint64_t hsrc;    /* symmetric, host heap: a pattern to put from (phase 1) */
     uint n;           /* invocations that take part */
     uint phase;
     int peer;         /* where the error phases put */
@@ -36,7 +37,7 @@ void main()
         if (gl_LocalInvocationIndex == 0u)
             shmem_putmem(args.bytes + 1000ul * w + 3ul, args.src + 1ul + w, 301ul, right);
         if (gl_LocalInvocationIndex == 0u && w == 0u) /* over a request's payload: by reference from host memory on GPUs */
-            shmem_putmem(args.bytes + 5001ul, args.src + 7ul, 2999ul, right);
+            shmem_putmem(args.bytes + 5001ul, args.hsrc + 7ul, 2999ul, right);
         shmem_putmem_work_group(args.target, args.src, 8000ul, right); /* the right's host memory */
         shmem_quiet_work_group();
     } else if (args.phase == 2u) { /* non-fetching atomics on PE 0's counter, the right's words */

@@ -55,7 +55,7 @@
 #define ROUNDS 32
 
 struct args {
-    uint64_t box, gsrc, bytes, counter, src, out, target;
+    uint64_t box, gsrc, bytes, counter, src, out, target, hsrc;
     uint32_t n, phase;
     int32_t peer;
     uint32_t pad;
@@ -63,8 +63,8 @@ struct args {
 
 static uvas_kernel_t *k;
 static struct args A;
-static const void *local[3]; /* this PE's src and out (and phase 14's word): held */
-static size_t nlocal = 2;
+static const void *local[4]; /* this PE's src, out, hsrc (and phase 14's word): held */
+static size_t nlocal = 3;
 static int me, np, left, right;
 static bool waits; /* kernels can wait on this device */
 
@@ -205,11 +205,17 @@ int main(void)
     uint8_t *bytes = shmem_malloc(BYTES);
     uint64_t *counter = shmem_malloc(COUNTER + 4096);
     int *wins = shmem_malloc(sizeof(int));
-    /* Host memory, which kernels reach through the ring (host leases off). */
+    /* Host memory, which kernels reach through the ring until a run lends
+     * it (UVAS_LEASE_HOST_AFTER); and a source in host memory that never
+     * moves (the host heap), which kernels' puts over a request's payload
+     * send by reference where kernels wait. */
     uint8_t *hb = shmem_malloc_with_hints(8192, SHMEM_MALLOC_HOST_HEAP);
+    uint8_t *hsrc = shmem_malloc_with_hints(4096, SHMEM_MALLOC_HOST_HEAP);
     uint8_t *src = uvas_malloc(BYTES), *out = uvas_malloc(OUT);
-    CHECK(box && gsrc && bytes && counter && wins && hb && src && out, "allocations: %s",
-          uvas_last_error());
+    CHECK(box && gsrc && bytes && counter && wins && hb && hsrc && src && out,
+          "allocations: %s", uvas_last_error());
+    for (size_t b = 0; b < 4096; b++)
+        hsrc[b] = srcpat(me, b);
     for (uint32_t j = 0; j < GSRC; j++)
         gsrc[j] = pattern(me, j);
     for (size_t b = 0; b < BYTES; b++)
@@ -221,8 +227,9 @@ int main(void)
     *wins = 0;
     local[0] = src;
     local[1] = out;
+    local[2] = hsrc;
     A = (struct args){(uintptr_t)box, (uintptr_t)gsrc, (uintptr_t)bytes, (uintptr_t)counter,
-                      (uintptr_t)src, (uintptr_t)out, 0, N, 0, 0, 0};
+                      (uintptr_t)src, (uintptr_t)out, 0, (uintptr_t)hsrc, N, 0, 0, 0};
     const uint32_t *o32 = (const uint32_t *)out;
     const uint64_t *o64 = (const uint64_t *)out;
     const uint64_t *b64 = (const uint64_t *)bytes;
@@ -418,14 +425,14 @@ int main(void)
         CHECK(hw != NULL, "shmem_malloc_with_hints: %s", uvas_last_error());
         memset(hw, 0, 128);
         memset(out, 0, OUT);
-        local[2] = hw;
-        nlocal = 3;
+        local[3] = hw;
+        nlocal = 4;
         A.target = (uintptr_t)hw;
         pthread_t setter;
         CHECK(pthread_create(&setter, NULL, set_late, hw) == 0, "pthread_create");
         CHECK_OK(launch(14, 1));
         pthread_join(setter, NULL);
-        nlocal = 2;
+        nlocal = 3;
         if (o64[0] != 0)
             printf("phase 14: the kernel first read the word after the host set it: the "
                    "stale read was not tried this time\n");
@@ -469,6 +476,7 @@ int main(void)
     shmem_barrier_all();
     shmem_free(wins);
     shmem_free(hb);
+    shmem_free(hsrc);
     shmem_free(counter);
     shmem_free(bytes);
     shmem_free(gsrc);
