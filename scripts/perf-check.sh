@@ -33,7 +33,7 @@ done
 floors=bench/floors/$machine.txt
 [ -f "$floors" ] || { echo "usage: perf-check.sh h100|lavapipe [--builddir DIR] [--out DIR]" >&2; exit 2; }
 mkdir -p "$out"
-rm -f "$out"/*.txt
+rm -f "$out"/*.txt "$out/attempts.log"
 # The device machine gets a copy of the working tree whose .git is not
 # this one: device-run.sh passes the commit in UVAS_COMMIT.
 commit=${UVAS_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
@@ -100,6 +100,9 @@ for attempt in $(seq 1 "$attempts"); do
     run_all
     scripts/perf-check.py "$floors" "$out"/*.txt --table "$out/table.md" >"$out/check.out"
     rc=$?
+    # A failed attempt's checks stay in attempts.log (not .txt: perf-table.py reads those),
+    # so a pass on a later attempt still says which rows fell first.
+    [ $rc = 0 ] || { echo "attempt $attempt:"; cat "$out/check.out"; } >>"$out/attempts.log"
     [ $rc = 0 ] || [ "$attempt" = "$attempts" ] || { cat "$out/check.out"; continue; }
     mv "$out/check.out" "$out/check.txt"
     cat "$out/check.txt"

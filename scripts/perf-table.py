@@ -158,9 +158,9 @@ def block(machine, d):
                 "| target | call | kernel | CPU | kernel's advantage |", "| --- | --- | --- | --- | --- |"]
         for t in tiers:
             where = {"device": "device memory, same GPU (lent to the kernel)",
-                     "host": "host memory, same node (the host's ring)",
-                     "ucx_device": "device memory, over UCX tcp (the proxy)",
-                     "ucx_host": "host memory, over UCX tcp (the proxy)"}[t]
+                     "host": "host memory, same node (through the host; its stores lent)",
+                     "ucx_device": "device memory, over UCX tcp (the host's proxy)",
+                     "ucx_host": "host memory, over UCX tcp (the host's proxy)"}[t]
             for key, what, unit, lower in (("put8_us", "put 8 B + quiet", "µs", True),
                                            ("put4k_us", "put 4 KiB + quiet (a work-group)", "µs", True),
                                            ("g8_us", "g 8 B", "µs", True),
