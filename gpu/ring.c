@@ -141,10 +141,9 @@ static void payload_out(uint8_t *dst, const uint8_t *src, size_t n)
  * write-combining memory by streaming loads: the first of a 64-byte
  * line's four loads reads the whole line across the bus, the others come
  * from the load's buffer, where ordinary loads are a bus round trip each
- * (about a microsecond on the H100: 8 of them made a request's fields
- * cost more than serving it). The fence first: streaming loads pass
- * earlier loads (the seq that said the slot is posted) and may find an
- * older copy of the line in that buffer. */
+ * (a request's fields cost more than serving it: docs/kernels.md). The
+ * fence first: streaming loads pass earlier loads (the seq that said the
+ * slot is posted) and may find an older copy of the line in that buffer. */
 __attribute__((target("sse4.1"))) static void bar_read_sse41(void *dst, const volatile void *src,
                                                              size_t n)
 {
@@ -171,8 +170,9 @@ static void bar_read(void *dst, const volatile void *src, size_t n)
         return;
     }
 #endif
+    const volatile char *s = src;
     for (size_t i = 0; i < n; i += 8) {
-        uint64_t w = *(const volatile uint64_t *)(const volatile void *)((const volatile char *)src + i);
+        uint64_t w = *(const volatile uint64_t *)(const volatile void *)(s + i);
         memcpy((char *)dst + i, &w, 8);
     }
 }

@@ -342,8 +342,10 @@ static void row(const char *tier, long hints, bool waits)
         double cput = cpu_time(cpu_put8, word, n) / n * 1e6;
         double kput4k = (launch_from(11, (uintptr_t)word, ksrc_row, PUT4K, n, 1) - empty) / n * 1e6;
         double cput4k = cpu_time(cpu_put4k, word, n) / n * 1e6;
-        /* (the kernel's get lands in its own source buffer, past the bulk) */
-        double kget4k = waits ? (launch_from(14, (uintptr_t)word, ksrc + BIG - PUT4K, PUT4K, n, 1) - empty) / n * 1e6 : 0;
+        /* (the kernel's get lands in ksrc, just below where the g row's sum does) */
+        double kget4k = waits ? (launch_from(14, (uintptr_t)word, ksrc + BIG - PUT4K, PUT4K, n,
+                                             1) - empty) / n * 1e6
+                              : 0;
         double cget4k = cpu_time(cpu_get4k, word, n) / n * 1e6;
         double kg = waits ? (launch(1, (uintptr_t)word, 0, n, 1) - empty) / n * 1e6 : 0;
         double cg = cpu_time(cpu_g8, word, n) / n * 1e6;

@@ -36,7 +36,8 @@ void main()
         uint w = gl_WorkGroupID.x;
         if (gl_LocalInvocationIndex == 0u)
             shmem_putmem(args.bytes + 1000ul * w + 3ul, args.src + 1ul + w, 301ul, right);
-        if (gl_LocalInvocationIndex == 0u && w == 0u) /* over a request's payload: by reference from host memory on GPUs */
+        /* over a request's payload: by reference from host memory on GPUs */
+        if (gl_LocalInvocationIndex == 0u && w == 0u)
             shmem_putmem(args.bytes + 5001ul, args.hsrc + 7ul, 2999ul, right);
         shmem_putmem_work_group(args.target, args.src, 8000ul, right); /* the right's host memory */
         shmem_quiet_work_group();
