@@ -785,6 +785,12 @@ void shmem_uint64_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { sh
 void shmem_uint64_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 8ul * nelems, pe); }
 void shmem_float_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 4ul * nelems, pe); }
 void shmem_float_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 4ul * nelems, pe); }
+void shmem_uint32_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, 4ul * nelems, pe); }
+void shmem_uint32_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, 4ul * nelems, pe); }
+void shmem_uint64_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, 8ul * nelems, pe); }
+void shmem_uint64_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, 8ul * nelems, pe); }
+void shmem_float_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, 4ul * nelems, pe); }
+void shmem_float_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, 4ul * nelems, pe); }
 
 /* ---- ordering ------------------------------------------------------------------- */
 
