@@ -530,32 +530,22 @@ void shmem_put_here_(uint64_t dest, uint64_t src, uint64_t nbytes)
 /* Whether this PE's [src, src + n) starts and ends in host memory, the
  * two blocks' translations faulted in where the kernel has none yet (a
  * launch translates its held blocks as its kernel first reaches them).
- * Where n is at most a block the ends are all of it. */
+ * Where n is at most a block the ends are all of it. One fault site in a
+ * loop: each call site of a library function is inlined whole, and
+ * lavapipe's compile time grows with them. */
 bool shmem_src_host_(uint64_t src, uint64_t n)
 {
-    uint64_t d;
-    bool h0, h1;
-    if (!shmem_reach_(src, d, h0))
-        uvas_fault(src);
-    if (!shmem_reach_(src + n - 1ul, d, h1))
-        uvas_fault(src + n - 1ul);
-    return shmem_reach_(src, d, h0) && shmem_reach_(src + n - 1ul, d, h1) && h0 && h1;
-}
-
-/* A put of more than one request's payload (n at most a block) from this
- * PE's host memory, where kernels wait: one request naming the source,
- * which the host copies itself (from its cache, where the kernel would
- * read it across the bus 16 bytes a load and post a request per 448
- * bytes), answered once the host has read it, as the call may not return
- * before. False where it does not apply. */
-bool shmem_put_by_ref_(uint64_t dest, uint64_t src, uint64_t n, int pe)
-{
-    if (!UVAS_FAULTS_WAIT || n <= uint64_t(SHMEM_RING_PAYLOAD_) || !shmem_src_host_(src, n))
-        return false;
-    memoryBarrier(); /* this invocation's stores into the source before the host reads it */
-    shmem_request_(SHMEM_RING_PUT_REF_ | SHMEM_RING_WAITS_, pe, 0u, dest, src, n, 0ul, 0u, 0ul,
-                   false, true, 0ul);
-    return true;
+    bool all = UVAS_FAULTS_WAIT;
+    for (uint e = 0u; e < 2u && all; e++) {
+        uint64_t a = e == 0u ? src : src + n - 1ul, d;
+        bool host;
+        if (!shmem_reach_(a, d, host)) {
+            uvas_fault(a);
+            shmem_reach_(a, d, host);
+        }
+        all = host;
+    }
+    return all;
 }
 
 void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
@@ -573,11 +563,23 @@ void shmem_putmem(uint64_t dest, uint64_t src, uint64_t nbytes, int pe)
             shmem_copy_out_(d, src + o, k);
             shmem_host_stores_ = shmem_host_stores_ || shmem_lease_host_;
             shmem_lease_unpin_(e);
-        } else if (!shmem_put_by_ref_(dest + o, src + o, k, pe)) {
-            for (uint64_t c = 0ul; c < k; c += uint64_t(SHMEM_RING_PAYLOAD_))
-                shmem_put_chunk_(dest + o + c, src + o + c,
-                                 uint(min(k - c, uint64_t(SHMEM_RING_PAYLOAD_))), pe,
-                                 SHMEM_RING_PUT_, 0ul, 0ul, 0u);
+        } else {
+            /* More than a request's payload from this PE's host memory,
+             * where kernels wait: one request naming the source, which the
+             * host copies itself (the kernel would read it across the bus
+             * 16 bytes a load, a request per 448 bytes), answered once the
+             * host has read it, as the call may not return before. Else
+             * request-sized pieces. One request site either way (each is
+             * inlined whole). */
+            bool ref = k > uint64_t(SHMEM_RING_PAYLOAD_) && shmem_src_host_(src + o, k);
+            if (ref)
+                memoryBarrier(); /* our stores into the source before the host reads it */
+            uint64_t step = ref ? k : uint64_t(SHMEM_RING_PAYLOAD_);
+            for (uint64_t c = 0ul; c < k; c += step)
+                shmem_request_(ref ? SHMEM_RING_PUT_REF_ | SHMEM_RING_WAITS_ : SHMEM_RING_PUT_,
+                               pe, ref ? 0u : uint(min(k - c, step)), dest + o + c,
+                               ref ? src + o : 0ul, ref ? k : 0ul, 0ul, 0u, src + o + c, !ref,
+                               ref, 0ul);
         }
         o += k;
     }
@@ -1000,19 +1002,18 @@ void shmem_xfer_work_group_(bool put, uint64_t dest, uint64_t src, uint64_t nbyt
         }
     }
     /* A put from this PE's host memory, where kernels wait: invocation 0
-     * alone, a request per block naming the source (shmem_put_by_ref_). */
+     * alone, a request per block naming the source (shmem_putmem). */
+    bool alone = false;
     if (put && UVAS_FAULTS_WAIT && p < nbytes) {
         if (me == 0u)
             shmem_wg_byref_ = shmem_src_host_(src + p, nbytes - p) ? 1u : 0u;
         barrier();
-        if (shmem_wg_byref_ != 0u) {
-            if (me == 0u)
-                shmem_putmem(dest + p, src + p, nbytes - p, pe);
-            p = nbytes;
-        }
+        alone = shmem_wg_byref_ != 0u;
     }
-    uint64_t chunk = uint64_t(SHMEM_RING_PAYLOAD_);
-    for (uint64_t o = p + uint64_t(me) * chunk; o < nbytes; o += uint64_t(n) * chunk)
+    uint64_t chunk = alone ? nbytes - p : uint64_t(SHMEM_RING_PAYLOAD_);
+    uint64_t first = alone ? (me == 0u ? p : nbytes) : p + uint64_t(me) * chunk;
+    uint64_t step = alone ? chunk : uint64_t(n) * chunk;
+    for (uint64_t o = first; o < nbytes; o += step)
         if (put)
             shmem_putmem(dest + o, src + o, min(chunk, nbytes - o), pe);
         else

@@ -166,9 +166,10 @@ int main(void)
 {
     /* The first launch compiles the shader: lavapipe JITs it at the first
      * dispatch, every PE at once when the cache is cold (CI): minutes on
-     * a loaded 2-core machine, not a hang. 150 s for the rest. All under
-     * meson's 600 s, with time for the report. */
-    tu_watchdog(400);
+     * a loaded 2-core machine, not a hang (370-420 s for 4 PEs beside the
+     * UCX test's 2 at a65b7bd: over the 400 s this was). 150 s for the
+     * rest. All under meson's 1200 s, with time for the report. */
+    tu_watchdog(1000);
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
     /* The range's base is a specialization constant of every kernel
@@ -253,7 +254,7 @@ int main(void)
      * its invocation's 301 bytes, one per 448-byte piece of its 8000 (18)
      * and one quiet, group 0 at most 7 for its 2999 bytes (on GPUs both
      * go as one request naming the source, from host memory: 2 a group)
-     * and group 1 one for each of its three typed puts. Every invocation
+     * and group 1 one for its typed put. Every invocation
      * moving the whole buffer (what a work-group size folded to 1 in
      * shmem.glsl did) makes 171. */
     memset(bytes, 0, BYTES);
@@ -267,19 +268,12 @@ int main(void)
     uvas_stats_get(&s1);
     A.target = target;
     shmem_barrier_all();
-    CHECK(s1.kernel_requests - s0.kernel_requests <= 4 * (1 + 18 + 1) + 7 + 3,
-          "phase 1: %llu requests through the ring for 4 work-groups' puts (at most 90)",
+    CHECK(s1.kernel_requests - s0.kernel_requests <= 4 * (1 + 18 + 1) + 7 + 1,
+          "phase 1: %llu requests through the ring for 4 work-groups' puts (at most 88)",
           (unsigned long long)(s1.kernel_requests - s0.kernel_requests));
-    static const struct { size_t at, from, n; const char *what; } typed[] = {
-        {9000, 64, 100, "phase 1: shmem_uint32_put"},
-        {9200, 128, 104, "phase 1: shmem_uint64_put_nbi"},
-        {9400, 256, 28, "phase 1: shmem_float_put_nbi"},
-    };
-    for (size_t t = 0; t < 3; t++) {
-        for (size_t b = 0; b < typed[t].n; b++)
-            CHECK_EQ(bytes[typed[t].at + b], srcpat(left, typed[t].from + b), typed[t].what);
-        CHECK_EQ(bytes[typed[t].at + typed[t].n], 0, typed[t].what);
-    }
+    for (size_t b = 0; b < 104; b++)
+        CHECK_EQ(bytes[9200 + b], srcpat(left, 128 + b), "phase 1: shmem_uint64_put_nbi");
+    CHECK_EQ(bytes[9304], 0, "phase 1: the byte after shmem_uint64_put_nbi");
     for (size_t b = 0; b < 2999; b++)
         CHECK_EQ(bytes[5001 + b], srcpat(left, 7 + b), "phase 1: a 2999-byte putmem");
     CHECK_EQ(bytes[5000], 0, "phase 1: the byte before the 2999-byte putmem");
