@@ -780,19 +780,16 @@ uint64_t shmem_uint64_g(uint64_t src, int pe) { return shmem_g_(src, 8u, pe); }
 void shmem_int64_p(uint64_t dest, int64_t value, int pe) { shmem_p_(dest, uint64_t(value), 8u, pe); }
 int64_t shmem_int64_g(uint64_t src, int pe) { return int64_t(shmem_g_(src, 8u, pe)); }
 
-/* Typed puts and gets of nelems elements. */
-void shmem_uint32_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 4ul * nelems, pe); }
-void shmem_uint32_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 4ul * nelems, pe); }
-void shmem_uint64_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 8ul * nelems, pe); }
-void shmem_uint64_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 8ul * nelems, pe); }
-void shmem_float_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, 4ul * nelems, pe); }
-void shmem_float_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, 4ul * nelems, pe); }
-void shmem_uint32_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, 4ul * nelems, pe); }
-void shmem_uint32_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, 4ul * nelems, pe); }
-void shmem_uint64_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, 8ul * nelems, pe); }
-void shmem_uint64_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, 8ul * nelems, pe); }
-void shmem_float_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, 4ul * nelems, pe); }
-void shmem_float_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, 4ul * nelems, pe); }
+/* Typed puts and gets of nelems elements, and their _nbi forms. */
+#define SHMEM_TYPED_RMA_(NAME, W) \
+    void shmem_##NAME##_put(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem(dest, src, W * nelems, pe); } \
+    void shmem_##NAME##_get(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem(dest, src, W * nelems, pe); } \
+    void shmem_##NAME##_put_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_putmem_nbi(dest, src, W * nelems, pe); } \
+    void shmem_##NAME##_get_nbi(uint64_t dest, uint64_t src, uint64_t nelems, int pe) { shmem_getmem_nbi(dest, src, W * nelems, pe); }
+SHMEM_TYPED_RMA_(uint32, 4ul)
+SHMEM_TYPED_RMA_(uint64, 8ul)
+SHMEM_TYPED_RMA_(float, 4ul)
+#undef SHMEM_TYPED_RMA_
 
 /* ---- ordering ------------------------------------------------------------------- */
 
