@@ -90,6 +90,8 @@ int bench_queue(int argc, char **argv)
             break;
         struct fill_args a = {0, (uint32_t)(size / 4), 0};
         uint32_t groups[3] = {groups_for(size / 4), 1, 1};
+        struct uvas_stats st0, st1;
+        uvas_stats_get(&st0);
         uint64_t t0 = bench_now_ns();
         for (int i = 0; i < iters; i++) {
             void *p = uvas_malloc_async(size, q);
@@ -101,11 +103,18 @@ int bench_queue(int argc, char **argv)
                 return 1;
             }
         }
+        double enqueue_us = (double)(bench_now_ns() - t0) / 1e3 / iters;
         if (uvas_queue_sync(q)) {
             fprintf(stderr, "queue: %s\n", uvas_last_error());
             return 1;
         }
         double async_us = (double)(bench_now_ns() - t0) / 1e3 / iters;
+        uvas_stats_get(&st1);
+        /* Where the time went: the enqueuing thread's share, the device's
+         * (timestamps around each submission: the kernels and the barriers
+         * between them), and how many submissions the backlog made. */
+        double gpu_us = (double)(st1.kernel_gpu_ns - st0.kernel_gpu_ns) / 1e3 / iters;
+        uint64_t subs = st1.kernel_submissions - st0.kernel_submissions;
         struct uvas_pool_usage u;
         uvas_pool_get_usage(pool, &u);
         /* The same without queues: allocate, launch (synchronous), free. */
@@ -122,7 +131,13 @@ int bench_queue(int argc, char **argv)
         double sync_us = (double)(bench_now_ns() - t0) / 1e3 / iters;
         char name[32];
         snprintf(name, sizeof name, "%zuK", size >> 10);
-        printf("  %10s %16.1f %16.1f %13zuK\n", name, async_us, sync_us, u.reserved >> 10);
+        printf("  %10s %16.1f %16.1f %13zuK   (enqueue %.1f, device %.1f us/iter, %llu "
+               "submissions)\n",
+               name, async_us, sync_us, u.reserved >> 10, enqueue_us, gpu_us,
+               (unsigned long long)subs);
+        bench_metric("queue.%s.enqueue_us", enqueue_us, name);
+        bench_metric("queue.%s.device_us", gpu_us, name);
+        bench_metric("queue.%s.submissions", (double)subs, name);
         bench_metric("queue.%s.async_us", async_us, name);
         bench_metric("queue.%s.sync_us", sync_us, name);
         bench_metric("queue.%s.reserved_kib", (double)(u.reserved >> 10), name);

@@ -1,21 +1,26 @@
 /*
  * The translation table kernels read to turn a uvas address into a device
  * address (include/uvas.glsl mirrors its layout): a header, then one
- * 16-byte entry per block of the range: `idx`, 0 where the block is not
- * reachable now, else the block's index + 1, and `delta`, what to add to
- * a uvas address of the block to get its device address. A kernel reads
- * idx, then delta of entry idx - 1 (so the second read depends on the
- * first), and adds. An entry is set only for a block kernels hold
- * (gpu/hold.c) and the last holder clears it; every change is made under
- * `run`, which a kernel holds while it runs: during a run, the only
- * entries that change are those of blocks it asked for, from none to set.
+ * 64-bit word per block of the range, 0 where the block is not reachable
+ * now, else its delta (what to add to a uvas address of the block to get
+ * its device address) XOR UVAS_XLAT_WORD_FLIP, with UVAS_XLAT_WORD_SET
+ * and, for a host-resident block, UVAS_XLAT_WORD_HOST in its low bits
+ * (both addresses are page aligned: the delta's low bits are 0). A kernel
+ * reads the word once, checks it and adds. An entry is set only for a
+ * block kernels hold (gpu/hold.c) and the last holder clears it; every
+ * change is made under `run`, which a kernel holds while it runs: during a
+ * run, the only entries that change are those of blocks it asked for,
+ * from none to set.
  *
- * Why two words and not one 64-bit entry: while a kernel runs, entries of
- * blocks it asked for are published under it, and a 64-bit load is not
- * one access everywhere (lavapipe splits some into two 32-bit loads: a
- * half-written entry read as valid sent writes to a wild address). idx is
- * 32 bits, and delta is written before idx is and never changes while idx
- * is set, so any read sees either no translation or a whole one.
+ * Why the flip and the set bit: a 64-bit load is not one access
+ * everywhere (lavapipe splits some into two 32-bit loads: a half-written
+ * entry read as valid once sent writes to a wild address). Both halves of
+ * a set word are nonzero (the set bit in the low half; in the high half,
+ * bits 62 and 63 of any delta are equal, both addresses lying below 2^62,
+ * and the flip makes them differ), and a set word never changes during a
+ * run, so a read torn between none and set has a zero half: no
+ * translation. (The table was two reads before, an index then a delta
+ * addressed by it: the second read waited for the first.)
  *
  * Host-visible, coherent memory (device-local where the device offers
  * such memory), written by the CPU with plain stores. Bound at set 0,
@@ -23,7 +28,7 @@
  *
  * Access counters: a u32 per block in device memory, which the first
  * invocation of every workgroup adds 1 to on every UVAS_XLAT_COUNT_PERIOD-th
- * of its accesses to host-resident blocks (delta's UVAS_XLAT_DELTA_HOST;
+ * of its accesses to host-resident blocks (UVAS_XLAT_WORD_HOST;
  * the sample: counts are accesses / (workgroup size x period), which the
  * launcher scales back). Every run copies them to host memory and zeroes them on the
  * device, after the kernel, in the run's own command buffer; the launcher
@@ -31,7 +36,7 @@
  *
  * While a kernel runs, an access that finds no translation asks for its
  * block in a two-level bitmap after the entries (a bit per block, and a
- * bit per word of those) and waits on idx: uvas publishes the translation
+ * bit per word of those) and waits on its entry: uvas publishes the translation
  * (the kernel goes on) or gives up on the run's waits (they go to the
  * sink, and the launch decides after the run).
  */
@@ -61,11 +66,12 @@
 #define UVAS_XLAT_COUNT_PERIOD 8u
 /* Faulting addresses a run records (the rest are only counted). */
 #define UVAS_XLAT_FAULTS 16
-/* Entry flags (not read by kernels): the block is host memory, reached
- * through its imported pages. */
-#define UVAS_XLAT_HOST 1u
-/* In delta, for kernels: the same (they count their accesses to it). */
-#define UVAS_XLAT_DELTA_HOST 1u
+/* In an entry's word: set (a translation); the block is host memory,
+ * reached through its imported pages (kernels count their accesses to
+ * it); the flip that makes a set word's high half nonzero. */
+#define UVAS_XLAT_WORD_SET 2u
+#define UVAS_XLAT_WORD_HOST 1u
+#define UVAS_XLAT_WORD_FLIP (1ull << 62)
 /* Header flags: faulting accesses wait for uvas; uvas gave up on them all. */
 #define UVAS_XLAT_WAIT 1u
 #define UVAS_XLAT_GIVE_UP 2u
@@ -101,11 +107,9 @@ _Static_assert(offsetof(struct uvas_xlat_header, counts) == 8 * 7,
                "uvas.glsl reads counts as header[UVAS_XLAT_COUNTS_WORD = 7]");
 
 struct uvas_xlat_entry {
-    _Atomic uint32_t idx;   /* 0, or the block's index + 1 */
-    uint32_t flags;         /* UVAS_XLAT_HOST */
-    _Atomic uint64_t delta; /* device address - uvas address */
+    _Atomic uint64_t word; /* 0, or the delta encoded as above */
 };
-_Static_assert(sizeof(struct uvas_xlat_entry) == 16, "uvas.glsl's uvas_xlat_entry is 16 bytes");
+_Static_assert(sizeof(struct uvas_xlat_entry) == 8, "uvas.glsl's uvas_xlat_entry is 8 bytes");
 
 struct uvas_xlat {
     pthread_mutex_t run;  /* one kernel runs at a time; entries change under it */
@@ -159,28 +163,25 @@ static inline uint32_t uvas_xlat_take_count(struct uvas_xlat *x, size_t bi)
     return c;
 }
 
-/* Publish block bi's translation from x->reach (run held). delta goes out
- * before idx (uvas_store_fence: the table may be mapped write-combining);
- * plain stores, as the device is the reader. */
+/* Publish block bi's translation from x->reach (run held): one store, as
+ * the device is the reader. */
 static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t at)
 {
     struct uvas_xlat_entry *e = &x->entry[bi];
     uint64_t r = x->reach[bi];
-    if (atomic_load_explicit(&e->idx, memory_order_relaxed))
+    if (atomic_load_explicit(&e->word, memory_order_relaxed))
         return; /* published by another holder's run: the same */
-    /* Both addresses are page aligned: bit 0 of delta is free to say
-     * host-resident to the kernel (uvas.glsl masks it off). */
-    atomic_store_explicit(&e->delta, ((r & ~1ull) - at) | (r & 1 ? UVAS_XLAT_DELTA_HOST : 0),
-                          memory_order_relaxed);
-    e->flags = r & 1 ? UVAS_XLAT_HOST : 0;
-    uvas_store_fence();
-    atomic_store_explicit(&e->idx, (uint32_t)(bi + 1), memory_order_release);
+    uint64_t delta = (r & ~1ull) - at;
+    atomic_store_explicit(&e->word,
+                          (delta ^ UVAS_XLAT_WORD_FLIP) | UVAS_XLAT_WORD_SET |
+                              (r & 1 ? UVAS_XLAT_WORD_HOST : 0),
+                          memory_order_release);
 }
 
 /* No translation for block bi any more (run held; its last holder). */
 static inline void uvas_xlat_clear(struct uvas_xlat *x, size_t bi)
 {
-    atomic_store_explicit(&x->entry[bi].idx, 0, memory_order_release);
+    atomic_store_explicit(&x->entry[bi].word, 0, memory_order_release);
     x->reach[bi] = 0;
 }
 

@@ -397,15 +397,11 @@ uint64_t shmem_request_(uint op, int pe, uint n, uint64_t addr, uint64_t value, 
 bool shmem_reach_(uint64_t a, out uint64_t d, out bool host)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
-    uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_v.entry[uint(bi)].idx : 0u;
-    d = 0ul;
-    host = false;
-    if (idx != 0u) {
-        uint64_t delta = uvas_xlat_v.entry[idx - 1u].delta;
-        host = (uint(delta) & UVAS_XLAT_DELTA_HOST) != 0u;
-        d = a + (delta & ~uint64_t(UVAS_XLAT_DELTA_HOST));
-    }
-    return idx != 0u;
+    uint64_t w = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_v.entry[uint(bi)].word : 0ul;
+    bool set = uvas_xlat_set_(w);
+    d = set ? a + uvas_xlat_delta_(w) : 0ul;
+    host = set && (uint(w) & UVAS_XLAT_WORD_HOST) != 0u;
+    return set;
 }
 
 /* n bytes from uvas address src into uvas address dest, both here. */

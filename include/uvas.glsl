@@ -60,17 +60,27 @@ const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_SINK_BYTES 4096
 #define UVAS_XLAT_COUNTS_WORD 7 /* header[7]: counts */
 #define UVAS_COUNT_PERIOD 8u
-#define UVAS_XLAT_DELTA_HOST 1u
+#define UVAS_XLAT_WORD_HOST 1u
+#define UVAS_XLAT_WORD_SET 2u
 
-/* A block's translation: idx is 0 (none) or the block's index + 1, and
- * delta (written before idx, unchanged while it is set) is what to add,
- * bit 0 cleared: it is set for a host-resident block (whose accesses are
- * counted). */
+/* A block's translation: one word, 0 (none) or the delta (what to add)
+ * XOR 2^62 with UVAS_XLAT_WORD_SET and, for a host-resident block (whose
+ * accesses are counted), UVAS_XLAT_WORD_HOST in its low bits. Both halves
+ * of a set word are nonzero, so a read torn between none and set (some
+ * devices split a 64-bit load) reads as none (gpu/xlat.h). */
 struct uvas_xlat_entry {
-    uint idx;
-    uint flags;
-    uint64_t delta;
+    uint64_t word;
 };
+
+/* Is w a translation, and its delta. */
+bool uvas_xlat_set_(uint64_t w)
+{
+    return (uint(w) & UVAS_XLAT_WORD_SET) != 0u && uint(w >> 32) != 0u;
+}
+uint64_t uvas_xlat_delta_(uint64_t w)
+{
+    return (w ^ (1ul << 62)) & ~uint64_t(UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST);
+}
 
 layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint64_t base;
@@ -159,10 +169,9 @@ uint64_t uvas_fault(uint64_t a)
         for (uint o = 0u; o < 65535u && !gave_up; o++) {
             for (uint m = 0u; m < 1024u && !gave_up; m++) {
                 for (uint i = 0u; i < 1024u; i++) {
-                    uint idx = uvas_xlat_v.entry[b].idx;
-                    if (idx != 0u)
-                        return a + (uvas_xlat_v.entry[idx - 1u].delta &
-                                    ~uint64_t(UVAS_XLAT_DELTA_HOST));
+                    uint64_t w = uvas_xlat_v.entry[b].word;
+                    if (uvas_xlat_set_(w))
+                        return a + uvas_xlat_delta_(w);
                     if ((uvas_xlat_v.flags & UVAS_XLAT_GIVE_UP) != 0u) {
                         gave_up = true;
                         break;
@@ -200,16 +209,15 @@ void uvas_count_remote(uint64_t bi)
 uint64_t uvas_translate(uint64_t a)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
-    uint idx = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].idx : 0u;
-    if (idx == 0u)
+    uint64_t w = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].word : 0ul;
+    if (!uvas_xlat_set_(w))
         return uvas_fault(a);
-    uint64_t d = uvas_xlat_ro.entry[idx - 1u].delta;
 #ifndef UVAS_NO_COUNTERS
     /* Device-resident blocks run at full speed: nothing counted. */
-    if ((uint(d) & UVAS_XLAT_DELTA_HOST) != 0u)
+    if ((uint(w) & UVAS_XLAT_WORD_HOST) != 0u)
         uvas_count_remote(bi);
 #endif
-    return a + (d & ~uint64_t(UVAS_XLAT_DELTA_HOST));
+    return a + uvas_xlat_delta_(w);
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
