@@ -22,9 +22,28 @@ static int cmp_size(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Are blocks [first, last] all in the set already? (Sorted and unique:
+ * then they are consecutive entries.) A batch of launches over the same
+ * memory names the same blocks again and again. */
+static bool has_all(const struct uvas_hold_set *s, size_t first, size_t last)
+{
+    size_t lo = 0, hi = s->nwant;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->want[mid] < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo + (last - first);
+    return end < s->nwant && s->want[lo] == first && s->want[end] == last;
+}
+
 static bool want(struct uvas_hold_set *s, const char *base, size_t size, int *rc)
 {
     size_t first = uvas_block_index(base), last = uvas_block_index(base + size - 1);
+    if (has_all(s, first, last))
+        return true;
     size_t need = s->nwant + (last - first + 1);
     if (need > s->cap) {
         size_t cap = s->cap ? s->cap : 64;

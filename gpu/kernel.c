@@ -25,6 +25,15 @@ struct uvas_kernel {
     char entry[64];
 };
 
+/* A run records and submits its launches in chunks of growing size (the
+ * first RUN_CHUNK0, then twice as many each time, the last taking the
+ * rest), so the device runs one chunk while the next is recorded: a
+ * driver may take as long to record a dispatch as a small kernel runs
+ * (docs/queues.md). A run of up to twice RUN_CHUNK0 launches is one
+ * submission. */
+#define RUN_CBS 6
+#define RUN_CHUNK0 8
+
 struct uvas_gpu_hold {
     struct uvas_link link;    /* G.holds (G.mu) */
     struct uvas_link counted; /* G.counted (xlat.run) */
@@ -43,7 +52,7 @@ static struct {
     VkPipelineLayout layout;
     uint32_t push;        /* push-constant bytes every kernel may use */
     VkCommandPool cpool;
-    VkCommandBuffer cb;
+    VkCommandBuffer cb[RUN_CBS]; /* a run's, one per chunk of its launches */
     VkFence fence;
     VkQueryPool stamps;   /* a run's start and end on the device's clock */
     double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
@@ -83,7 +92,7 @@ static void context_down(void)
     G.served_list = NULL;
     G.fence = VK_NULL_HANDLE;
     G.cpool = VK_NULL_HANDLE;
-    G.cb = VK_NULL_HANDLE;
+    memset(G.cb, 0, sizeof G.cb);
     G.layout = VK_NULL_HANDLE;
     G.pool = VK_NULL_HANDLE;
     G.set = VK_NULL_HANDLE;
@@ -172,8 +181,8 @@ static int context_up(void)
     VkCommandBufferAllocateInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                        .commandPool = G.cpool,
                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                       .commandBufferCount = 1};
-    if ((r = vkAllocateCommandBuffers(d->dev, &cbi, &G.cb)))
+                                       .commandBufferCount = RUN_CBS};
+    if ((r = vkAllocateCommandBuffers(d->dev, &cbi, G.cb)))
         return vkfail("vkAllocateCommandBuffers", r);
     VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     if ((r = vkCreateFence(d->dev, &fci, NULL, &G.fence)))
@@ -473,16 +482,17 @@ static void group_name(struct group *g)
                  "submission, the first named)", g->n);
 }
 
-/* The compute work of a group in cb: each launch's dispatch, and between
- * two the first's writes made visible to the next (the order n calls of
- * uvas_kernel_launch would give). */
-static void record_dispatches(VkCommandBuffer cb, const struct group *g)
+/* The compute work of launches [a, b) of a group in cb: each launch's
+ * dispatch, and before each but the group's first, the writes of those
+ * before it (in this command buffer or one submitted earlier) made
+ * visible to it (the order n calls of uvas_kernel_launch would give). */
+static void record_dispatches(VkCommandBuffer cb, const struct group *g, size_t a, size_t b)
 {
     VkPipeline bound = VK_NULL_HANDLE;
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT};
-    for (size_t i = 0; i < g->n; i++) {
+    for (size_t i = a; i < b; i++) {
         const struct uvas_launch *l = &g->l[i];
         if (i)
             vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -497,6 +507,103 @@ static void record_dispatches(VkCommandBuffer cb, const struct group *g)
                                (uint32_t)l->args_size, l->args);
         vkCmdDispatch(cb, l->groups[0], l->groups[1], l->groups[2]);
     }
+}
+
+/* Where the chunk of a run's launches that starts at a (the k-th) ends. */
+static size_t chunk_end(size_t k, size_t a, size_t n)
+{
+    if (k == RUN_CBS - 1 || n <= 2 * RUN_CHUNK0)
+        return n;
+    size_t e = a + ((size_t)RUN_CHUNK0 << k);
+    return e + RUN_CHUNK0 > n ? n : e; /* no short chunk at the end */
+}
+
+/* Record the chunk [a, b) of a group's launches into cb: the run's start
+ * in its first chunk, its end (the device's clock, the counters, the
+ * kernels' writes made visible) in its last. */
+static VkResult record_chunk(VkCommandBuffer cb, const struct group *g,
+                             const struct uvas_hold_set *s, size_t a, size_t b)
+{
+    vkResetCommandBuffer(cb, 0);
+    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+    vkBeginCommandBuffer(cb, &bi);
+    if (a == 0) {
+        if (G.stamps) {
+            vkCmdResetQueryPool(cb, G.stamps, 0, 2);
+            vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, G.stamps, 0);
+        }
+        uvas_xlat_record_begin(&G.xlat, cb);
+    }
+    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
+    record_dispatches(cb, g, a, b);
+    if (b == g->n) {
+        if (G.stamps)
+            vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
+        size_t lo = SIZE_MAX, hi = 0;
+        uvas_hold_span(s, &lo, &hi);
+        for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
+            uvas_hold_span(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &lo, &hi);
+        uvas_xlat_record_counts(&G.xlat, cb, lo, hi);
+        /* The kernels' writes, for the CPU and for copies that follow (a
+         * migration of what they wrote, on the transfer queue). */
+        VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                              .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+                              .dstAccessMask = VK_ACCESS_HOST_READ_BIT |
+                                               VK_ACCESS_MEMORY_READ_BIT |
+                                               VK_ACCESS_MEMORY_WRITE_BIT};
+        vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                             VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
+                             1, &mb, 0, NULL, 0, NULL);
+    }
+    return vkEndCommandBuffer(cb);
+}
+
+static VkResult submit_chunk(VkCommandBuffer cb, VkFence fence)
+{
+    struct uvas_vulkan *d = G.d;
+    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                       .commandBufferCount = 1,
+                       .pCommandBuffers = &cb};
+    if (d->cqueue_shared)
+        pthread_mutex_lock(&d->qmu);
+    VkResult r = vkQueueSubmit(d->cqueue, 1, &si, fence);
+    if (d->cqueue_shared)
+        pthread_mutex_unlock(&d->qmu);
+    return r;
+}
+
+/* Record and submit a group's launches, chunk after chunk; the fence
+ * signals after the last. On failure, once what went out has run (the
+ * holds must outlast it). Status. */
+static int submit_run(const struct group *g, const struct uvas_hold_set *s)
+{
+    struct uvas_vulkan *d = G.d;
+    vkResetFences(d->dev, 1, &G.fence);
+    size_t a = 0;
+    for (size_t k = 0; a < g->n; k++) {
+        size_t b = chunk_end(k, a, g->n);
+        const char *what = "recording";
+        VkResult r = record_chunk(G.cb[k], g, s, a, b);
+        if (!r) {
+            what = "vkQueueSubmit";
+            r = submit_chunk(G.cb[k], b == g->n ? G.fence : VK_NULL_HANDLE);
+        }
+        if (r) {
+            if (k) { /* chunks [0, k) are on the device */
+                if (d->cqueue_shared)
+                    pthread_mutex_lock(&d->qmu);
+                vkQueueWaitIdle(d->cqueue);
+                if (d->cqueue_shared)
+                    pthread_mutex_unlock(&d->qmu);
+            }
+            return uvas_fail(UVAS_ERR_SYS, "kernel %s: %s failed (VkResult %d)%s", g->who,
+                             what, r,
+                             k ? "; the launches submitted before it ran" : "");
+        }
+        a = b;
+    }
+    return UVAS_OK;
 }
 
 /* One run of a group with the holds in place (xlat.run held: one run at
@@ -523,51 +630,11 @@ static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nf
             pe_lent.lease(c->want, c->nheld);
         }
     }
-    VkCommandBuffer cb = G.cb;
-    vkResetCommandBuffer(cb, 0);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vkBeginCommandBuffer(cb, &bi);
-    if (G.stamps) {
-        vkCmdResetQueryPool(cb, G.stamps, 0, 2);
-        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, G.stamps, 0);
-    }
-    uvas_xlat_record_begin(&G.xlat, cb);
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
-    record_dispatches(cb, g);
-    if (G.stamps)
-        vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
-    size_t lo = SIZE_MAX, hi = 0;
-    uvas_hold_span(s, &lo, &hi);
-    for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
-        uvas_hold_span(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &lo, &hi);
-    uvas_xlat_record_counts(&G.xlat, cb, lo, hi);
-    /* The kernels' writes, for the CPU and for copies that follow (a
-     * migration of what they wrote, on the transfer queue). */
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT |
-                                           VK_ACCESS_MEMORY_WRITE_BIT};
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                         VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1,
-                         &mb, 0, NULL, 0, NULL);
-    VkResult r = vkEndCommandBuffer(cb);
-    if (r)
-        return uvas_fail(UVAS_ERR_SYS, "kernel %s: recording failed (VkResult %d)", g->who, r);
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &cb};
-    vkResetFences(d->dev, 1, &G.fence);
-    if (d->cqueue_shared)
-        pthread_mutex_lock(&d->qmu);
-    r = vkQueueSubmit(d->cqueue, 1, &si, G.fence);
-    if (d->cqueue_shared)
-        pthread_mutex_unlock(&d->qmu);
-    if (r) {
+    int src = submit_run(g, s);
+    if (src) {
         if (pe_lent.run_end)
             pe_lent.run_end();
-        return uvas_fail(UVAS_ERR_SYS, "kernel %s: vkQueueSubmit failed (VkResult %d)", g->who,
-                         r);
+        return src;
     }
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, g->n, RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_submissions, 1, RLX);

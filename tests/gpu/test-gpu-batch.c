@@ -10,7 +10,11 @@
  *    nothing runs; n 0 runs nothing; NULL launches with n > 0 are refused;
  *  - kernels that touch memory their arguments do not name, all
  *    UVAS_KERNEL_IDEMPOTENT: the submission runs again with it reachable
- *    where a fault cannot wait (lavapipe), and every increment lands once.
+ *    where a fault cannot wait (lavapipe), and every increment lands once;
+ *  - 200 launches, recorded and submitted in chunks (gpu/kernel.c): an
+ *    in-place chain c += b beside increments of x, each reading what the
+ *    one before wrote across every chunk boundary, one run; and 40
+ *    unnamed-memory launches over several chunks, replayed whole.
  */
 #include <string.h>
 
@@ -120,10 +124,34 @@ int main(void)
            (unsigned long long)(s4.kernel_replays - s3.kernel_replays));
     CHECK(s4.kernel_faults > s3.kernel_faults, "the kernels found no translation first");
 
+    /* a long batch: chunks of it run while the next is recorded */
+    enum { LONG = 200 };
+    static struct uvas_launch ll[LONG];
+    static struct inc_args lia[LONG];
+    struct triad_args chain = {(uintptr_t)c, (uintptr_t)b, (uintptr_t)c, 1.0f, N};
+    for (uint32_t i = 0; i < N; i++)
+        c[i] = (float)(i % 7);
+    for (int i = 0; i < LONG; i++)
+        ll[i] = i % 2 ? inc(ki, &lia[i], x, 1, 0)
+                      : (struct uvas_launch){kt, {G, 1, 1}, &chain, sizeof chain, 0};
+    CHECK_OK(uvas_kernel_launch_batch(ll, LONG));
+    struct uvas_stats s5 = tu_stats();
+    expect_x(x, 14 + LONG / 2, "a hundred increments in a long batch");
+    for (uint32_t i = 0; i < N; i++)
+        CHECK(c[i] == (float)(i % 7) + (float)(LONG / 2) * (float)(i % 1000),
+              "c[%u] = %g after %d in-place steps c += b, expected %g", i, (double)c[i],
+              LONG / 2, (double)((float)(i % 7) + (float)(LONG / 2) * (float)(i % 1000)));
+    CHECK_EQ(s5.kernel_launches - s4.kernel_launches, LONG, "launches counted");
+    CHECK_EQ(s5.kernel_submissions - s4.kernel_submissions, 1, "one run for the long batch");
+    for (int i = 0; i < 40; i++)
+        ll[i] = inc(ki, &lia[i], x, 1, UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT);
+    CHECK_OK(uvas_kernel_launch_batch(ll, 40));
+    expect_x(x, 14 + LONG / 2 + 40, "forty increments through faults over several chunks");
+
     uvas_free(x), uvas_free(a), uvas_free(b), uvas_free(c), uvas_free(d);
     uvas_kernel_free(ki);
     uvas_kernel_free(kt);
     CHECK_OK(uvas_finalize());
-    printf("test-gpu-batch: order, submissions, refusals, replays: ok\n");
+    printf("test-gpu-batch: order, submissions, refusals, replays, long batches: ok\n");
     return 0;
 }
