@@ -31,7 +31,7 @@ struct uvas_kernel {
  * driver may take as long to record a dispatch as a small kernel runs
  * (docs/queues.md). A run of up to twice RUN_CHUNK0 launches is one
  * submission. */
-#define RUN_CBS 6
+#define RUN_CBS 8
 #define RUN_CHUNK0 8
 
 struct uvas_gpu_hold {
@@ -816,7 +816,7 @@ static int launch_group(struct group *g)
 }
 
 /* At most this many launches go to the device in one submission. */
-#define GROUP_MAX 256
+#define GROUP_MAX 1024
 
 int uvas_gpu_kernel_launch_batch(const struct uvas_launch *l, size_t n, const char *fn)
 {

@@ -113,7 +113,7 @@ static void free_op(struct uvas_queue_op *op)
 /* Launches waiting one behind the other run as one batch (at most this
  * many): one submission and one wait for all of them, where each alone
  * pays both. The launching thread's backlog is what makes them. */
-#define BATCH_MAX 256
+#define BATCH_MAX 1024
 
 /* Unlink the operation at the head, and after a launch the launches that
  * follow it (q->mu held): *n of them, in ops[]. */

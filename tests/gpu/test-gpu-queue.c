@@ -9,8 +9,8 @@
  *    kernel's result is right and the blocks are on the device;
  *  - a host function on another queue, ordered after the first queue's
  *    kernel by an event, sees the kernel's writes;
- *  - launches waiting behind a busy queue (300, behind a host function
- *    held until all are enqueued) run in two submissions (256, then 44),
+ *  - launches waiting behind a busy queue (1100, behind a host function
+ *    held until all are enqueued) run in two submissions (1024, then 76),
  *    each increment landing once, in order with a copy after them.
  */
 #include <string.h>
@@ -98,7 +98,8 @@ int main(void)
     /* a backlog of launches runs in few submissions */
     struct tu_gate gate = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
     CHECK_OK(uvas_queue_host_fn(q, tu_gate_wait, &gate));
-    for (uint32_t i = 0; i < 300; i++)
+    enum { BACKLOG = 1100 };
+    for (uint32_t i = 0; i < BACKLOG; i++)
         launch(q, k, z, 1);
     CHECK_OK(uvas_queue_copy(q, out, z, N * 4));
     struct uvas_stats s0 = tu_stats();
@@ -106,10 +107,10 @@ int main(void)
     CHECK_OK(uvas_queue_sync(q));
     struct uvas_stats s1 = tu_stats();
     for (uint32_t i = 0; i < N; i++)
-        CHECK(out[i] == 7 + 300, "z[%u] = %u after 300 increments, expected %u", i, out[i],
-              7 + 300);
-    CHECK_EQ(s1.kernel_launches - s0.kernel_launches, 300, "launches");
-    CHECK_EQ(s1.kernel_submissions - s0.kernel_submissions, 2, "submissions of 256 and 44");
+        CHECK(out[i] == 7 + BACKLOG, "z[%u] = %u after %d increments, expected %u", i, out[i],
+              BACKLOG, 7 + BACKLOG);
+    CHECK_EQ(s1.kernel_launches - s0.kernel_launches, BACKLOG, "launches");
+    CHECK_EQ(s1.kernel_submissions - s0.kernel_submissions, 2, "submissions of 1024 and 76");
 
     CHECK_OK(uvas_free_async(y, q));
     CHECK_OK(uvas_free_async(z, q));
