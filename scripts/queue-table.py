@@ -37,16 +37,17 @@ def main():
              "the pool's reserved memory at the end." % (card, commit,
                                                          os.path.basename(d.rstrip("/"))),
              "",
-             "| size | uvas queue-ordered | uvas synchronous | cudaMallocAsync | "
-             "uvas queue / CUDA | reserved at end (uvas, CUDA) |",
-             "| --- | --- | --- | --- | --- | --- |"]
+             "| size | uvas queue-ordered | of it, the device busy | uvas synchronous | "
+             "cudaMallocAsync | uvas queue / CUDA | reserved at end (uvas, CUDA) |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
     for s in sizes:
         a, sy = u["queue.%s.async_us" % s], u["queue.%s.sync_us" % s]
         ca = c.get("cuda_queue.%s.async_us" % s)
         r = u.get("queue.%s.reserved_kib" % s, 0)
         cr = c.get("cuda_queue.%s.reserved_kib" % s)
-        lines.append("| %s | %.1f | %.1f | %s | %s | %d KiB, %s |" % (
-            s, a, sy, "%.1f" % ca if ca else "-", "%.1fx" % (a / ca) if ca else "-", r,
+        dev = u.get("queue.%s.device_us" % s)
+        lines.append("| %s | %.1f | %s | %.1f | %s | %s | %d KiB, %s |" % (
+            s, a, "%.1f" % dev if dev is not None else "-", sy, "%.1f" % ca if ca else "-", "%.2fx" % (a / ca) if ca else "-", r,
             "%d KiB" % cr if cr is not None else "-"))
     a, b = "<!-- queue-table -->", "<!-- /queue-table -->"
     for doc in docs:
