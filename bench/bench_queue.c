@@ -80,6 +80,21 @@ int bench_queue(int argc, char **argv)
         return 1;
     }
     uvas_free(w);
+    /* and the loop itself, untimed (the queue's thread, the pool's first
+     * use), as bench/cuda/malloc-async.cu does */
+    for (int i = 0; i < 100; i++) {
+        void *p = uvas_malloc_async(4096, q);
+        wa.x = (uintptr_t)p;
+        if (!p || uvas_queue_launch(q, k, (uint32_t[3]){4, 1, 1}, &wa, sizeof wa, 0) ||
+            uvas_free_async(p, q)) {
+            fprintf(stderr, "queue: warm-up: %s\n", uvas_last_error());
+            return 1;
+        }
+    }
+    if (uvas_queue_sync(q)) {
+        fprintf(stderr, "queue: warm-up: %s\n", uvas_last_error());
+        return 1;
+    }
     printf("queue: %d iterations per size of alloc, a kernel writing every element, free\n",
            iters);
     printf("  %10s %16s %16s %14s\n", "size", "async us/iter", "sync us/iter", "reserved end");

@@ -39,6 +39,14 @@ int main(int argc, char **argv)
     fill<<<4, 256, 0, s>>>((unsigned *)w, 1024, 0);
     CK(cudaStreamSynchronize(s));
     CK(cudaFree(w));
+    // and the loop itself, untimed (the pool's first use), as uvas-bench queue does
+    for (int i = 0; i < 100; i++) {
+        void *p;
+        CK(cudaMallocAsync(&p, 4096, s));
+        fill<<<4, 256, 0, s>>>((unsigned *)p, 1024, (unsigned)i);
+        CK(cudaFreeAsync(p, s));
+    }
+    CK(cudaStreamSynchronize(s));
     printf("cuda queue: %d iterations per size of cudaMallocAsync, a kernel writing every "
            "element, cudaFreeAsync\n", iters);
     const size_t sizes[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};
