@@ -11,6 +11,7 @@
 #include "gpu/spirv.h"
 #include "gpu/xlat.h"
 #include "uvas/atomics.h"
+#include "uvas/inject.h"
 #include "uvas/list.h"
 #include "uvas/internal.h"
 #include "uvas/os.h"
@@ -478,8 +479,8 @@ static void group_name(struct group *g)
 {
     int w = snprintf(g->who, sizeof g->who, "'%s'", g->l[0].kernel->entry);
     if (g->n > 1 && w > 0 && (size_t)w < sizeof g->who)
-        snprintf(g->who + w, sizeof g->who - (size_t)w, " (one of %zu kernels run in one "
-                 "submission, the first named)", g->n);
+        snprintf(g->who + w, sizeof g->who - (size_t)w, " (one of %zu kernels run "
+                 "together, the first named)", g->n);
 }
 
 /* The compute work of launches [a, b) of a group in cb: each launch's
@@ -562,6 +563,8 @@ static VkResult record_chunk(VkCommandBuffer cb, const struct group *g,
 static VkResult submit_chunk(VkCommandBuffer cb, VkFence fence)
 {
     struct uvas_vulkan *d = G.d;
+    if (uvas_inject_fail(UVAS_INJ_DMA))
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
     VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                        .commandBufferCount = 1,
                        .pCommandBuffers = &cb};

@@ -33,7 +33,7 @@ enum uvas_inject_site {
     UVAS_INJ_EXPORT,       /* vkGetMemoryFdKHR of device memory */
     UVAS_INJ_MAP,          /* mapping memory across: device memory for the CPU
                               (cpuview), host pages imported for the copy engine */
-    UVAS_INJ_DMA,          /* vkQueueSubmit of a copy batch */
+    UVAS_INJ_DMA,          /* vkQueueSubmit of a copy batch or of a kernel run's chunk */
     UVAS_INJ_UFFD,         /* userfaultfd ioctls (fault/) */
     UVAS_INJ_MMAP,         /* mmap of the range */
     UVAS_INJ_MEMFD,        /* growth of the host tier's memfd (ftruncate, fallocate) */
