@@ -82,15 +82,17 @@ struct uvas_launch {
 };
 /* Run n launches in order, as n calls of uvas_kernel_launch would (each
  * kernel sees what those before it wrote; the CPU sees everything when it
- * returns), with one submission and one wait for each run of consecutive
- * launches with the same flags (up to 256), where a launch alone pays
- * both: tens of microseconds on a GPU. What a launch makes reachable stays
- * held until its submission's kernels have all finished. A faulting access
- * that cannot wait sends the whole submission again only if every launch
- * in it is UVAS_KERNEL_IDEMPOTENT (it is, then: their flags are the
- * same). The first launch refused (bad arguments, named by its index) or
- * failing stops the batch: the launches of earlier submissions have run,
- * none after it runs. Status. */
+ * returns), as one run with one wait for each run of consecutive launches
+ * with the same flags (up to 1024), where a launch alone pays its own:
+ * tens of microseconds on a GPU. A run goes to the device in chunks, the
+ * device running one while the next is recorded. What a launch makes
+ * reachable stays held until its run's kernels have all finished. A
+ * faulting access that cannot wait sends the whole run again only if
+ * every launch in it is UVAS_KERNEL_IDEMPOTENT (it is, then: their flags
+ * are the same). The first launch refused (bad arguments, named by its
+ * index) or failing stops the batch: the launches of earlier runs have
+ * run, none after it runs (a run whose later chunk could not be submitted
+ * returns once its earlier chunks ran, and says so). Status. */
 int uvas_kernel_launch_batch(const struct uvas_launch *l, size_t n);
 
 /* The device kernels run on, for a Vulkan program of the user's own that
