@@ -36,9 +36,9 @@
  *
  * While a kernel runs, an access that finds no translation asks for its
  * block in a two-level bitmap after the entries (a bit per block, and a
- * bit per word of those) and waits on its entry: uvas publishes the translation
- * (the kernel goes on) or gives up on the run's waits (they go to the
- * sink, and the launch decides after the run).
+ * bit per word of those) and waits on its entry: uvas publishes the
+ * translation (the kernel goes on) or gives up on the run's waits (they
+ * go to the sink, and the launch decides after the run).
  */
 #ifndef UVAS_GPU_XLAT_H
 #define UVAS_GPU_XLAT_H
