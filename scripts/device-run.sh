@@ -101,6 +101,8 @@ fi
 if [ "$what" = gpu ] || [ "$what" = all ]; then
     # Kernels over uvas pointers (tests/gpu) and what translation costs.
     run_tests "gpu tests" 180 "$B"/tests/gpu/test-gpu-*
+    # Seed 003's examples in uvas's names (examples/queue-pool.c), as CI runs them.
+    run_tests "examples" 60 "$B"/examples/uvas-queue-pool
     "$B"/bench/uvas-bench kernel -s "${KERNEL_MIB:-256}" -r 9 2>&1 | tee "$OUT/kernel.txt"
 fi
 if [ "$what" = queue ] || [ "$what" = all ]; then
