@@ -610,7 +610,7 @@ static int submit_run(const struct group *g, const struct uvas_hold_set *s)
 }
 
 /* One run of a group with the holds in place (xlat.run held: one run at
- * a time, the header's faults and the command buffer are its): record,
+ * a time, the header's faults and the command buffers are its): record,
  * submit, wait while serving the kernels' faults. *nfaults, and up to
  * UVAS_XLAT_FAULTS addresses in fault[] of accesses that were not served
  * (0 of them when every fault was). */
@@ -818,7 +818,7 @@ static int launch_group(struct group *g)
     return rc;
 }
 
-/* At most this many launches go to the device in one submission. */
+/* At most this many launches go to the device in one run. */
 #define GROUP_MAX 1024
 
 int uvas_gpu_kernel_launch_batch(const struct uvas_launch *l, size_t n, const char *fn)

@@ -346,8 +346,9 @@ struct uvas_stats {
     /* Accesses the kernels counted (include/uvas.glsl: a sample, scaled
      * back by the workgroup size), which the policies see as the device's. */
     uint64_t kernel_accesses;
-    /* Submissions that ran those launches: fewer than the launches where
-     * batches (uvas_kernel_launch_batch, a queue's backlog) ran together. */
+    /* Runs that ran those launches (each one wait, its launches sent in
+     * chunks): fewer than the launches where batches
+     * (uvas_kernel_launch_batch, a queue's backlog) ran together. */
     uint64_t kernel_submissions;
     /* Blocks of other PEs lent to this PE's running kernels, which reach
      * them directly (include/shmem.glsl): device memory on this GPU, and
