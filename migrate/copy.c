@@ -84,6 +84,32 @@ static void record(VkCommandBuffer cb, const struct uvas_copy_op *ops, size_t n)
         vkCmdCopyBuffer(cb, o->src, o->dst, k, reg);
         i = j - 1;
     }
+    /* The CPU reads what the batch wrote (host pages, or device memory
+     * through its CPU view) once the wait returns: the signal alone makes
+     * the writes available to the device only. */
+    VkMemoryBarrier hb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                          .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                          .dstAccessMask = VK_ACCESS_HOST_READ_BIT};
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &hb,
+                         0, NULL, 0, NULL);
+}
+
+static bool overlap(VkDeviceSize a, VkDeviceSize an, VkDeviceSize b, VkDeviceSize bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+bool uvas_copy_independent(const struct uvas_copy_op *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (ops[i].src != VK_NULL_HANDLE)
+            continue;
+        for (size_t j = i + 1; j < n; j++)
+            if (ops[j].src == ops[i].dst &&
+                overlap(ops[i].dst_off, ops[i].size, ops[j].src_off, ops[j].size))
+                return false;
+    }
+    return true;
 }
 
 /* One command buffer of ops on queue q (c->mu held). Status. */
@@ -180,7 +206,8 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
     t->flags = flags;
     int rc;
     pthread_mutex_lock(&c->mu);
-    if (c->nq == 2 && (flags & UVAS_COPY_SPREAD) && t->bytes >= SPREAD_MIN && n <= 64) {
+    if (c->nq == 2 && (flags & UVAS_COPY_SPREAD) && t->bytes >= SPREAD_MIN && n <= 64 &&
+        uvas_copy_independent(ops, n)) {
         struct uvas_copy_op a[65], b[65];
         size_t na, nb;
         uvas_copy_halve(ops, n, a, &na, b, &nb);

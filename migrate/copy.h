@@ -11,6 +11,7 @@
 #define UVAS_COPY_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <vulkan/vulkan.h>
@@ -63,9 +64,17 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
                        unsigned flags, struct uvas_copy_ticket *t);
 /* Split ops into two lists of about half the bytes each, in order: a gets
  * the first half (an op cut at a page boundary goes to both), b the rest.
- * a and b hold n + 1 ops. */
+ * a and b hold n + 1 ops. The halves run on two queues at once, unordered:
+ * only for independent ops (uvas_copy_independent). */
 void uvas_copy_halve(const struct uvas_copy_op *ops, size_t n, struct uvas_copy_op *a,
                      size_t *na, struct uvas_copy_op *b, size_t *nb);
+/* Can the ops run in any order? Not when one reads what a fill before it
+ * writes (a device write: a fill of a scratch buffer, then a copy of it
+ * into the block). Within one command buffer the fill's barrier orders
+ * them; spread over two queues the copy raced the fill and moved part of
+ * the buffer's previous contents (found on the H100: the CPU read a
+ * device write one round behind, in patches). */
+bool uvas_copy_independent(const struct uvas_copy_op *ops, size_t n);
 /* Wait for a submission and recycle its command buffer. Status. */
 int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t);
 /* Submit and wait. */

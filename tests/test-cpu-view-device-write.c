@@ -6,12 +6,12 @@
  * engine) and the CPU must read v everywhere; every third round half the
  * area goes back to the host first. Blocks of 2 MiB, as on a GPU.
  *
- * The reduced case of docs/reliability.md's open defect: on the H100
- * (the "placed" view) a program making these calls (4 MiB, the default
- * block size, 120 rounds) hung at 13ed56d with the advice and passed
- * without it, and test-advice-race read device writes one round behind;
- * this test itself has not run there yet. On lavapipe (the "fd" view) it
- * passes.
+ * On the H100 (the "placed" view) a byte loop over the area through the
+ * view took seconds a round (uncached reads over the bus, docs/
+ * reliability.md), which read as a hang at first: the check compares a
+ * page at a time. The defect it was written to reduce (a device write
+ * read one round behind) was the copier's: see test-advice-race and
+ * unit-copy-split.
  */
 #include "check.h"
 #include "uvas_policy.h"

@@ -94,6 +94,24 @@ int main(void)
           "one block: %zu + %zu pieces, %llu + %llu bytes", na, nb,
           (unsigned long long)a[0].size, (unsigned long long)b[0].size);
 
+    /* Which batches may be split at all: a device write (a fill of a
+     * scratch buffer, then a copy of it into the block) may not, the
+     * halves running unordered on two queues; a migration's zero fills
+     * beside its copies may; a fill read back elsewhere in its buffer may. */
+    const VkDeviceSize mb2 = 2 << 20;
+    struct uvas_copy_op write[2] = {{VK_NULL_HANDLE, 0, handle(5), 0, mb2, 0x07070707u},
+                                    {handle(5), 0, handle(6), 4 * mb2, mb2, 0}};
+    CHECK(!uvas_copy_independent(write, 2), "a fill and a copy of what it wrote: independent");
+    write[1].src_off = 4096; /* reads the fill's middle */
+    write[1].size = 4096;
+    CHECK(!uvas_copy_independent(write, 2), "a copy of the middle of a fill: independent");
+    write[1].src_off = mb2; /* past the fill */
+    CHECK(uvas_copy_independent(write, 2), "a copy beside a fill: dependent");
+    struct uvas_copy_op mig[3] = {{VK_NULL_HANDLE, 0, handle(3), 0, mb2, 0},
+                                  {handle(11), 0, handle(3), mb2, mb2, 0},
+                                  {VK_NULL_HANDLE, 0, handle(3), 2 * mb2, mb2, 0}};
+    CHECK(uvas_copy_independent(mig, 3), "a migration's fills and copies: dependent");
+
     srand(20261124);
     for (int round = 0; round < 20000; round++) {
         struct uvas_copy_op ops[MAXN];
