@@ -310,6 +310,8 @@ static void finish_to_device(struct job *x, int rc)
 static void map_stage(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = uvas_os_now_ns();
+    for (size_t i = a; i < b; i++)
+        uvas_blk_show(&uvas_g.bt[j[i].bi], UVAS_RES_HOST);
     for (size_t i = a; i < b;) {
         size_t k = i + 1;
         while (k < b && j[k].bi == j[k - 1].bi + 1)
@@ -434,6 +436,7 @@ static int lone_to_host(struct job *j, int rc)
         if (rc == UVAS_OK) {
             for (size_t i = 0; i < na; i++)
                 mapped += a[i].size;
+            uvas_blk_show(&uvas_g.bt[j->bi], UVAS_RES_HOST);
             map_range(at, mapped);
         }
         int rb = stage_wait(&tb);

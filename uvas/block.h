@@ -163,6 +163,24 @@ static inline void uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res
     atomic_store_explicit(&b->state, next, memory_order_release);
 }
 
+/*
+ * Within a transition to the host: the residence the block is going to,
+ * shown before the transition ends, at the moment its pages are mapped.
+ * From then on a thread may read and write them without a fault (one
+ * woken for an earlier block of the same migration runs on into this
+ * one), and a query after that access must not answer the residence the
+ * block is leaving. Only the residence bits change; the BUSY holder
+ * still ends the transition (a failure restores the state it took).
+ */
+static inline void uvas_blk_show(struct uvas_block *b, int res)
+{
+    uint32_t s = atomic_load_explicit(&b->state, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&b->state, &s,
+                                                  (s & ~UVAS_BLK_RES_MASK) | (uint32_t)res,
+                                                  memory_order_release, memory_order_relaxed))
+        ;
+}
+
 /* End a transition that moved nothing (same residence, same version). */
 static inline void uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
 {
