@@ -256,10 +256,10 @@ struct uvas_stats tu_stats(void)
     return s;
 }
 
-/* Index of the first byte of [p, p+n) that is not `v`, or -1. */
-/* Compared a page at a time with memcmp's wide loads: read through a CPU
- * view of device memory (uncached on a discrete GPU) every load crosses
- * the bus, about 1 us each, so a byte loop over 4 MiB took seconds. */
+/* Index of the first byte of [p, p+n) that is not `v`, or -1. Compared a
+ * page at a time with memcmp's wide loads: read through a CPU view of
+ * device memory (uncached on a discrete GPU) every load crosses the bus,
+ * about 1 us each, so a byte loop over 4 MiB took seconds. */
 long tu_find_not(const void *p, size_t n, unsigned char v)
 {
     static _Thread_local unsigned char pat[4096];
