@@ -38,7 +38,7 @@ int main(void)
     /* Bounded by sweeps and by time (a sanitizer's build sweeps slower). */
     double t0 = tu_now_s();
     unsigned r;
-    for (r = 1; r <= 500 && (r <= 20 || tu_now_s() - t0 < 30); r++) {
+    for (r = 1; r <= 500 && (r <= 20 || tu_now_s() - t0 < 20); r++) {
         CHECK_OK(uvas_migrate(p, len, UVAS_LOC_DEVICE, 0));
         memset(p, (int)r, len);
         for (size_t b = 0; b < nb; b++) {
