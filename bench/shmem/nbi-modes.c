@@ -2,8 +2,7 @@
  * nbi-modes: the 8 B non-blocking put rate, five rounds of 0.1 s, PE 0 to
  * PE 1 (which waits in shmem_barrier_all). Standard OpenSHMEM: build it
  * with uvascc and with oshcc and run each a few times to see the per-run
- * modes docs/performance.md describes (`setarch -R` before the program
- * turns address-space randomisation off).
+ * modes docs/performance.md describes.
  *
  *   tools/uvascc -O2 -o nbi-uvas bench/shmem/nbi-modes.c
  *   mpirun -np 2 ./nbi-uvas
