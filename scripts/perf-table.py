@@ -138,8 +138,10 @@ def block(machine, d):
             u, o = g(k + ".uvas"), g(k + ".oshmem")
             out.append(f"| {label} | {u if u is not None else '-'} | {o if o is not None else '-'} | {fmt(u / o if u and o else None)} |")
         out.append("")
+        runs = len(glob.glob(os.path.join(d, "shmem-bench*.txt")))
         out.append("(latencies in µs: lower is better, ratio under 1 is uvas ahead; "
-                   "bandwidth in MB/s and atomics in Mops/s: higher is better.)")
+                   "bandwidth in MB/s and atomics in Mops/s: higher is better"
+                   + (f"; each figure the median of {runs} runs of both" if runs > 1 else "") + ".)")
         out.append("")
     paths = sorted({k.split(".")[1] for k in m if k.startswith("path.")})
     if paths:
