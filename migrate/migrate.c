@@ -40,6 +40,7 @@ struct job {
     uint32_t slot;
     bool dup;                /* to the device keeping a read-only host copy */
     bool defer_wake;         /* on failure the faulting caller wakes it */
+    bool shown;              /* to the host: shown there before it ends (show_host) */
     struct uvas_import tmp; /* an uncached import to release */
 };
 
@@ -70,12 +71,20 @@ static void lap(_Atomic uint64_t *c, uint64_t *t0)
     *t0 = t;
 }
 
-static void count_move(size_t bi, int from, int to, bool populated)
+/* The blocks per tier follow the residence the blocks show. */
+static void count_tiers(int from, int to, bool populated)
 {
-    struct uvas_counters *c = &uvas_g.ctr;
     if (from != UVAS_RES_UNPOPULATED)
         uvas_stats_block_out(from);
     uvas_stats_block_in(to, populated);
+}
+
+/* The move's own counts, and the tiers' unless done already (shown). */
+static void count_move(size_t bi, int from, int to, bool populated, bool tiers_done)
+{
+    struct uvas_counters *c = &uvas_g.ctr;
+    if (!tiers_done)
+        count_tiers(from, to, populated);
     if (from != UVAS_RES_UNPOPULATED) {
         struct uvas_block *b = &uvas_g.bt[bi];
         atomic_fetch_add_explicit(&b->moves, 1, RLX);
@@ -298,7 +307,7 @@ static void finish_to_device(struct job *x, int rc)
         atomic_store_explicit(&b->dup, dup, RLX);
         uvas_devtier_lru_add(&uvas_g.devtier, x->bi);
         uvas_blk_publish(b, x->seen, UVAS_RES_DEVICE);
-        count_move(x->bi, x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED);
+        count_move(x->bi, x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED, false);
     }
     wake_block(x->bi); /* parked accessors retry against the new state */
 }
@@ -307,11 +316,23 @@ static void finish_to_device(struct job *x, int rc)
 
 /* Map the copied pages of jobs [a, b) into the range, runs of
  * consecutive blocks at a time, spread over the service threads. */
+/* A block on its way to the host, its pages about to be mapped: from then
+ * on a thread may use them in place (one woken for an earlier block of
+ * the migration runs on into this one), so queries and the tiers' counts
+ * say host from now (uvas_blk_show); finish_to_host ends it, or undoes
+ * this if the copy failed. */
+static void show_host(struct job *x)
+{
+    uvas_blk_show(&uvas_g.bt[x->bi], UVAS_RES_HOST);
+    count_tiers(UVAS_RES_DEVICE, UVAS_RES_HOST, false);
+    x->shown = true;
+}
+
 static void map_stage(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = uvas_os_now_ns();
     for (size_t i = a; i < b; i++)
-        uvas_blk_show(&uvas_g.bt[j[i].bi], UVAS_RES_HOST);
+        show_host(&j[i]);
     for (size_t i = a; i < b;) {
         size_t k = i + 1;
         while (k < b && j[k].bi == j[k - 1].bi + 1)
@@ -327,13 +348,15 @@ static void finish_to_host(struct job *x, int rc)
 {
     struct uvas_block *b = &uvas_g.bt[x->bi];
     if (rc) { /* the device copy is still the data */
+        if (x->shown)
+            count_tiers(UVAS_RES_HOST, UVAS_RES_DEVICE, false);
         uvas_blk_unbusy(b, x->seen);
         if (x->defer_wake)
             return; /* the fault path signals its thread, then wakes */
     } else {
         uvas_migrate_drop_device(x->bi, 1);
         uvas_blk_publish(b, x->seen, UVAS_RES_HOST);
-        count_move(x->bi, UVAS_RES_DEVICE, UVAS_RES_HOST, false);
+        count_move(x->bi, UVAS_RES_DEVICE, UVAS_RES_HOST, false, x->shown);
     }
     wake_block(x->bi);
 }
@@ -436,7 +459,7 @@ static int lone_to_host(struct job *j, int rc)
         if (rc == UVAS_OK) {
             for (size_t i = 0; i < na; i++)
                 mapped += a[i].size;
-            uvas_blk_show(&uvas_g.bt[j->bi], UVAS_RES_HOST);
+            show_host(j);
             map_range(at, mapped);
         }
         int rb = stage_wait(&tb);
