@@ -314,8 +314,6 @@ static void finish_to_device(struct job *x, int rc)
 
 /* ---- device -> host ---------------------------------------------------------- */
 
-/* Map the copied pages of jobs [a, b) into the range, runs of
- * consecutive blocks at a time, spread over the service threads. */
 /* A block on its way to the host, its pages about to be mapped: from then
  * on a thread may use them in place (one woken for an earlier block of
  * the migration runs on into this one), so queries and the tiers' counts
@@ -328,20 +326,28 @@ static void show_host(struct job *x)
     x->shown = true;
 }
 
-static void map_stage(struct job *j, size_t a, size_t b)
+/* Map [addr, addr + len) back into the range (spread over the service
+ * threads), timed as page-table work. */
+static void map_range(uintptr_t addr, size_t len)
 {
     uint64_t t0 = uvas_os_now_ns();
+    uvas_fault_map_blocks(addr, len);
+    lap(&uvas_g.ctr.migrate_ns_map, &t0);
+}
+
+/* Map the copied pages of jobs [a, b), runs of consecutive blocks at a
+ * time. */
+static void map_stage(struct job *j, size_t a, size_t b)
+{
     for (size_t i = a; i < b; i++)
         show_host(&j[i]);
     for (size_t i = a; i < b;) {
         size_t k = i + 1;
         while (k < b && j[k].bi == j[k - 1].bi + 1)
             k++;
-        uvas_fault_map_blocks((uintptr_t)uvas_block_addr(j[i].bi),
-                              (k - i) << uvas_g.shift);
+        map_range((uintptr_t)uvas_block_addr(j[i].bi), (k - i) << uvas_g.shift);
         i = k;
     }
-    lap(&uvas_g.ctr.migrate_ns_map, &t0);
 }
 
 static void finish_to_host(struct job *x, int rc)
@@ -409,14 +415,6 @@ static int recheck_shadows(struct job *j, size_t a, size_t b)
         }
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
     return rc;
-}
-
-/* Map [addr, addr + len) of a block back, timed as page-table work. */
-static void map_range(uintptr_t addr, size_t len)
-{
-    uint64_t t0 = uvas_os_now_ns();
-    uvas_fault_map_blocks(addr, len);
-    lap(&uvas_g.ctr.migrate_ns_map, &t0);
 }
 
 /*
