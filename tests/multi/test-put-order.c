@@ -45,7 +45,7 @@ static double now(void)
 static uint64_t am_ops(void)
 {
     struct uvas_path_ctr *c = uvas_path_mine ? uvas_path_mine : uvas_path_register();
-    return atomic_load_explicit(&c->ops[UVAS_PATH_AM], memory_order_relaxed);
+    return atomic_load_explicit(&c->p[UVAS_PATH_AM].ops, memory_order_relaxed);
 }
 
 int main(void)

@@ -114,7 +114,7 @@ static void path_snap(uint64_t *o)
 {
     struct uvas_path_ctr *c = uvas_path_mine ? uvas_path_mine : uvas_path_register();
     for (int i = 0; i < UVAS_PATH_COUNT; i++)
-        o[i] = atomic_load_explicit(&c->ops[i], memory_order_relaxed);
+        o[i] = atomic_load_explicit(&c->p[i].ops, memory_order_relaxed);
 }
 
 static unsigned path_mask(const uint64_t *before)

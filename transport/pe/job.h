@@ -41,15 +41,24 @@ struct uvas_dev_desc {
 #define UVAS_PEER_SEGS 8 /* the executable's segment and 7 libraries' */
 
 struct uvas_peer {
+    /* What every put, get and atomic to the peer reads (transport/pe/
+     * dispatch.c), in the struct's first cache line: a small put touches
+     * about fifteen lines, and each one more is one more to lose to
+     * whatever else shares the core's cache. */
+    _Alignas(64) char *win;   /* the peer's host tier mapped here */
+    const _Atomic uint64_t *gates; /* the peer's residence table, mapped read-only */
+    _Atomic uint32_t *pins;   /* the pin table the peer keeps for us */
+    struct uvas_gate_slots *slots; /* its quick-pin slots (uvas/gate.h) */
+    /* Our active-message puts to this PE not yet acknowledged: while there
+     * are any, every access to it goes by message too (transport/pe/dispatch.c:
+     * ordering). */
+    _Atomic uint32_t am_puts;
+    bool local;               /* same node and windows enabled */
+    /* Cold from here. */
     int rank;
     pid_t pid;
     bool same_node;           /* same host name: its pid can be watched */
-    bool local;               /* same node and windows enabled */
-    char *win;                /* the peer's host tier mapped here */
-    const _Atomic uint64_t *gates; /* the peer's residence table, mapped read-only */
     size_t gates_len;
-    _Atomic uint32_t *pins;   /* the pin table the peer keeps for us */
-    struct uvas_gate_slots *slots; /* its quick-pin slots (uvas/gate.h) */
     size_t pins_len;
     char sock_path[108];      /* the peer's fd server */
     struct uvas_dev_desc dev;
@@ -62,10 +71,6 @@ struct uvas_peer {
     uint64_t gates_raddr;     /* the peer's residence table in its address space */
     uint64_t pins_raddr;      /* the peer's pin table for remote peers */
     uint64_t alias_raddr;     /* the peer's host alias (0: no RMA, messages only) */
-    /* Our active-message puts to this PE not yet acknowledged: while there
-     * are any, every access to it goes by message too (transport/pe/dispatch.c:
-     * ordering). */
-    _Atomic uint32_t am_puts;
 };
 
 /* A peer's program segments (segment.h) in its address space, for
@@ -78,12 +83,13 @@ struct uvas_peer_segs {
 };
 
 struct uvas_job {
-    bool up;
+    /* Read by every operation: one cache line (as struct uvas_peer's). */
+    _Alignas(64) bool up;
+    int me, n;
+    struct uvas_peer *peers;  /* n of them, cache-line aligned */
+    bool windows;             /* intra-node windows on (UVAS_TRANSPORT) */
     bool pmix;                /* launched by a PMIx server (mpirun) */
     pmix_proc_t proc;
-    int me, n;
-    bool windows;             /* intra-node windows on (UVAS_TRANSPORT) */
-    struct uvas_peer *peers;
     struct uvas_peer_segs *peer_segs; /* one per PE, beside peers[] */
     atomic_bool peers_known;  /* peers[] holds every PE's pid and paths */
     /* UCX */
@@ -118,7 +124,11 @@ extern struct uvas_job uvas_job;
 /* Per-path counters, one set per thread (a shared counter would cost an
  * atomic on every put); uvas_pe_stats_get sums the sets. */
 struct uvas_path_ctr {
-    _Atomic uint64_t ops[UVAS_PATH_COUNT], bytes[UVAS_PATH_COUNT];
+    /* A path's two counts side by side: one line per operation; the set
+     * on lines of its own (no other thread's data beside it). */
+    _Alignas(64) struct {
+        _Atomic uint64_t ops, bytes;
+    } p[UVAS_PATH_COUNT];
     struct uvas_path_ctr *next;
 };
 /* initial-exec: no __tls_get_addr call per operation (libuvas is linked,
@@ -133,11 +143,11 @@ static inline void uvas_job_count(int path, size_t bytes)
 {
     struct uvas_path_ctr *c = uvas_path_mine ? uvas_path_mine : uvas_path_register();
     /* One writer per set: a plain add, published for the reader. */
-    atomic_store_explicit(&c->ops[path],
-                          atomic_load_explicit(&c->ops[path], memory_order_relaxed) + 1,
+    atomic_store_explicit(&c->p[path].ops,
+                          atomic_load_explicit(&c->p[path].ops, memory_order_relaxed) + 1,
                           memory_order_relaxed);
-    atomic_store_explicit(&c->bytes[path],
-                          atomic_load_explicit(&c->bytes[path], memory_order_relaxed) + bytes,
+    atomic_store_explicit(&c->p[path].bytes,
+                          atomic_load_explicit(&c->p[path].bytes, memory_order_relaxed) + bytes,
                           memory_order_relaxed);
 }
 

@@ -242,10 +242,13 @@ int uvas_pe_init(int requested, int *provided)
         teardown();
         return rc2;
     }
-    uvas_job.peers = calloc((size_t)uvas_job.n, sizeof *uvas_job.peers);
+    /* Each peer on lines of its own (job.h: its first line is the hot one). */
+    uvas_job.peers = aligned_alloc(_Alignof(struct uvas_peer),
+                                   (size_t)uvas_job.n * sizeof *uvas_job.peers);
     uvas_job.peer_segs = calloc((size_t)uvas_job.n, sizeof *uvas_job.peer_segs);
     if (!uvas_job.peers || !uvas_job.peer_segs)
         return uvas_fail(UVAS_ERR_NOMEM, "out of memory for %d peers", uvas_job.n);
+    memset(uvas_job.peers, 0, (size_t)uvas_job.n * sizeof *uvas_job.peers);
     int own = rc;
     rc = agree(&mine);
     atomic_store(&uvas_job.peers_known, rc == UVAS_OK && own == UVAS_OK);
