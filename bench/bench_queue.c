@@ -29,10 +29,12 @@ struct fill_args {
     uint32_t n, v;
 };
 
-static uint32_t groups_for(size_t n)
+/* A workgroup per 256 elements, at most max_groups (1024 by default, as
+ * bench/cuda/malloc-async.cu's grid; -g sets both). */
+static uint32_t groups_for(size_t n, uint32_t max_groups)
 {
     size_t g = (n + 255) / 256;
-    return g > 1024 ? 1024 : (uint32_t)g;
+    return g > max_groups ? max_groups : (uint32_t)g;
 }
 
 int bench_queue(int argc, char **argv)
@@ -45,20 +47,24 @@ int bench_queue(int argc, char **argv)
 #else
     int iters = 1000;
     size_t max_mib = 64;
+    long max_groups = 1024;
     int opt;
     optind = 1;
-    while ((opt = getopt(argc, argv, "n:m:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:m:g:")) != -1) {
         if (opt == 'n')
             iters = atoi(optarg);
         else if (opt == 'm')
             max_mib = strtoull(optarg, NULL, 10);
+        else if (opt == 'g')
+            max_groups = atol(optarg);
         else {
-            fprintf(stderr, "usage: uvas-bench queue [-n iterations] [-m max MiB]\n");
+            fprintf(stderr, "usage: uvas-bench queue [-n iterations] [-m max MiB] "
+                            "[-g max workgroups]\n");
             return 2;
         }
     }
-    if (iters < 1) {
-        fprintf(stderr, "queue: -n must be at least 1\n");
+    if (iters < 1 || max_groups < 1 || max_groups > 65535) {
+        fprintf(stderr, "queue: -n must be at least 1, -g from 1 to 65535\n");
         return 2;
     }
     uvas_kernel_t *k;
@@ -66,6 +72,13 @@ int bench_queue(int argc, char **argv)
         fprintf(stderr, "queue: %s\n", uvas_last_error());
         return uvas_last_error()[0] ? 77 : 1;
     }
+    /* What the compiler made of the kernel (registers bound how many
+     * work-groups run at once, so how many waves a grid takes). */
+    struct uvas_kernel_stat ks[32];
+    size_t nks = 0;
+    if (uvas_kernel_stats(k, ks, 32, &nks) == UVAS_OK)
+        for (size_t i = 0; i < nks && i < 32; i++)
+            printf("queue: fill kernel: %s = %g\n", ks[i].name, ks[i].value);
     uvas_queue_t *q;
     uvas_pool_t *pool;
     if (uvas_queue_create(&q) || uvas_pool_get_default(&pool)) {
@@ -95,8 +108,8 @@ int bench_queue(int argc, char **argv)
         fprintf(stderr, "queue: warm-up: %s\n", uvas_last_error());
         return 1;
     }
-    printf("queue: %d iterations per size of alloc, a kernel writing every element, free\n",
-           iters);
+    printf("queue: %d iterations per size of alloc, a kernel writing every element, free "
+           "(at most %ld workgroups of 256)\n", iters, max_groups);
     printf("  %10s %16s %16s %14s\n", "size", "async us/iter", "sync us/iter", "reserved end");
     static const size_t sizes[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -104,7 +117,7 @@ int bench_queue(int argc, char **argv)
         if (size > max_mib << 20)
             break;
         struct fill_args a = {0, (uint32_t)(size / 4), 0};
-        uint32_t groups[3] = {groups_for(size / 4), 1, 1};
+        uint32_t groups[3] = {groups_for(size / 4, (uint32_t)max_groups), 1, 1};
         struct uvas_stats st0, st1;
         uvas_stats_get(&st0);
         uint64_t t0 = bench_now_ns();

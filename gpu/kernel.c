@@ -210,6 +210,35 @@ static bool fault_waits(void)
     return G.d->type != VK_PHYSICAL_DEVICE_TYPE_CPU;
 }
 
+/* k's pipeline: its module specialised for this range and device (G.mu
+ * held, the context up). */
+static VkResult make_pipe(const struct uvas_kernel *k, VkPipelineCreateFlags flags,
+                          VkPipeline *pipe)
+{
+    struct {
+        uint64_t base;
+        uint32_t shift, nblocks;
+        VkBool32 waits;
+    } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks, fault_waits()};
+    const VkSpecializationMapEntry me[4] = {
+        {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
+        {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4}};
+    VkSpecializationInfo spec = {.mapEntryCount = 4,
+                                 .pMapEntries = me,
+                                 .dataSize = sizeof sv,
+                                 .pData = &sv};
+    VkComputePipelineCreateInfo ci = {
+        .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+        .flags = flags,
+        .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+                  .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                  .module = k->mod,
+                  .pName = k->entry,
+                  .pSpecializationInfo = &spec},
+        .layout = G.layout};
+    return vkCreateComputePipelines(G.d->dev, VK_NULL_HANDLE, 1, &ci, NULL, pipe);
+}
+
 int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
                          struct uvas_kernel **out)
 {
@@ -236,30 +265,8 @@ int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
                                         .codeSize = bytes,
                                         .pCode = spirv};
         r = vkCreateShaderModule(G.d->dev, &mci, NULL, &k->mod);
-        if (!r) {
-            struct {
-                uint64_t base;
-                uint32_t shift, nblocks;
-                VkBool32 waits;
-            } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks,
-                    fault_waits()};
-            const VkSpecializationMapEntry me[4] = {
-                {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
-                {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4}};
-            VkSpecializationInfo spec = {.mapEntryCount = 4,
-                                         .pMapEntries = me,
-                                         .dataSize = sizeof sv,
-                                         .pData = &sv};
-            VkComputePipelineCreateInfo ci = {
-                .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-                .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-                          .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                          .module = k->mod,
-                          .pName = k->entry,
-                          .pSpecializationInfo = &spec},
-                .layout = G.layout};
-            r = vkCreateComputePipelines(G.d->dev, VK_NULL_HANDLE, 1, &ci, NULL, &k->pipe);
-        }
+        if (!r)
+            r = make_pipe(k, 0, &k->pipe);
         if (r) {
             if (k->mod)
                 vkDestroyShaderModule(G.d->dev, k->mod, NULL);
@@ -290,6 +297,100 @@ static void kernel_down(struct uvas_kernel *k)
     k->pipe = VK_NULL_HANDLE;
     k->mod = VK_NULL_HANDLE;
     uvas_list_del(&k->link);
+}
+
+static double stat_value(const VkPipelineExecutableStatisticKHR *st)
+{
+    switch (st->format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        return st->value.b32 ? 1.0 : 0.0;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        return (double)st->value.i64;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        return (double)st->value.u64;
+    default:
+        return st->value.f64;
+    }
+}
+
+/* The statistics come from a second pipeline made of the same module and
+ * specialisation with capture asked for: the launches' own pipeline is
+ * made without it, since a driver may compile differently (or skip its
+ * cache) when asked to capture. */
+int uvas_gpu_kernel_stats(struct uvas_kernel *k, struct uvas_kernel_stat *out, size_t max,
+                          size_t *n)
+{
+    static const char fn[] = "uvas_kernel_stats";
+    if (!k || !n || (max && !out))
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the kernel, n, or out (with max > 0) is NULL", fn);
+    *n = 0;
+    pthread_mutex_lock(&G.mu);
+    int rc = UVAS_OK;
+    if (!G.up || !k->mod)
+        rc = uvas_fail(UVAS_ERR_NOT_INIT, "%s: the kernel's device objects are gone "
+                       "(uvas_finalize ran since it was loaded)", fn);
+    else if (!G.d->exec_props)
+        rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: '%s' does not report what its compiler made "
+                       "of a kernel (no VK_KHR_pipeline_executable_properties)", fn, G.d->name);
+    PFN_vkGetPipelineExecutablePropertiesKHR props =
+        rc ? NULL : (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(
+                        G.d->dev, "vkGetPipelineExecutablePropertiesKHR");
+    PFN_vkGetPipelineExecutableStatisticsKHR stats =
+        rc ? NULL : (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
+                        G.d->dev, "vkGetPipelineExecutableStatisticsKHR");
+    if (!rc && (!props || !stats))
+        rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: '%s' enabled the extension but gave no entry "
+                       "points", fn, G.d->name);
+    VkPipeline pipe = VK_NULL_HANDLE;
+    VkResult r = VK_SUCCESS;
+    if (!rc && (r = make_pipe(k, VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR, &pipe)))
+        rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: '%s' refused the capturing pipeline "
+                       "(VkResult %d)", fn, G.d->name, r);
+    /* A compute pipeline has one executable; a driver that splits it
+     * reports each one's statistics in turn. */
+    uint32_t nexe = 0;
+    VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipe};
+    if (!rc && (r = props(G.d->dev, &pi, &nexe, NULL)))
+        rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: vkGetPipelineExecutablePropertiesKHR: "
+                       "VkResult %d", fn, r);
+    for (uint32_t e = 0; !rc && e < nexe; e++) {
+        VkPipelineExecutableInfoKHR ei = {.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+                                          .pipeline = pipe,
+                                          .executableIndex = e};
+        uint32_t ns = 0;
+        if ((r = stats(G.d->dev, &ei, &ns, NULL))) {
+            rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: vkGetPipelineExecutableStatisticsKHR: "
+                           "VkResult %d", fn, r);
+            break;
+        }
+        VkPipelineExecutableStatisticKHR *st = calloc(ns ? ns : 1, sizeof *st);
+        if (!st) {
+            rc = uvas_fail(UVAS_ERR_NOMEM, "%s: out of memory", fn);
+            break;
+        }
+        for (uint32_t i = 0; i < ns; i++)
+            st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
+        r = stats(G.d->dev, &ei, &ns, st);
+        if (r && r != VK_INCOMPLETE) {
+            free(st);
+            rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: vkGetPipelineExecutableStatisticsKHR: "
+                           "VkResult %d", fn, r);
+            break;
+        }
+        for (uint32_t i = 0; i < ns; i++, (*n)++) {
+            if (*n >= max)
+                continue;
+            struct uvas_kernel_stat *o = &out[*n];
+            snprintf(o->name, sizeof o->name, "%s", st[i].name);
+            snprintf(o->description, sizeof o->description, "%s", st[i].description);
+            o->value = stat_value(&st[i]);
+        }
+        free(st);
+    }
+    if (pipe)
+        vkDestroyPipeline(G.d->dev, pipe, NULL);
+    pthread_mutex_unlock(&G.mu);
+    return rc;
 }
 
 void uvas_gpu_kernel_free(struct uvas_kernel *k)

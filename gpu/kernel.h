@@ -21,6 +21,8 @@ int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], cons
 /* uvas_kernel_launch_batch; fn names the caller in messages. */
 int uvas_gpu_kernel_launch_batch(const struct uvas_launch *l, size_t n, const char *fn);
 void uvas_gpu_kernel_free(struct uvas_kernel *k);
+int uvas_gpu_kernel_stats(struct uvas_kernel *k, struct uvas_kernel_stat *out, size_t max,
+                          size_t *n);
 int uvas_gpu_get_info(struct uvas_gpu_info *out);
 int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out);
 int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out);

@@ -72,6 +72,21 @@ int uvas_kernel_launch(uvas_kernel_t *k, const uint32_t groups[3], const void *a
                        size_t args_size, unsigned flags);
 void uvas_kernel_free(uvas_kernel_t *k);
 
+/* What the device's compiler made of a kernel, as its driver reports it
+ * (VK_KHR_pipeline_executable_properties): NVIDIA's "Register Count"
+ * bounds how many work-groups a multiprocessor holds at once (occupancy),
+ * which sets how many waves a grid takes. */
+struct uvas_kernel_stat {
+    char name[VK_MAX_DESCRIPTION_SIZE]; /* the driver's name for it */
+    char description[VK_MAX_DESCRIPTION_SIZE];
+    double value;          /* booleans 0 or 1 */
+};
+/* Up to max of k's statistics into out; *n: how many the driver reports
+ * (more than max: the rest were left out). Compiles k once more, so call
+ * it when tuning, not per launch. UVAS_ERR_NO_DEVICE where the driver
+ * reports none. Status. */
+int uvas_kernel_stats(uvas_kernel_t *k, struct uvas_kernel_stat *out, size_t max, size_t *n);
+
 /* One launch of a batch: the arguments of uvas_kernel_launch. */
 struct uvas_launch {
     uvas_kernel_t *kernel;

@@ -109,6 +109,14 @@ if [ "$what" = queue ] || [ "$what" = all ]; then
     # Queue-ordered allocation beside cudaMallocAsync (docs/queues.md).
     "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue.txt"
     [ -x /tmp/malloc-async ] && /tmp/malloc-async "${QUEUE_ITERS:-1000}" | tee "$OUT/cuda-queue.txt"
+    # QUEUE_GROUPS="528 792 ...": the same with at most that many
+    # work-groups, both sides alternated (how the grid's waves matter).
+    for g in ${QUEUE_GROUPS:-}; do
+        "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" -m "${QUEUE_MIB:-64}" -g "$g" 2>&1 |
+            tee "$OUT/queue-g$g.txt"
+        [ -x /tmp/malloc-async ] && /tmp/malloc-async "${QUEUE_ITERS:-1000}" "${QUEUE_MIB:-64}" "$g" |
+            tee "$OUT/cuda-queue-g$g.txt"
+    done
 fi
 if [ "$what" = exp ] || [ "$what" = all ]; then
     # uvas-exp's workloads under uvas's policies beside CUDA UM's (docs/experiments.md).

@@ -36,7 +36,7 @@ const char *uvas_vulkan_kind(const struct uvas_vulkan *d)
 
 /* Why a physical device cannot back the tier, or NULL if it can. */
 struct exts {
-    bool dma_buf, budget, pci, placed, atomic_float;
+    bool dma_buf, budget, pci, placed, atomic_float, exec_props;
 };
 
 static const char *unusable(VkPhysicalDevice p, struct exts *x)
@@ -58,6 +58,7 @@ static const char *unusable(VkPhysicalDevice p, struct exts *x)
     x->placed = has_ext(e, n, VK_EXT_MAP_MEMORY_PLACED_EXTENSION_NAME) &&
                 has_ext(e, n, VK_KHR_MAP_MEMORY_2_EXTENSION_NAME);
     x->atomic_float = has_ext(e, n, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    x->exec_props = has_ext(e, n, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
     free(e);
     if (!why) {
         VkPhysicalDeviceVulkan12Features f12 = {
@@ -272,7 +273,7 @@ static void probe_placed(struct uvas_vulkan *d, UvasVkMapPlacedFeatures *f)
 
 static int create_device(struct uvas_vulkan *d, const struct exts *x)
 {
-    const char *exts[7];
+    const char *exts[8];
     uint32_t ne = 0;
     exts[ne++] = VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
     exts[ne++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
@@ -303,6 +304,21 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
         exts[ne++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
     else
         f12.pNext = af.pNext;
+    /* What the compiler made of a kernel (uvas_kernel_stats): enabling it
+     * changes nothing until a pipeline asks to capture statistics. */
+    VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR ep = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+    if (x->exec_props && d->kernels) {
+        VkPhysicalDeviceFeatures2 g = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                       .pNext = &ep};
+        vkGetPhysicalDeviceFeatures2(d->phys, &g);
+        if (ep.pipelineExecutableInfo) {
+            exts[ne++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+            ep.pNext = f12.pNext;
+            f12.pNext = &ep;
+            d->exec_props = true;
+        }
+    }
     float prio[2] = {1.0f, 1.0f};
     VkDeviceQueueCreateInfo q[2] = {{.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                      .queueFamilyIndex = d->qfam,

@@ -101,6 +101,7 @@ struct uvas_vulkan {
      * host-visible device-local memory: how NVIDIA lets the CPU see a
      * device block at the block's own address. */
     bool placed_map;
+    bool exec_props;         /* VK_KHR_pipeline_executable_properties enabled */
     uint32_t map_type;       /* host-visible device-local type */
     VkDeviceSize placed_align;
     UvasPfnMapMemory2 map_memory2;

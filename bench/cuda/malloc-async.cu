@@ -29,6 +29,9 @@ int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 1000;
     size_t max_mib = argc > 2 ? strtoull(argv[2], 0, 0) : 64;
+    size_t max_groups = argc > 3 ? strtoull(argv[3], 0, 0) : 1024; // uvas-bench queue -g
+    if (max_groups < 1 || max_groups > 65535)
+        max_groups = 1024;
     CK(cudaSetDevice(0));
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
@@ -48,14 +51,14 @@ int main(int argc, char **argv)
     }
     CK(cudaStreamSynchronize(s));
     printf("cuda queue: %d iterations per size of cudaMallocAsync, a kernel writing every "
-           "element, cudaFreeAsync\n", iters);
+           "element, cudaFreeAsync (at most %zu blocks of 256)\n", iters, max_groups);
     const size_t sizes[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};
     for (size_t size : sizes) {
         if (size > max_mib << 20)
             break;
         size_t n = size / 4, g = (n + 255) / 256;
-        if (g > 1024)
-            g = 1024;
+        if (g > max_groups)
+            g = max_groups;
         double t0 = now_us();
         for (int i = 0; i < iters; i++) {
             void *p;

@@ -46,6 +46,16 @@ int uvas_kernel_launch_batch(const struct uvas_launch *l, size_t n)
     return rc;
 }
 
+int uvas_kernel_stats(uvas_kernel_t *k, struct uvas_kernel_stat *out, size_t max, size_t *n)
+{
+    int rc = enter("uvas_kernel_stats");
+    if (rc)
+        return rc;
+    rc = uvas_gpu_kernel_stats(k, out, max, n);
+    uvas_api_leave();
+    return rc;
+}
+
 /* Not counted in: a kernel outlives uvas_finalize (which tears down its
  * device objects) and is still the user's to free. */
 void uvas_kernel_free(uvas_kernel_t *k)
