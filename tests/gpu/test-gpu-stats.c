@@ -56,12 +56,12 @@ int main(void)
     float *a = uvas_malloc(N * 4), *b = uvas_malloc(N * 4), *c = uvas_malloc(N * 4);
     CHECK(a && b && c, "uvas_malloc: %s", uvas_last_error());
     for (uint32_t i = 0; i < N; i++)
-        b[i] = (float)i, c[i] = 1.0f, a[i] = -1.0f;
+        a[i] = (float)i, b[i] = 1.0f, c[i] = -1.0f;
     struct triad_args ta = {(uintptr_t)a, (uintptr_t)b, (uintptr_t)c, 2.0f, N};
     CHECK(tu_launch(k, N, &ta, sizeof ta) == UVAS_OK, "launch after the statistics: %s",
           uvas_last_error());
-    for (uint32_t i = 0; i < N; i++)
-        CHECK(a[i] == (float)i + 2.0f, "a[%u] = %g, expected %g", i, a[i], (float)i + 2.0f);
+    for (uint32_t i = 0; i < N; i++) /* triad.comp: c = a + s * b */
+        CHECK(c[i] == (float)i + 2.0f, "c[%u] = %g, expected %g", i, c[i], (float)i + 2.0f);
 
     size_t m = 0;
     CHECK(uvas_kernel_stats(NULL, all, MAXS, &m) == UVAS_ERR_INVAL, "NULL kernel accepted");
