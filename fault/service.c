@@ -344,7 +344,10 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
 int uvas_fault_zero_block(uintptr_t addr, size_t len, uintptr_t hot)
 {
     struct uvas_fault_service *s = running;
-    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_ZERO, addr, len, UVAS_FILL_ZERO_CHUNK,
+    /* Huge pages are filled whole: a chunk is at least one. */
+    size_t chunk = uvas_g.uffd.page > UVAS_FILL_ZERO_CHUNK ? uvas_g.uffd.page
+                                                           : UVAS_FILL_ZERO_CHUNK;
+    return uvas_fill_run(s ? &s->fill : NULL, UVAS_FILL_ZERO, addr, len, chunk,
                          hot);
 }
 

@@ -196,7 +196,8 @@ int uvas_cpuview_unmap(size_t bi)
     if (uvas_inject_fail(UVAS_INJ_MAP))
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: injected "
                          "failure", bi);
-    if (uvas_os_map(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size, UVAS_OS_RW, NULL, &t))
+    if (uvas_os_map(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size,
+                    UVAS_OS_RW | UVAS_OS_NORESERVE, NULL, &t))
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
                          uvas_last_error());
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);

@@ -494,7 +494,10 @@ static size_t stage_at(size_t k, size_t m)
  */
 static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
-    if (m == 1 && !to_device && !(flags & UVAS_MIG_NO_MAP))
+    /* Halves are mapped apart: each must be whole pages of the range (a
+     * block of one huge page is mapped in one step, which costs little). */
+    if (m == 1 && !to_device && !(flags & UVAS_MIG_NO_MAP) &&
+        uvas_g.block_size >= 2 * uvas_g.uffd.page)
         return lone_to_host(j, rc);
     size_t nst = 0;
     while (stage_at(nst, m) < m)

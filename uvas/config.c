@@ -215,6 +215,13 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
             return uvas_fail(UVAS_ERR_ENV, "UVAS_STREAM_MIN='%s' is malformed: give the "
                              "smallest put that streams, e.g. 2M, or 'off'", s);
     }
+    if ((s = getenv("UVAS_HUGE_PAGES"))) {
+        if (!strcmp(s, "1"))
+            c->huge_pages = true;
+        else if (strcmp(s, "0"))
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_HUGE_PAGES='%s' is unknown: use 1 (the host "
+                             "tier in 2 MiB huge pages) or 0", s);
+    }
     if (!o->policy && (s = getenv("UVAS_POLICY"))) {
         if ((rc = check_policy(checker, s, "UVAS_POLICY", UVAS_ERR_ENV)))
             return rc;
@@ -306,6 +313,12 @@ int uvas_config_resolve(const struct uvas_options *opts, uvas_policy_check_fn ch
                          "would hold nothing; give at least the block size, or "
                          "UVAS_DEVICE=none for no device tier", o->device_size ?
                          "options.device_size" : c.device_size_from, c.device_size, c.block_size);
+    /* A huge page is the host tier's unit of mapping, filling and
+     * punching: a block must be whole huge pages. */
+    if (c.huge_pages && c.block_size % UVAS_HUGE_PAGE)
+        return uvas_fail(o->block_size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,
+                         "UVAS_HUGE_PAGES=1 needs blocks of whole 2 MiB huge pages; the block "
+                         "size is %zu bytes: give UVAS_BLOCK_SIZE=2M or more", c.block_size);
     c.size = (c.size + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
     if (c.base != UVAS_BASE_ANY && c.size > UVAS_USER_ADDR_END - c.base)
         return uvas_fail(o->base || o->size ? UVAS_ERR_INVAL : UVAS_ERR_ENV,

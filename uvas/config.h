@@ -2,6 +2,7 @@
 #ifndef UVAS_CONFIG_H
 #define UVAS_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,7 +42,11 @@ struct uvas_config {
     const char *device_size_from; /* the variable that gave it, for messages */
     unsigned copy_queues; /* UVAS_COPY_QUEUES: 0 = as many as help (up to 2) */
     size_t stream_min;    /* UVAS_STREAM_MIN: 0 = by the processor, SIZE_MAX = never */
+    bool huge_pages;      /* UVAS_HUGE_PAGES: the host tier in 2 MiB huge pages (hugetlbfs) */
 };
+
+/* The huge page of UVAS_HUGE_PAGES: blocks are whole multiples of it. */
+#define UVAS_HUGE_PAGE ((size_t)2 << 20)
 
 struct uvas_options;
 

@@ -239,7 +239,7 @@ int uvas_os_dup(int fd, int *out)
     return UVAS_OK;
 }
 
-int uvas_os_own_memfd(int fd, const char *name, size_t *size)
+int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page)
 {
     struct stat st;
     if (fstat(fd, &st) < 0)
@@ -260,6 +260,11 @@ int uvas_os_own_memfd(int fd, const char *name, size_t *size)
         return uvas_fail(UVAS_ERR_PERM, "descriptor %d is '%s', not a uvas host tier ('%s')",
                          fd, link, want);
     *size = (size_t)st.st_size;
+    /* hugetlbfs gives its huge page as the preferred I/O size; a mapping
+     * must start and end on one. */
+    *page = st.st_blksize > (blksize_t)UVAS_PAGE && !(st.st_blksize & (st.st_blksize - 1))
+                ? (size_t)st.st_blksize
+                : UVAS_PAGE;
     return UVAS_OK;
 }
 

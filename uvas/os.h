@@ -100,8 +100,10 @@ void uvas_os_close(int fd);
 /* A new close-on-exec descriptor of fd. Status. */
 int uvas_os_dup(int fd, int *out);
 /* Is fd a memfd named `name` that this user owns? Status (UVAS_ERR_PERM
- * with a message that says what it is instead); *size: its size. */
-int uvas_os_own_memfd(int fd, const char *name, size_t *size);
+ * with a message that says what it is instead); *size: its size, *page:
+ * its page (2 MiB for a memfd of huge pages), the unit a mapping of it
+ * takes. */
+int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page);
 int uvas_os_pid(void);
 
 /* The per-core second-level cache in bytes; 0 if the system does not say. */

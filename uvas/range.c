@@ -8,7 +8,9 @@
 #include "uvas/range.h"
 
 #include <errno.h>
+#include <linux/memfd.h> /* MFD_HUGE_2MB */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,16 +21,52 @@
 #include "uvas/os.h"
 #include "uvas/status.h"
 
-int uvas_range_map(uintptr_t base, size_t size, int *memfd, char **out)
+/* Huge pages the system holds free for anyone: -1 when it cannot say. */
+static long huge_pages_free(void)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f)
+        return -1;
+    char line[128];
+    long n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
+static int open_memfd(bool huge, int *out)
+{
+    /* Huge: a 2 MiB page is mapped, filled and punched as one, so a block
+     * moves with a page-table entry per 2 MiB instead of 512. */
+    int fd = memfd_create(UVAS_HOST_TIER_NAME,
+                          MFD_CLOEXEC | (huge ? MFD_HUGETLB | MFD_HUGE_2MB : 0));
+    if (fd < 0)
+        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier%s failed: %s%s",
+                         huge ? " in 2 MiB huge pages" : "", strerror(errno),
+                         huge ? " (does the kernel have hugetlbfs? unset UVAS_HUGE_PAGES)" : "");
+    long nfree = huge ? huge_pages_free() : 1;
+    if (nfree == 0) {
+        close(fd);
+        return uvas_fail(UVAS_ERR_NOMEM, "UVAS_HUGE_PAGES=1, but the system has no free 2 MiB "
+                         "huge page: reserve them first (as root: echo N > "
+                         "/proc/sys/vm/nr_hugepages, N pages of 2 MiB for the host memory "
+                         "the job will touch)");
+    }
+    *out = fd;
+    return UVAS_OK;
+}
+
+int uvas_range_map(uintptr_t base, size_t size, bool huge, int *memfd, char **out)
 {
     long page = sysconf(_SC_PAGESIZE);
     if (page != (long)UVAS_PAGE)
         return uvas_fail(UVAS_ERR_SYS, "this system's base page is %ld bytes; uvas is built "
                          "for %zu-byte pages (uvas/os.h)", page, UVAS_PAGE);
-    int fd = memfd_create(UVAS_HOST_TIER_NAME, MFD_CLOEXEC);
-    if (fd < 0)
-        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier failed: %s",
-                         strerror(errno));
+    int fd = -1, rc = open_memfd(huge, &fd);
+    if (rc)
+        return rc;
     /* Sparse: the size costs nothing until pages are written. */
     if (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) || ftruncate(fd, (off_t)size) < 0) {
         int e = errno;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "uvas.h"
+#include "uvas/config.h"
 #include "uvas/inject.h"
 #include "uvas/os.h"
 #include "uvas/status.h"
@@ -103,6 +104,7 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
      * (docs/fault-path.md, "Process events"). */
     uint64_t want = UFFD_FEATURE_MISSING_SHMEM | UFFD_FEATURE_THREAD_ID |
                     UFFD_FEATURE_MINOR_SHMEM | UFFD_FEATURE_WP_HUGETLBFS_SHMEM |
+                    UFFD_FEATURE_MISSING_HUGETLBFS | UFFD_FEATURE_MINOR_HUGETLBFS |
                     UFFD_FEATURE_EVENT_REMAP | UFFD_FEATURE_EVENT_UNMAP;
     int fd = open_raw(note, notelen);
     if (fd < 0)
@@ -122,8 +124,16 @@ int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen)
     return UVAS_OK;
 }
 
-int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
+int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len, int memfd, bool huge)
 {
+    u->huge = huge;
+    u->page = huge ? UVAS_HUGE_PAGE : UVAS_PAGE;
+    u->memfd = memfd;
+    u->base = (uintptr_t)addr;
+    if (huge && !(u->features & UFFD_FEATURE_MISSING_HUGETLBFS))
+        return uvas_fail(UVAS_ERR_SYS, "UVAS_HUGE_PAGES=1, but this kernel's userfaultfd "
+                         "cannot serve huge pages (no MISSING_HUGETLBFS): unset "
+                         "UVAS_HUGE_PAGES");
     /* Missing faults place untouched blocks. Minor faults catch accesses
      * to blocks whose pages stay in the memfd but are unmapped here: while
      * they are copied out, and while the data lives on the device. Without
@@ -133,7 +143,7 @@ int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len)
         .range = {.start = (uintptr_t)addr, .len = len},
         .mode = UFFDIO_REGISTER_MODE_MISSING,
     };
-    if (u->features & UFFD_FEATURE_MINOR_SHMEM)
+    if (u->features & (huge ? UFFD_FEATURE_MINOR_HUGETLBFS : UFFD_FEATURE_MINOR_SHMEM))
         reg.mode |= UFFDIO_REGISTER_MODE_MINOR;
     /* Write-protect faults let read-mostly blocks keep a read-only host
      * copy while they live on the device. */
@@ -214,12 +224,18 @@ static int zero_by_copy(const struct uvas_uffd *u, uintptr_t a, size_t len)
  * registered mapping (a hole) are skipped: nobody can access them, and
  * they fault again once the hole is mapped again.
  */
+/* Half of len, in whole pages of the range (huge pages split no further). */
+static size_t half_of(const struct uvas_uffd *u, size_t len)
+{
+    return len / 2 & ~(u->page - 1);
+}
+
 static int split_enoent(const struct uvas_uffd *u, uintptr_t a, size_t len,
                         int (*op)(const struct uvas_uffd *, uintptr_t, size_t))
 {
-    if (len <= UVAS_PAGE)
+    if (len <= u->page)
         return 0;
-    size_t half = uvas_page_down(len / 2);
+    size_t half = half_of(u, len);
     int e = op(u, a, half);
     int e2 = op(u, a + half, len - half);
     return e ? e : e2;
@@ -248,10 +264,27 @@ static int zero_range(const struct uvas_uffd *u, uintptr_t a, size_t len)
     return 0;
 }
 
+static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len, bool *holes);
+
+/* Huge pages: the memfd's own zeroed pages (fallocate keeps the pages it
+ * holds already), then mapped as a minor fault maps them. */
+static int zero_huge(const struct uvas_uffd *u, uintptr_t a, size_t len)
+{
+    if (injected(ENOMEM) || fallocate(u->memfd, 0, (off_t)(a - u->base), (off_t)len) < 0)
+        return errno == ENOSPC ? -ENOMEM : -errno;
+    bool holes = false;
+    return continue_range(u, a, len, &holes);
+}
+
 int uvas_uffd_zero(const struct uvas_uffd *u, void *addr, size_t len)
 {
-    int e = u->has_zeropage ? zero_range(u, (uintptr_t)addr, len)
-                            : zero_by_copy(u, (uintptr_t)addr, len);
+    int e = u->huge           ? zero_huge(u, (uintptr_t)addr, len)
+            : u->has_zeropage ? zero_range(u, (uintptr_t)addr, len)
+                              : zero_by_copy(u, (uintptr_t)addr, len);
+    if (e == -ENOMEM && u->huge)
+        return uvas_fail(UVAS_ERR_NOMEM, "no free 2 MiB huge page for [%p, +%zu) of the host "
+                         "tier (UVAS_HUGE_PAGES=1): reserve more (/proc/sys/vm/nr_hugepages)",
+                         addr, len);
     return status_of(e, "zero fill", addr, len);
 }
 
@@ -274,20 +307,20 @@ static int continue_range(const struct uvas_uffd *u, uintptr_t a, size_t len, bo
         if (c.mapped > 0)
             a += (uintptr_t)c.mapped;
         if (e == EEXIST) {
-            a += UVAS_PAGE; /* already mapped */
+            a += u->page; /* already mapped */
         } else if (e == EFAULT) {
             /* The memfd has no page here: a zero page, as a first touch. */
-            int z = zero_range(u, a, UVAS_PAGE);
+            int z = u->huge ? zero_huge(u, a, u->page) : zero_range(u, a, UVAS_PAGE);
             if (z)
                 return z;
             *holes = true;
-            a += UVAS_PAGE;
+            a += u->page;
         } else if (e == EAGAIN) {
             on_eagain();
         } else if (e == ENOENT) {
-            if (end - a <= UVAS_PAGE)
+            if (end - a <= u->page)
                 return 0; /* a hole in the mapping: nobody can reach it */
-            size_t half = uvas_page_down((end - a) / 2);
+            size_t half = half_of(u, end - a);
             int e1 = continue_range(u, a, half, holes);
             int e2 = continue_range(u, a + half, end - a - half, holes);
             return e1 ? e1 : e2;

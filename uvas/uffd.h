@@ -30,6 +30,14 @@ struct uvas_uffd {
     uint64_t reg_mode; /* UFFDIO_REGISTER_MODE_* the range was registered with */
     bool has_remap;    /* registrations move with mremap (EVENT_REMAP) */
     bool has_unmap;    /* munmaps in the range are reported (EVENT_UNMAP) */
+    /* The range's backing (uvas_uffd_register): a memfd of huge pages
+     * (hugetlbfs) is filled and mapped a huge page at a time, and zero
+     * pages come from the memfd (fallocate), not UFFDIO_ZEROPAGE, which
+     * hugetlbfs lacks. */
+    bool huge;
+    size_t page;       /* the unit of mapping: 4 KiB, or 2 MiB when huge */
+    int memfd;
+    uintptr_t base;    /* the range's address of memfd offset 0 */
 };
 
 /*
@@ -40,7 +48,9 @@ struct uvas_uffd {
  * leave read(2) into an untouched block failing with EFAULT.
  */
 int uvas_uffd_open(struct uvas_uffd *u, char *note, size_t notelen);
-int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len);
+/* Register the range [addr, addr+len), a mapping of memfd from offset 0
+ * in huge pages or not. */
+int uvas_uffd_register(struct uvas_uffd *u, void *addr, size_t len, int memfd, bool huge);
 void uvas_uffd_close(struct uvas_uffd *u);
 /* Register a part of the range mapped anew (same modes as the range). */
 int uvas_uffd_reregister(const struct uvas_uffd *u, void *addr, size_t len);

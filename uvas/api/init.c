@@ -94,7 +94,8 @@ static int start_fault_path(const struct uvas_config *c)
     char note[sizeof uvas_g.fault_note / 2]; /* the longest is ~350 bytes */
     int rc = uvas_uffd_open(&uvas_g.uffd, note, sizeof note);
     if (rc == UVAS_OK) {
-        rc = uvas_uffd_register(&uvas_g.uffd, uvas_g.base, uvas_g.size);
+        rc = uvas_uffd_register(&uvas_g.uffd, uvas_g.base, uvas_g.size, uvas_g.memfd,
+                                c->huge_pages);
         if (rc == UVAS_OK)
             rc = uvas_fault_service_start(uvas_g.uffd.fd, c->fault_threads,
                                           &uvas_migrate_fault_handler);
@@ -197,7 +198,7 @@ static int setup(const struct uvas_config *c)
         (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
         (rc = uvas_slabs_init(&uvas_g.slabs, c->block_size, uvas_g.nblocks)) ||
         (rc = uvas_gate_table_create(uvas_g.nblocks, &uvas_g.gate_fd, &uvas_g.gates)) ||
-        (rc = uvas_range_map(c->base, c->size, &uvas_g.memfd, &uvas_g.base)) ||
+        (rc = uvas_range_map(c->base, c->size, c->huge_pages, &uvas_g.memfd, &uvas_g.base)) ||
         (map_alias(), rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
         (rc = uvas_policy_ticker_start(&uvas_mg.policy)) || (rc = uvas_stat_server_start()))
         return rc;

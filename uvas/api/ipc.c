@@ -5,7 +5,9 @@
  * descriptor is a uvas host tier of its own user and maps the allocation.
  * Host-heap memory never migrates, so the pages both map stay the data.
  */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "uvas.h"
 #include "uvas/internal.h"
@@ -52,11 +54,24 @@ int uvas_ipc_export(const void *ptr, struct uvas_ipc_handle *h, int *fd)
     return rc;
 }
 
-/* The page-aligned stretch of the descriptor that holds h's allocation. */
-static void stretch(const struct uvas_ipc_handle *h, size_t *off, size_t *len)
+/* What uvas_ipc_open mapped, so that uvas_ipc_close unmaps exactly that
+ * (never what a handle, the other process's bytes, would name). */
+struct mapping {
+    struct mapping *next;
+    void *ptr;      /* what the caller got */
+    void *map;
+    size_t len;
+    uint64_t offset, size; /* of the handle it was opened for */
+};
+static struct mapping *maps;
+static pthread_mutex_t maps_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* The stretch of the descriptor that holds h's allocation, in whole pages
+ * of the descriptor (2 MiB where the host tier is of huge pages). */
+static void stretch(const struct uvas_ipc_handle *h, size_t page, size_t *off, size_t *len)
 {
-    *off = (size_t)h->offset & ~(UVAS_PAGE - 1);
-    *len = ((size_t)(h->offset + h->size) - *off + UVAS_PAGE - 1) & ~(UVAS_PAGE - 1);
+    *off = (size_t)h->offset & ~(page - 1);
+    *len = ((size_t)(h->offset + h->size) - *off + page - 1) & ~(page - 1);
 }
 
 int uvas_ipc_open(int fd, const struct uvas_ipc_handle *h, void **ptr)
@@ -68,21 +83,32 @@ int uvas_ipc_open(int fd, const struct uvas_ipc_handle *h, void **ptr)
     if (h->magic != UVAS_IPC_MAGIC)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_open: not a handle from uvas_ipc_export "
                          "(magic %#llx)", (unsigned long long)h->magic);
-    size_t fsize;
-    int rc = uvas_os_own_memfd(fd, UVAS_HOST_TIER_NAME, &fsize);
+    size_t fsize, page;
+    int rc = uvas_os_own_memfd(fd, UVAS_HOST_TIER_NAME, &fsize, &page);
     if (rc)
         return uvas_fail(rc, "uvas_ipc_open: %s", uvas_last_error());
     if (h->size == 0 || h->offset > fsize || h->size > fsize - h->offset)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_open: the handle names [%#llx, +%llu), "
                          "outside the exporter's host tier (%zu bytes)",
                          (unsigned long long)h->offset, (unsigned long long)h->size, fsize);
-    size_t off, len;
-    stretch(h, &off, &len);
-    void *m;
-    rc = uvas_os_map(fd, off, len, UVAS_OS_RW, NULL, &m);
-    if (rc)
+    struct mapping *m = calloc(1, sizeof *m);
+    if (!m)
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_ipc_open: out of memory");
+    size_t off;
+    stretch(h, page, &off, &m->len);
+    rc = uvas_os_map(fd, off, m->len, UVAS_OS_RW, NULL, &m->map);
+    if (rc) {
+        free(m);
         return uvas_fail(rc, "uvas_ipc_open: %s", uvas_last_error());
-    *ptr = (char *)m + (h->offset - off);
+    }
+    m->ptr = (char *)m->map + (h->offset - off);
+    m->offset = h->offset;
+    m->size = h->size;
+    pthread_mutex_lock(&maps_mu);
+    m->next = maps;
+    maps = m;
+    pthread_mutex_unlock(&maps_mu);
+    *ptr = m->ptr;
     return UVAS_OK;
 }
 
@@ -91,8 +117,8 @@ int uvas_ipc_keep(int fd, int *kept)
     uvas_clear_error();
     if (!kept)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_keep: kept is NULL");
-    size_t fsize;
-    int rc = uvas_os_own_memfd(fd, UVAS_HOST_TIER_NAME, &fsize);
+    size_t fsize, page;
+    int rc = uvas_os_own_memfd(fd, UVAS_HOST_TIER_NAME, &fsize, &page);
     if (rc == UVAS_OK)
         rc = uvas_os_dup(fd, kept);
     return rc;
@@ -109,8 +135,18 @@ int uvas_ipc_close(void *ptr, const struct uvas_ipc_handle *h)
     if (!ptr || !h || h->magic != UVAS_IPC_MAGIC)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_close: no mapping of a uvas_ipc_export "
                          "handle given");
-    size_t off, len;
-    stretch(h, &off, &len);
-    uvas_os_unmap((char *)ptr - (h->offset - off), len);
+    pthread_mutex_lock(&maps_mu);
+    struct mapping **pp = &maps;
+    while (*pp && !((*pp)->ptr == ptr && (*pp)->offset == h->offset && (*pp)->size == h->size))
+        pp = &(*pp)->next;
+    struct mapping *m = *pp;
+    if (m)
+        *pp = m->next;
+    pthread_mutex_unlock(&maps_mu);
+    if (!m)
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_close(%p): not a mapping uvas_ipc_open made "
+                         "for this handle (or closed already)", ptr);
+    uvas_os_unmap(m->map, m->len);
+    free(m);
     return UVAS_OK;
 }
