@@ -257,6 +257,16 @@ static void size_tag(char *out, size_t n, size_t len)
         snprintf(out, n, "%zuM", len >> 20);
 }
 
+/* The metrics' prefix: "migrate", or "migrate_huge" over huge pages. */
+static const char *mprefix = "migrate";
+
+static void bench_metric2(const char *prefix, const char *fmt, double v, const char *tag)
+{
+    char name[96];
+    snprintf(name, sizeof name, "%s.%s", prefix, fmt);
+    bench_metric(name, v, tag);
+}
+
 /* One size: returns the ratio of the medians (uvas throughput / raw).
  * *base: the statistics after the last size (the time split is per size). */
 static double run_size(struct raw *w, size_t len, int reps, size_t block,
@@ -306,16 +316,16 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block,
            gbps(len, mrh));
     char tag[32];
     size_tag(tag, sizeof tag, len);
-    bench_metric("migrate.%s.to_device.uvas_gbs", gbps(len, mud), tag);
-    bench_metric("migrate.%s.to_device.raw_gbs", gbps(len, mrd), tag);
-    bench_metric("migrate.%s.to_host.uvas_gbs", gbps(len, muh), tag);
-    bench_metric("migrate.%s.to_host.raw_gbs", gbps(len, mrh), tag);
+    bench_metric2(mprefix, "%s.to_device.uvas_gbs", gbps(len, mud), tag);
+    bench_metric2(mprefix, "%s.to_device.raw_gbs", gbps(len, mrd), tag);
+    bench_metric2(mprefix, "%s.to_host.uvas_gbs", gbps(len, muh), tag);
+    bench_metric2(mprefix, "%s.to_host.raw_gbs", gbps(len, mrh), tag);
     if (w->q2) { /* the hardware's reach: bare copies split over both copy queues */
         double m2d = bench_median(r2d, reps), m2h = bench_median(r2h, reps);
         printf("  %8zu KiB  bare DMA split over two copy queues: to device %6.2f GB/s, to host "
                "%6.2f GB/s\n", len >> 10, gbps(len, m2d), gbps(len, m2h));
-        bench_metric("migrate.%s.to_device.raw2q_gbs", gbps(len, m2d), tag);
-        bench_metric("migrate.%s.to_host.raw2q_gbs", gbps(len, m2h), tag);
+        bench_metric2(mprefix, "%s.to_device.raw2q_gbs", gbps(len, m2d), tag);
+        bench_metric2(mprefix, "%s.to_host.raw2q_gbs", gbps(len, m2h), tag);
     }
     print_split(len, "explicit migrations", &s0, &s1);
 
@@ -332,7 +342,7 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block,
     }
     double touch = gbps(len, bench_median(fd, reps));
     printf("  %8zu KiB  CPU touching device-resident blocks: %6.2f GB/s\n", len >> 10, touch);
-    bench_metric("migrate.%s.cpu_touch.uvas_gbs", touch, tag);
+    bench_metric2(mprefix, "%s.cpu_touch.uvas_gbs", touch, tag);
     uvas_free(p);
     uvas_stats_get(&s2);
     print_split(len, "CPU-touch pass", &s1, &s2);
@@ -380,12 +390,16 @@ int bench_migrate(int argc, char **argv)
     }
     struct uvas_range_desc d;
     uvas_range(&d);
+    /* A host tier of huge pages (UVAS_HUGE_PAGES=1) reports as its own
+     * rows, so one guard run can hold both. */
+    if (d.host_page > 4096)
+        mprefix = "migrate_huge";
     if (!d.device_present) {
         fprintf(stderr, "migrate: no device tier: %s\n", d.device_note);
         return 77;
     }
-    printf("migrate: %s (%s), block %zu KiB, %d reps, medians\n", d.device_name, d.device_kind,
-           d.block_size >> 10, reps);
+    printf("migrate: %s (%s), block %zu KiB, host pages %zu KiB, %d reps, medians\n",
+           d.device_name, d.device_kind, d.block_size >> 10, d.host_page >> 10, reps);
     struct raw w;
     if (raw_open(&w, d.device_name, big)) {
         raw_close(&w, big);

@@ -277,6 +277,8 @@ struct uvas_range_desc {
     int device_numa_node;      /* NUMA node near the GPU, -1 unknown       */
     const char *device_pci;    /* PCI bus id, "" unknown                   */
     const char *device_cpuset; /* cores near the GPU (hwloc list), ""      */
+    size_t host_page;          /* the host tier's page: 4096, or 2 MiB with
+                                  UVAS_HUGE_PAGES=1 (the unit it maps)     */
 };
 
 int uvas_range(struct uvas_range_desc *desc);

@@ -159,7 +159,9 @@ static struct blk *reuse(struct uvas_pool *p, size_t c, struct uvas_queue *q, bo
         struct blk *b = *pp;
         if (b->size != c)
             continue;
-        bool ok = b->q == q ||
+        /* No queue: memory no queue has used (an empty pool's export
+         * made it), free for anyone. */
+        bool ok = !b->q || b->q == q ||
                   ((r & UVAS_POOL_REUSE_FOLLOW_EVENTS) &&
                    uvas_queue_ordered_after(q, b->q, b->point)) ||
                   ((r & UVAS_POOL_REUSE_OPPORTUNISTIC) && uvas_queue_passed(b->q, b->point));

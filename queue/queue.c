@@ -212,6 +212,8 @@ void uvas_queue_ref(struct uvas_queue *q)
 
 void uvas_queue_unref(struct uvas_queue *q)
 {
+    if (!q)
+        return;
     pthread_mutex_lock(&q->mu);
     bool last = --q->refs == 0;
     pthread_mutex_unlock(&q->mu);
@@ -234,8 +236,12 @@ uint64_t uvas_queue_point(struct uvas_queue *q)
     return v;
 }
 
+/* No queue (memory a pool holds that no queue ever used: the block an
+ * empty pool's export makes) has nothing to wait for. */
 bool uvas_queue_passed(struct uvas_queue *q, uint64_t value)
 {
+    if (!q)
+        return true;
     pthread_mutex_lock(&q->mu);
     bool passed = q->completed >= value;
     pthread_mutex_unlock(&q->mu);
@@ -244,21 +250,20 @@ bool uvas_queue_passed(struct uvas_queue *q, uint64_t value)
 
 void uvas_queue_wait_point(struct uvas_queue *q, uint64_t value)
 {
+    if (!q)
+        return;
     pthread_mutex_lock(&q->mu);
     while (q->completed < value)
         pthread_cond_wait(&q->done, &q->mu);
     pthread_mutex_unlock(&q->mu);
 }
 
-/* Link op in; it runs after everything enqueued before it. */
-static int enqueue(struct uvas_queue *q, struct uvas_queue_op *op, const char *fn)
+/* Append op (q->mu held): it runs after everything enqueued before it;
+ * false when the queue is being destroyed. */
+static bool append_locked(struct uvas_queue *q, struct uvas_queue_op *op)
 {
-    pthread_mutex_lock(&q->mu);
-    if (q->stop) {
-        pthread_mutex_unlock(&q->mu);
-        free_op(op);
-        return uvas_fail(UVAS_ERR_INVAL, "%s: the queue %p was destroyed", fn, (void *)q);
-    }
+    if (q->stop)
+        return false;
     op->seq = ++q->submitted;
     if (q->tail)
         q->tail->next = op;
@@ -266,7 +271,18 @@ static int enqueue(struct uvas_queue *q, struct uvas_queue_op *op, const char *f
         q->head = op;
     q->tail = op;
     pthread_cond_signal(&q->work);
+    return true;
+}
+
+static int enqueue(struct uvas_queue *q, struct uvas_queue_op *op, const char *fn)
+{
+    pthread_mutex_lock(&q->mu);
+    bool ok = append_locked(q, op);
     pthread_mutex_unlock(&q->mu);
+    if (!ok) {
+        free_op(op);
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the queue %p was destroyed", fn, (void *)q);
+    }
     return UVAS_OK;
 }
 
@@ -402,6 +418,9 @@ int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint
      * other's locks. */
     uvas_queue_ref(other);
     bool kept = false;
+    /* The dependency and the wait go in under one lock: a pool reads the
+     * dependency to hand q memory freed on `other`, and the work using it
+     * must then be enqueued behind this wait, not in between. */
     pthread_mutex_lock(&q->mu);
     size_t i = 0;
     while (i < q->ndeps && q->deps[i].q != other)
@@ -421,10 +440,15 @@ int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint
         q->deps[q->ndeps++] = (struct uvas_queue_dep){other, value};
         kept = true;
     }
+    bool ok = append_locked(q, op);
     pthread_mutex_unlock(&q->mu);
     if (!kept)
         uvas_queue_unref(other);
-    return enqueue(q, op, fn);
+    if (!ok) {
+        free_op(op);
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the queue %p was destroyed", fn, (void *)q);
+    }
+    return UVAS_OK;
 }
 
 int uvas_queue_drain(struct uvas_queue *q)

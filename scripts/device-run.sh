@@ -41,6 +41,12 @@ fi
 if command -v nvcc >/dev/null && [ ! -x /tmp/malloc-async ]; then
     nvcc -O2 -arch=sm_90 -o /tmp/malloc-async bench/cuda/malloc-async.cu
 fi
+# Huge pages for UVAS_HUGE_PAGES=1 runs (docs/migration.md): HUGE_PAGES=N
+# reserves N pages of 2 MiB for the call (the machine is the call's own).
+if [ -n "${HUGE_PAGES:-}" ]; then
+    echo "$HUGE_PAGES" > /proc/sys/vm/nr_hugepages
+    echo "huge pages: $(awk '/^HugePages_(Total|Free):/ {printf "%s %s ", $1, $2}' /proc/meminfo)"
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 vulkaninfo --summary 2>/dev/null | grep -E "deviceName|driverVersion|apiVersion" | head -4
 

@@ -12,7 +12,9 @@
  * an imported pointer, uvas_ipc_export of memory that may migrate or of
  * the middle of an allocation.
  */
+#include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -219,6 +221,31 @@ int main(void)
     CHECK_OK(uvas_pool_destroy(hp));
     CHECK_OK(uvas_pool_destroy(quiet));
     CHECK_OK(uvas_pool_destroy(up));
+
+    /* A pool exported empty makes a block of its own, used by no queue:
+     * an allocation may take it on any queue, and the pool's destruction
+     * frees it (both read that block's queue, which crashed when NULL). */
+    for (int round = 0; round < 2; round++) {
+        uvas_pool_t *ep;
+        const struct uvas_pool_props eprops = {UVAS_POOL_HOST, 0,
+                                               UVAS_POOL_REUSE_OPPORTUNISTIC};
+        CHECK_OK(uvas_pool_create(&eprops, &ep));
+        int efd;
+        CHECK_OK(uvas_pool_export(ep, &efd));
+        /* The descriptor's size is sealed: whoever holds it cannot shrink
+         * the exporter's memory under its mappings. */
+        CHECK(ftruncate(efd, 0) < 0 && errno == EPERM, "the host tier could be shrunk "
+              "through an exported descriptor");
+        close(efd);
+        if (round == 0) {
+            char *e = uvas_malloc_from_pool_async(200, ep, q);
+            CHECK(e, "an allocation from a pool exported empty: %s", uvas_last_error());
+            memset(e, 1, 200);
+            CHECK_OK(uvas_free_async(e, q));
+            CHECK_OK(uvas_queue_sync(q));
+        }
+        CHECK_OK(uvas_pool_destroy(ep));
+    }
     uvas_free(plain);
     CHECK_OK(uvas_queue_destroy(q));
     CHECK_OK(uvas_finalize());

@@ -49,11 +49,15 @@ void uvas_os_discard(void *p, size_t bytes)
 
 int uvas_os_shared_table(const char *name, size_t bytes, bool sealable, int *fd, void **out)
 {
-    int f = memfd_create(name, MFD_CLOEXEC | (sealable ? MFD_ALLOW_SEALING : 0));
+    int f = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (f < 0)
         return uvas_fail(UVAS_ERR_SYS, "memfd_create for the %s failed: %s", name,
                          strerror(errno));
-    if (ftruncate(f, (off_t)bytes) < 0) {
+    /* Its size is fixed before anyone else holds it: a peer that shrank it
+     * would make our next access a SIGBUS. A table not sealed further
+     * later (sealable) is closed to new seals too. */
+    if (ftruncate(f, (off_t)bytes) < 0 ||
+        fcntl(f, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | (sealable ? 0 : F_SEAL_SEAL)) < 0) {
         int e = errno;
         close(f);
         return uvas_fail(UVAS_ERR_SYS, "cannot size the %s to %zu bytes: %s", name, bytes,

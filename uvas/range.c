@@ -8,6 +8,7 @@
 #include "uvas/range.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/memfd.h> /* MFD_HUGE_2MB */
 #include <stdbool.h>
 #include <stdio.h>
@@ -40,8 +41,8 @@ static int open_memfd(bool huge, int *out)
 {
     /* Huge: a 2 MiB page is mapped, filled and punched as one, so a block
      * moves with a page-table entry per 2 MiB instead of 512. */
-    int fd = memfd_create(UVAS_HOST_TIER_NAME,
-                          MFD_CLOEXEC | (huge ? MFD_HUGETLB | MFD_HUGE_2MB : 0));
+    int fd = memfd_create(UVAS_HOST_TIER_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING |
+                                                   (huge ? MFD_HUGETLB | MFD_HUGE_2MB : 0));
     if (fd < 0)
         return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier%s failed: %s%s",
                          huge ? " in 2 MiB huge pages" : "", strerror(errno),
@@ -67,11 +68,14 @@ int uvas_range_map(uintptr_t base, size_t size, bool huge, int *memfd, char **ou
     int fd = -1, rc = open_memfd(huge, &fd);
     if (rc)
         return rc;
-    /* Sparse: the size costs nothing until pages are written. */
-    if (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) || ftruncate(fd, (off_t)size) < 0) {
+    /* Sparse: the size costs nothing until pages are written. Then fixed:
+     * the descriptor goes to the PEs of the node and to importers, and one
+     * that shrank it would turn our accesses into SIGBUS. */
+    if (uvas_inject_fail_errno(UVAS_INJ_MEMFD, ENOSPC) || ftruncate(fd, (off_t)size) < 0 ||
+        fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
         int e = errno;
         close(fd);
-        return uvas_fail(UVAS_ERR_SYS, "cannot size the host tier memfd to %zu bytes: %s",
+        return uvas_fail(UVAS_ERR_SYS, "cannot size and seal the host tier memfd (%zu bytes): %s",
                          size, strerror(e));
     }
     int flags = MAP_SHARED | MAP_NORESERVE;

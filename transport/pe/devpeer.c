@@ -176,9 +176,13 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
 
 int uvas_devpeer_slot(struct uvas_peer *p, uint32_t slot, struct uvas_devref *out)
 {
-    if (!have_device() || !p->dev_same || !slot)
+    if (!have_device() || !p->dev_same || !slot || !p->dev.slots_per_slab)
         return UVAS_ERR_NO_DEVICE;
     uint32_t i = (slot - 1) / p->dev.slots_per_slab, k = (slot - 1) % p->dev.slots_per_slab;
+    /* The slot is the peer's word: one past any slab a device holds is
+     * not followed (nor may the table's growth below wrap). */
+    if (i >= (1u << 20))
+        return UVAS_ERR_NO_DEVICE;
     pthread_mutex_lock(&p->slab_mu);
     if (i >= p->nslabs) {
         uint32_t n = i + 8;

@@ -246,8 +246,11 @@ int uvas_pe_init(int requested, int *provided)
     uvas_job.peers = aligned_alloc(_Alignof(struct uvas_peer),
                                    (size_t)uvas_job.n * sizeof *uvas_job.peers);
     uvas_job.peer_segs = calloc((size_t)uvas_job.n, sizeof *uvas_job.peer_segs);
-    if (!uvas_job.peers || !uvas_job.peer_segs)
+    if (!uvas_job.peers || !uvas_job.peer_segs) {
+        free(uvas_job.peers), free(uvas_job.peer_segs);
+        uvas_job.peers = NULL, uvas_job.peer_segs = NULL;
         return uvas_fail(UVAS_ERR_NOMEM, "out of memory for %d peers", uvas_job.n);
+    }
     memset(uvas_job.peers, 0, (size_t)uvas_job.n * sizeof *uvas_job.peers);
     int own = rc;
     rc = agree(&mine);
@@ -313,6 +316,12 @@ int uvas_pe_finalize(void)
     if (!uvas_job.up)
         return uvas_fail(UVAS_ERR_NOT_INIT, "the PE layer is not initialised");
     int rc = uvas_pe_barrier_all();
+    /* Leaving the barrier says every PE arrived, not that every PE has
+     * left it: one may still wait for our answer to its last atomic, which
+     * teardown would cancel with our endpoints. Past a fence, every PE is
+     * out of the barrier. */
+    if (rc == UVAS_OK)
+        rc = uvas_boot_fence();
     uvas_job.up = false;
     uvas_gpu_set_pe(NULL);
     teardown();

@@ -217,9 +217,8 @@ static int ask(struct uvas_peer *p, uint32_t kind, uint32_t arg, struct win_rep 
     if (send(s, &q, sizeof q, MSG_NOSIGNAL) == (ssize_t)sizeof q && poll(&pfd, 1, 10000) == 1)
         got = recvmsg(s, &m, MSG_CMSG_CLOEXEC);
     close(s);
-    if (got != (ssize_t)sizeof *rep)
-        return uvas_fail(UVAS_ERR_SYS, "PE %d did not answer a window request", p->rank);
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+    /* Descriptors that came are ours to close, whatever else came with them. */
+    for (struct cmsghdr *c = got >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
             unsigned k = (unsigned)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
             for (unsigned i = 0; i < k; i++) {
@@ -231,6 +230,12 @@ static int ask(struct uvas_peer *p, uint32_t kind, uint32_t arg, struct win_rep 
                     close(fd);
             }
         }
+    if (got != (ssize_t)sizeof *rep) {
+        for (unsigned i = 0; i < *nfds; i++)
+            close(fds[i]);
+        *nfds = 0;
+        return uvas_fail(UVAS_ERR_SYS, "PE %d did not answer a window request", p->rank);
+    }
     if (rep->status != UVAS_OK) {
         for (unsigned i = 0; i < *nfds; i++)
             close(fds[i]);

@@ -312,6 +312,7 @@ int uvas_range(struct uvas_range_desc *d)
                                 ? uvas_g.devtier.dev.numa_node : -1,
         .device_pci = uvas_g.devtier.dev.pci,
         .device_cpuset = uvas_g.devtier.dev.cpuset,
+        .host_page = uvas_g.cfg.huge_pages ? UVAS_HUGE_PAGE : UVAS_PAGE,
     };
     return UVAS_OK;
 }
