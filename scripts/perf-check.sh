@@ -61,6 +61,15 @@ run_all() {
         [ "$machine" = h100 ] && sizes=256,1024,8192
         bench migrate "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
     fi
+    # The host tier in huge pages (UVAS_HUGE_PAGES=1): its rows are
+    # migrate_huge.*, run where huge pages are free for them (device-run.sh
+    # reserves them with HUGE_PAGES=N).
+    hp_free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo 2>/dev/null)
+    if need 'migrate_huge\.' && [ "${hp_free:-0}" -gt 0 ]; then
+        sizes=256
+        [ "$machine" = h100 ] && sizes=256,1024,8192
+        UVAS_HUGE_PAGES=1 bench migrate-huge "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
+    fi
     if need 'kernel\.'; then
         kmib=16
         [ "$machine" = h100 ] && kmib=256

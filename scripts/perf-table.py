@@ -54,19 +54,22 @@ def block(machine, d):
            "reference measured in the same run; `bench/floors/" + machine + ".txt` holds "
            "the floors the guard checks.", ""]
     pin_h2d, pin_d2h = g("cuda.pinned_h2d_gbs"), g("cuda.pinned_d2h_gbs")
-    sizes = [s for s in ("2M", "256M", "1G", "8G") if f"migrate.{s}.to_device.uvas_gbs" in m]
-    if sizes:
+    # The default host tier's rows, then those of one in 2 MiB huge pages
+    # (UVAS_HUGE_PAGES=1, the guard's migrate-huge run) where it ran.
+    rows_of = [(p, s, tag) for p, tag in (("migrate", ""), ("migrate_huge", ", huge pages"))
+               for s in ("2M", "256M", "1G", "8G") if f"{p}.{s}.to_device.uvas_gbs" in m]
+    if rows_of:
         head = "| migration | uvas GB/s | bare Vulkan copy GB/s | uvas/bare |"
         sep = "| --- | --- | --- | --- |"
         if pin_h2d:
             head += " of pinned cudaMemcpy | CUDA UM prefetch GB/s |"
             sep += " --- | --- |"
         out += [head, sep]
-        for s in sizes:
+        for p, s, tag in rows_of:
             for dr, label, pin, cu in (("to_device", "to the GPU", pin_h2d, "cuda.prefetch_to_gpu_gbs"),
                                        ("to_host", "to the CPU", pin_d2h, "cuda.prefetch_to_cpu_gbs")):
-                u, r = g(f"migrate.{s}.{dr}.uvas_gbs"), g(f"migrate.{s}.{dr}.raw_gbs")
-                row = f"| {s.replace('M', ' MiB').replace('G', ' GiB')} {label} | {fmt(u)} | {fmt(r)} | {fmt(u / r if u and r else None)} |"
+                u, r = g(f"{p}.{s}.{dr}.uvas_gbs"), g(f"{p}.{s}.{dr}.raw_gbs")
+                row = f"| {s.replace('M', ' MiB').replace('G', ' GiB')} {label}{tag} | {fmt(u)} | {fmt(r)} | {fmt(u / r if u and r else None)} |"
                 if pin_h2d:
                     row += f" {fmt(100 * u / pin if u and pin else None, 0)}% |"
                     row += f" {fmt(g(cu)) if s == '256M' else ''} |"
