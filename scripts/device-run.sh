@@ -42,7 +42,9 @@ if command -v nvcc >/dev/null && [ ! -x /tmp/malloc-async ]; then
     nvcc -O2 -arch=sm_90 -o /tmp/malloc-async bench/cuda/malloc-async.cu
 fi
 # Huge pages for UVAS_HUGE_PAGES=1 runs (docs/migration.md): HUGE_PAGES=N
-# reserves N pages of 2 MiB for the call (the machine is the call's own).
+# reserves N pages of 2 MiB for the call (the machine is the call's own);
+# the guard's migrate_huge rows need 8 GiB and more: 5200 unless told.
+[ "$what" = guard ] && HUGE_PAGES=${HUGE_PAGES:-5200}
 if [ -n "${HUGE_PAGES:-}" ]; then
     echo "$HUGE_PAGES" > /proc/sys/vm/nr_hugepages
     echo "huge pages: $(awk '/^HugePages_(Total|Free):/ {printf "%s %s ", $1, $2}' /proc/meminfo)"

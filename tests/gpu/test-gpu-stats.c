@@ -7,8 +7,8 @@
  *  - the launches' own pipeline is not the capturing one: the kernel runs
  *    and computes right after the call;
  *  - NULL kernel, NULL n, NULL out with max > 0 are refused;
- *  - after uvas_finalize the kernel's device objects are gone: refused,
- *    with a message saying so.
+ *  - after uvas_finalize (uvas is not started again implicitly, and the
+ *    kernel's device objects are gone): refused, with a message saying so.
  * A driver that reports no statistics skips (77), saying so.
  */
 #include <math.h>
@@ -74,7 +74,7 @@ int main(void)
     st = uvas_kernel_stats(k, all, MAXS, &m);
     CHECK(st == UVAS_ERR_NOT_INIT, "after uvas_finalize: %s (%s)", uvas_strerror(st),
           uvas_last_error());
-    CHECK(strstr(uvas_last_error(), "uvas_finalize"), "message: %s", uvas_last_error());
+    CHECK(strstr(uvas_last_error(), "finalize"), "message: %s", uvas_last_error());
     uvas_kernel_free(k);
     printf("ok: %zu statistics\n", n);
     return 0;
