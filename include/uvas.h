@@ -237,7 +237,9 @@ struct uvas_ipc_handle {
     uint64_t offset; /* of the allocation in the host tier */
     uint64_t size;   /* bytes of the allocation */
     int32_t pid;     /* the exporter */
-    uint32_t reserved;
+    uint32_t tier;   /* its host tier's identity: uvas_ipc_open refuses the
+                        handle with another descriptor (another exporter's,
+                        or one from before its uvas_finalize) */
 };
 #define UVAS_IPC_MAGIC 0x3148435049534156ull /* "UVASIPC1" */
 
@@ -246,11 +248,13 @@ struct uvas_ipc_handle {
  * pages). *fd: a new descriptor of the host tier (close-on-exec; the
  * caller closes it). fd may be NULL when the caller has one already. */
 int uvas_ipc_export(const void *ptr, struct uvas_ipc_handle *h, int *fd);
-/* Map h's allocation through fd: *ptr. Status: UVAS_ERR_PERM for a
- * descriptor that is not a uvas host tier of this user, UVAS_ERR_INVAL for
- * a handle that is not one or does not fit the descriptor. */
+/* Map h's allocation through fd: *ptr (not inherited by a child). Status:
+ * UVAS_ERR_PERM for a descriptor that is not a uvas host tier of this
+ * user, UVAS_ERR_INVAL for a handle that is not one, is of another host
+ * tier, or does not fit the descriptor. */
 int uvas_ipc_open(int fd, const struct uvas_ipc_handle *h, void **ptr);
-/* Unmap what uvas_ipc_open mapped for h at ptr. */
+/* Unmap what uvas_ipc_open mapped for h at ptr; UVAS_ERR_INVAL for any
+ * other pointer or handle (nothing is unmapped then). */
 int uvas_ipc_close(void *ptr, const struct uvas_ipc_handle *h);
 /* A close-on-exec duplicate of fd, checked as uvas_ipc_open checks it, for
  * a program that keeps the descriptor (an imported pool); uvas_ipc_drop

@@ -49,10 +49,16 @@ static int check_props(const struct uvas_pool_props *props)
 
 /* ---- debug mode: uses outside an allocation's queue lifetime ----------------- */
 
+/* [p, p+n) inside the len bytes at base. */
+static bool within(const void *base, size_t len, const void *p, size_t n)
+{
+    uintptr_t a = (uintptr_t)p, s = (uintptr_t)base;
+    return a >= s && a - s < len && n <= len - (a - s);
+}
+
 static bool inside(const struct blk *b, const void *p, size_t n)
 {
-    uintptr_t a = (uintptr_t)p, s = (uintptr_t)b->ptr;
-    return a >= s && a - s < b->size && n <= b->size - (a - s);
+    return within(b->ptr, b->size, p, n);
 }
 
 /* A use by work enqueued on q now: of memory freed already (cached), or of
@@ -72,10 +78,12 @@ static int use_check(struct uvas_queue *q, const void *ptr, size_t n, const char
         for (struct blk *b = p->live; b && !rc; b = b->next) {
             if (!inside(b, ptr, 1))
                 continue;
-            if (!inside(b, ptr, n))
+            /* The bytes asked for, not the class's: what lies past them
+             * is no one's to use. */
+            if (!within(b->ptr, b->want, ptr, n))
                 rc = uvas_fail(UVAS_ERR_INVAL, "%s: [%p, +%zu) runs past its allocation "
                                "(%p, %zu bytes) (UVAS_QUEUE_CHECK)", fn, ptr, n, b->ptr,
-                               b->size);
+                               b->want);
             else if (b->aq && b->aq != q && !uvas_queue_ordered_after(q, b->aq, b->apoint) &&
                      !uvas_queue_passed(b->aq, b->apoint))
                 rc = uvas_fail(UVAS_ERR_INVAL, "%s: %p was allocated on queue %p, and this "
@@ -246,6 +254,7 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q)
     uvas_queue_ref(q);
     b->aq = q;
     b->apoint = uvas_queue_point(q);
+    b->want = size;
     uvas_pool_lock(p);
     b->next = p->live;
     p->live = b;
@@ -277,13 +286,17 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
         return rc;
     uint64_t point = uvas_queue_point(q);
     bool twice = false;
+    void *outer = NULL; /* a live allocation ptr lies inside, not at its start */
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p; p = p->next) {
         uvas_pool_lock(p);
         for (struct blk **pp = &p->live; *pp; pp = &(*pp)->next) {
             struct blk *b = *pp;
-            if (b->ptr != ptr)
+            if (b->ptr != ptr) {
+                if (inside(b, ptr, 1))
+                    outer = b->ptr;
                 continue;
+            }
             *pp = b->next;
             p->nlive--;
             p->use.used -= b->size;
@@ -311,6 +324,9 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
     if (twice)
         return uvas_fail(UVAS_ERR_DOUBLE_FREE, "%s: %p was freed before (uvas_free_async)",
                          fn, ptr);
+    if (outer)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %p lies inside the allocation %p of "
+                         "uvas_malloc_async, not at its start: free %p", fn, ptr, outer, outer);
     struct uvas_ptr_info info;
     if (uvas_query(ptr, &info) == UVAS_OK)
         return uvas_fail(UVAS_ERR_INVAL, "%s: %p is not from uvas_malloc_async (it is an "

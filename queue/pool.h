@@ -13,6 +13,7 @@ struct blk {
     struct blk *next;
     void *ptr;
     size_t size;            /* the class */
+    size_t want;            /* live: the bytes asked for (UVAS_QUEUE_CHECK's bound) */
     struct uvas_queue *q;   /* cached: freed on q (referenced) at point */
     uint64_t point;
     struct uvas_queue *aq;  /* live: allocated on aq (referenced) at apoint */

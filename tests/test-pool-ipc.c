@@ -119,6 +119,10 @@ static int importer(int sock)
     expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "outside",
            "a record past the descriptor's end");
     forged = r.small;
+    forged.h.tier ^= 1;
+    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "another host tier",
+           "a record of another exporter's descriptor");
+    forged = r.small;
     forged.h.size = UINT64_MAX - 4096;
     expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "outside",
            "a record whose size wraps");

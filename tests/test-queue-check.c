@@ -54,6 +54,18 @@ static int checked(void *arg)
     CHECK_OK(uvas_queue_copy(q2, local, x, 64)); /* after an event past it */
     refused(uvas_queue_copy(q1, x + 4000, local, 200), "runs past its allocation",
             "a copy past the allocation's end");
+    /* The bound is the bytes asked for, not the pool's size class (512
+     * here): a copy past 300 bytes is refused too. */
+    char *s300 = uvas_malloc_async(300, q1);
+    CHECK(s300 != NULL, "uvas_malloc_async(300): %s", uvas_last_error());
+    CHECK_OK(uvas_queue_copy(q1, s300, local, 300));
+    refused(uvas_queue_copy(q1, s300, local, 301), "runs past its allocation",
+            "a copy past the bytes asked for, inside the class");
+    /* A pointer inside the allocation is not the allocation's. */
+    CHECK(uvas_free_async(s300 + 8, q1) == UVAS_ERR_INVAL &&
+              strstr(uvas_last_error(), "inside the allocation"),
+          "uvas_free_async of an inner pointer: %s", uvas_last_error());
+    CHECK_OK(uvas_free_async(s300, q1));
     tu_gate_open(&g);
     CHECK_OK(uvas_queue_sync(q1));
     CHECK_OK(uvas_queue_sync(q2));

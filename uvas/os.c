@@ -272,6 +272,15 @@ int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page)
     return UVAS_OK;
 }
 
+uint32_t uvas_os_file_tag(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return 0;
+    uint64_t id = (uint64_t)st.st_ino ^ ((uint64_t)st.st_dev << 32);
+    return (uint32_t)(id ^ (id >> 32));
+}
+
 int uvas_os_pid(void)
 {
     return (int)getpid();

@@ -104,6 +104,9 @@ int uvas_os_dup(int fd, int *out);
  * its page (2 MiB for a memfd of huge pages), the unit a mapping of it
  * takes. */
 int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page);
+/* A 32-bit tag of the file fd refers to (its inode), the same through
+ * every descriptor of it; 0 if fd cannot be asked. */
+uint32_t uvas_os_file_tag(int fd);
 int uvas_os_pid(void);
 
 /* The per-core second-level cache in bytes; 0 if the system does not say. */

@@ -49,7 +49,8 @@ int uvas_ipc_export(const void *ptr, struct uvas_ipc_handle *h, int *fd)
         *h = (struct uvas_ipc_handle){.magic = UVAS_IPC_MAGIC,
                                       .offset = (uint64_t)((const char *)ptr - uvas_g.base),
                                       .size = info.alloc_size,
-                                      .pid = uvas_os_pid()};
+                                      .pid = uvas_os_pid(),
+                                      .tier = uvas_os_file_tag(uvas_g.memfd)};
     uvas_api_leave();
     return rc;
 }
@@ -87,6 +88,10 @@ int uvas_ipc_open(int fd, const struct uvas_ipc_handle *h, void **ptr)
     int rc = uvas_os_own_memfd(fd, UVAS_HOST_TIER_NAME, &fsize, &page);
     if (rc)
         return uvas_fail(rc, "uvas_ipc_open: %s", uvas_last_error());
+    if (h->tier != uvas_os_file_tag(fd))
+        return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_open: the handle was exported from another "
+                         "host tier than this descriptor's (another process's, or one from "
+                         "before its exporter's uvas_finalize)");
     if (h->size == 0 || h->offset > fsize || h->size > fsize - h->offset)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_ipc_open: the handle names [%#llx, +%llu), "
                          "outside the exporter's host tier (%zu bytes)",
@@ -96,7 +101,8 @@ int uvas_ipc_open(int fd, const struct uvas_ipc_handle *h, void **ptr)
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_ipc_open: out of memory");
     size_t off;
     stretch(h, page, &off, &m->len);
-    rc = uvas_os_map(fd, off, m->len, UVAS_OS_RW, NULL, &m->map);
+    /* Not inherited by a child, as the range is not (uvas/range.c). */
+    rc = uvas_os_map(fd, off, m->len, UVAS_OS_RW | UVAS_OS_NOFORK, NULL, &m->map);
     if (rc) {
         free(m);
         return uvas_fail(rc, "uvas_ipc_open: %s", uvas_last_error());
