@@ -58,8 +58,10 @@ static int checked(void *arg)
      * here): a copy past 300 bytes is refused too. */
     char *s300 = uvas_malloc_async(300, q1);
     CHECK(s300 != NULL, "uvas_malloc_async(300): %s", uvas_last_error());
-    CHECK_OK(uvas_queue_copy(q1, s300, local, 300));
-    refused(uvas_queue_copy(q1, s300, local, 301), "runs past its allocation",
+    /* (from a buffer of its own: q2 writes `local` meanwhile) */
+    static char src[512];
+    CHECK_OK(uvas_queue_copy(q1, s300, src, 300));
+    refused(uvas_queue_copy(q1, s300, src, 301), "runs past its allocation",
             "a copy past the bytes asked for, inside the class");
     /* A pointer inside the allocation is not the allocation's. */
     CHECK(uvas_free_async(s300 + 8, q1) == UVAS_ERR_INVAL &&

@@ -9,6 +9,9 @@
  */
 #include "transport/pe/am.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +43,7 @@ struct am_rep {
     int32_t from;     /* the answering PE */
 };
 
-/* What a requester waits on; the cookie is its address. */
+/* What a requester waits on. */
 struct pending {
     _Atomic int done;
     void *dest;
@@ -48,6 +51,70 @@ struct pending {
     uint64_t value;
     int status;
 };
+
+/*
+ * Requests waiting for an answer, by number. A reply names its request by
+ * (slot, generation), never by an address: one that answers no request of
+ * ours in flight (a stray, a second one, a forged one) touches nothing.
+ * The slot is claimed by the first reply that names it and given back when
+ * its waiter is done.
+ */
+#define WAITS 4096
+static struct {
+    uint32_t gen;
+    struct pending *p;
+} waits[WAITS];
+static uint32_t waits_free[WAITS], waits_top;
+static bool waits_ready;
+static pthread_mutex_t waits_mu = PTHREAD_MUTEX_INITIALIZER;
+
+/* A slot for p; the cookie names it (never 0: that is a put's answer). */
+static uint64_t wait_open(struct pending *p)
+{
+    pthread_mutex_lock(&waits_mu);
+    if (!waits_ready) {
+        for (uint32_t i = 0; i < WAITS; i++)
+            waits_free[i] = WAITS - 1 - i;
+        waits_top = WAITS;
+        waits_ready = true;
+    }
+    while (waits_top == 0) { /* as many threads waiting as slots */
+        pthread_mutex_unlock(&waits_mu);
+        sched_yield();
+        pthread_mutex_lock(&waits_mu);
+    }
+    uint32_t i = waits_free[--waits_top];
+    waits[i].p = p;
+    uint64_t cookie = (uint64_t)waits[i].gen << 32 | (i + 1);
+    pthread_mutex_unlock(&waits_mu);
+    return cookie;
+}
+
+static void wait_close(uint64_t cookie)
+{
+    uint32_t i = (uint32_t)cookie - 1;
+    pthread_mutex_lock(&waits_mu);
+    waits[i].p = NULL;
+    waits[i].gen++;
+    waits_free[waits_top++] = i;
+    pthread_mutex_unlock(&waits_mu);
+}
+
+/* The request a reply's cookie names, if it is waiting and unanswered. */
+static struct pending *wait_claim(uint64_t cookie)
+{
+    uint32_t i = (uint32_t)cookie - 1;
+    if ((uint32_t)cookie == 0 || i >= WAITS)
+        return NULL;
+    pthread_mutex_lock(&waits_mu);
+    struct pending *p = NULL;
+    if (waits[i].gen == (uint32_t)(cookie >> 32)) {
+        p = waits[i].p;
+        waits[i].p = NULL;
+    }
+    pthread_mutex_unlock(&waits_mu);
+    return p;
+}
 
 /* A message that outlives the call sending it: freed on completion. */
 static void free_on_send(void *req, ucs_status_t st, void *user)
@@ -243,7 +310,12 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
         atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_release);
         return UCS_OK;
     }
-    struct pending *p = (struct pending *)(uintptr_t)m->cookie;
+    struct pending *p = wait_claim(m->cookie);
+    if (!p) {
+        uvas_warn("PE %d answered no request of ours in flight (cookie %#llx): dropped",
+                  (int)m->from, (unsigned long long)m->cookie);
+        return UCS_OK;
+    }
     p->value = m->value;
     p->status = m->status;
     if (len && p->dest && len <= p->len) {
@@ -335,10 +407,11 @@ int uvas_am_seg_put(int pe, uint64_t off, const void *src, size_t n)
 static int am_get(int pe, uint8_t op, void *dest, uint64_t addr, size_t n)
 {
     struct pending p = {.dest = dest, .len = n};
-    struct am_req q = {.op = op, .addr = addr, .len = n, .cookie = (uintptr_t)&p};
+    struct am_req q = {.op = op, .addr = addr, .len = n, .cookie = wait_open(&p)};
     int rc = send_req(pe, &q, NULL, 0);
     if (rc == UVAS_OK)
         rc = wait_reply(&p);
+    wait_close(q.cookie);
     if (rc == UVAS_OK)
         uvas_job_count(UVAS_PATH_AM, n);
     return rc ? uvas_fail(rc, "get of %zu bytes from PE %d failed at the owner", n, pe) : rc;
@@ -360,10 +433,11 @@ static int am_amo(int pe, uint8_t kind, enum uvas_amo_op op, uint64_t addr, size
     struct pending p = {0};
     struct am_req q = {.op = kind, .amo = (uint8_t)op, .width = (uint8_t)width,
                        .addr = addr, .operand = operand, .compare = compare,
-                       .cookie = (uintptr_t)&p};
+                       .cookie = wait_open(&p)};
     int rc = send_req(pe, &q, NULL, 0);
     if (rc == UVAS_OK)
         rc = wait_reply(&p);
+    wait_close(q.cookie);
     if (rc == UVAS_OK) {
         uvas_job_count(UVAS_PATH_AM, width);
         if (fetched)
@@ -387,13 +461,19 @@ int uvas_am_seg_amo(int pe, enum uvas_amo_op op, uint64_t off, size_t width, uin
 int uvas_am_residence(int pe, const void *addr, int *res)
 {
     struct pending p = {0};
-    struct am_req q = {.op = OP_RES, .addr = (uintptr_t)addr, .cookie = (uintptr_t)&p};
+    struct am_req q = {.op = OP_RES, .addr = (uintptr_t)addr, .cookie = wait_open(&p)};
     int rc = send_req(pe, &q, NULL, 0);
     if (rc == UVAS_OK)
         rc = wait_reply(&p);
+    wait_close(q.cookie);
     if (rc == UVAS_OK)
         *res = (int)p.value;
     return rc;
+}
+
+void uvas_am_send_reply(int to, uint64_t cookie, uint64_t value)
+{
+    reply(to, cookie, value, UVAS_OK, NULL, 0);
 }
 
 int uvas_am_quiet(void)

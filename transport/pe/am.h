@@ -19,5 +19,9 @@ int uvas_am_seg_get(int pe, void *dest, uint64_t off, size_t n);
 int uvas_am_seg_amo(int pe, enum uvas_amo_op op, uint64_t off, size_t width, uint64_t operand,
                     uint64_t compare, uint64_t *fetched);
 int uvas_am_quiet(void);
+/* A reply as an owner sends one, to PE `to`, naming `cookie`: what
+ * tests/multi/test-am-forged.c forges (a reply that answers no request in
+ * flight must write nowhere). */
+void uvas_am_send_reply(int to, uint64_t cookie, uint64_t value);
 
 #endif

@@ -1,0 +1,95 @@
+/*
+ * A reply that answers no request in flight writes nowhere. Before, an
+ * active-message reply named its request by the address of the waiting
+ * struct, and whatever a reply carried was stored there: a stray or
+ * made-up reply wrote into the receiver's memory at an address of the
+ * sender's choosing. PE 1 sends PE 0 replies no request of PE 0 asked for:
+ * one whose cookie is the address of a symmetric array (as the old cookie
+ * was an address), one naming a slot nobody waits on, one naming a slot
+ * past the table. PE 0's array stays as it was, and PE 0 goes on working:
+ * a get and an atomic by message afterwards (their replies still find
+ * their requests).
+ *
+ * Run under mpirun with 2 PEs; skips where the PEs have no UCX endpoints.
+ */
+#include <shmem.h>
+
+#include <stdio.h>
+#include <time.h>
+
+#include "tests/check.h"
+#include "transport/pe/am.h"
+#include "transport/pe/job.h"
+
+static long canary[16];
+
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (n < 2) {
+        if (me == 0)
+            printf("SKIP: needs 2 PEs (mpirun -np 2)\n");
+        shmem_finalize();
+        return 77;
+    }
+    int ok_ep = uvas_job.peers[me == 0 ? 1 : 0].ep != NULL;
+    int all_ep = ok_ep;
+    static int eps[2], got;
+    eps[0] = ok_ep;
+    shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &got, eps, 1);
+    all_ep = got == n;
+    if (!all_ep) {
+        if (me == 0)
+            printf("SKIP: the PEs have no UCX endpoints to each other here\n");
+        shmem_finalize();
+        return 77;
+    }
+    for (int i = 0; i < 16; i++)
+        canary[i] = 0x1234 + i;
+    /* PE 0's own address of the array (its layout is not PE 1's). */
+    static uint64_t at0;
+    if (me == 0)
+        at0 = (uint64_t)(uintptr_t)canary;
+    shmem_barrier_all();
+    if (me == 1) {
+        uint64_t a = 0;
+        shmem_getmem(&a, &at0, sizeof a, 0);
+        CHECK(a != 0, "PE 0's address of the array");
+        uvas_am_send_reply(0, a + 4 * sizeof(long), 0xdeadbeef);
+        uvas_am_send_reply(0, a, 0xdeadbeef);
+        uvas_am_send_reply(0, 1, 0xdeadbeef);                  /* slot 0, nobody waits */
+        uvas_am_send_reply(0, ((uint64_t)7 << 32) | 5, 0xdeadbeef); /* an old generation */
+        uvas_am_send_reply(0, 0xffffffffull, 0xdeadbeef);       /* past the table */
+    }
+    /* PE 0 serves messages while it waits here; then long enough for the
+     * replies to have landed (they travel ahead of the barrier's). */
+    shmem_barrier_all();
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    shmem_barrier_all();
+    if (me == 0)
+        for (int i = 0; i < 16; i++)
+            CHECK(canary[i] == 0x1234 + i, "canary[%d] = %#lx after made-up replies", i,
+                  (unsigned long)canary[i]);
+    /* Requests by message still find their answers. */
+    static long remote[4];
+    long v = 0;
+    if (me == 0) {
+        remote[1] = 77;
+    }
+    shmem_barrier_all();
+    if (me == 1) {
+        shmem_getmem(&v, &remote[1], sizeof v, 0);
+        CHECK(v == 77, "a get after the made-up replies read %ld", v);
+        long old = shmem_long_atomic_fetch_add(&remote[2], 5, 0);
+        CHECK(old == 0, "an atomic after the made-up replies fetched %ld", old);
+    }
+    shmem_barrier_all();
+    if (me == 0)
+        CHECK(remote[2] == 5, "remote[2] = %ld after the atomic", remote[2]);
+    shmem_finalize();
+    if (me == 0)
+        printf("ok\n");
+    return 0;
+}
