@@ -4,11 +4,11 @@
  * struct, and whatever a reply carried was stored there: a stray or
  * made-up reply wrote into the receiver's memory at an address of the
  * sender's choosing. PE 1 sends PE 0 replies no request of PE 0 asked for:
- * one whose cookie is the address of a symmetric array (as the old cookie
- * was an address), one naming a slot nobody waits on, one naming a slot
- * past the table. PE 0's array stays as it was, and PE 0 goes on working:
- * a get and an atomic by message afterwards (their replies still find
- * their requests).
+ * two whose cookies are addresses in PE 0's array (as the old cookie was
+ * an address), one naming a slot nobody waits on, one of an old
+ * generation, one past the table. PE 0's array stays as it was, and PE 0
+ * goes on working: a get and an atomic afterwards (where they go by
+ * message, their replies still find their requests).
  *
  * Run under mpirun with 2 PEs; skips where the PEs have no UCX endpoints.
  */
@@ -33,13 +33,11 @@ int main(void)
         shmem_finalize();
         return 77;
     }
-    int ok_ep = uvas_job.peers[me == 0 ? 1 : 0].ep != NULL;
-    int all_ep = ok_ep;
-    static int eps[2], got;
-    eps[0] = ok_ep;
-    shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &got, eps, 1);
-    all_ep = got == n;
-    if (!all_ep) {
+    /* Every PE must have an endpoint to the other: count them. */
+    static int have_ep, with_ep;
+    have_ep = uvas_job.peers[me == 0 ? 1 : 0].ep != NULL;
+    shmem_int_sum_reduce(SHMEM_TEAM_WORLD, &with_ep, &have_ep, 1);
+    if (with_ep != n) {
         if (me == 0)
             printf("SKIP: the PEs have no UCX endpoints to each other here\n");
         shmem_finalize();
@@ -75,9 +73,8 @@ int main(void)
     /* Requests by message still find their answers. */
     static long remote[4];
     long v = 0;
-    if (me == 0) {
+    if (me == 0)
         remote[1] = 77;
-    }
     shmem_barrier_all();
     if (me == 1) {
         shmem_getmem(&v, &remote[1], sizeof v, 0);
