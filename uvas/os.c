@@ -123,6 +123,20 @@ int uvas_os_allocate(int fd, size_t off, size_t len)
     return UVAS_OK;
 }
 
+long uvas_os_huge_pages_free(void)
+{
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (!f)
+        return -1;
+    char line[128];
+    long n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
 size_t uvas_os_fd_size(int fd)
 {
     struct stat st;

@@ -58,6 +58,8 @@ int uvas_os_punch(int fd, size_t off, size_t len);
  * about to come back), so that a full tier fails here and not as a
  * SIGBUS later. Status. */
 int uvas_os_allocate(int fd, size_t off, size_t len);
+/* 2 MiB huge pages the system holds free for anyone: -1 when it cannot say. */
+long uvas_os_huge_pages_free(void);
 /* The file's size in bytes, or 0 if it cannot be read. */
 size_t uvas_os_fd_size(int fd);
 

@@ -22,21 +22,6 @@
 #include "uvas/os.h"
 #include "uvas/status.h"
 
-/* Huge pages the system holds free for anyone: -1 when it cannot say. */
-static long huge_pages_free(void)
-{
-    FILE *f = fopen("/proc/meminfo", "re");
-    if (!f)
-        return -1;
-    char line[128];
-    long n = -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
-            break;
-    fclose(f);
-    return n;
-}
-
 static int open_memfd(bool huge, int *out)
 {
     /* Huge: a 2 MiB page is mapped, filled and punched as one, so a block
@@ -47,7 +32,7 @@ static int open_memfd(bool huge, int *out)
         return uvas_fail(UVAS_ERR_SYS, "memfd_create for the host tier%s failed: %s%s",
                          huge ? " in 2 MiB huge pages" : "", strerror(errno),
                          huge ? " (does the kernel have hugetlbfs? unset UVAS_HUGE_PAGES)" : "");
-    long nfree = huge ? huge_pages_free() : 1;
+    long nfree = huge ? uvas_os_huge_pages_free() : 1;
     if (nfree == 0) {
         close(fd);
         return uvas_fail(UVAS_ERR_NOMEM, "UVAS_HUGE_PAGES=1, but the system has no free 2 MiB "

@@ -60,17 +60,17 @@ int uvas_boot_put(const char *key, const void *data, size_t len)
     return UVAS_OK;
 }
 
-int uvas_boot_fence(void)
+int uvas_boot_fence(bool exchange)
 {
     if (!uvas_job.pmix)
         return UVAS_OK;
-    pmix_status_t rc = PMIx_Commit();
+    pmix_status_t rc = exchange ? PMIx_Commit() : PMIX_SUCCESS;
     if (rc != PMIX_SUCCESS)
         return uvas_fail(UVAS_ERR_SYS, "PMIx_Commit failed: %s", PMIx_Error_string(rc));
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, uvas_job.proc.nspace, PMIX_RANK_WILDCARD);
     pmix_info_t info;
-    bool collect = true;
+    bool collect = exchange;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
     rc = PMIx_Fence(&wild, 1, &info, 1);
     PMIX_INFO_DESTRUCT(&info);

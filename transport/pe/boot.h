@@ -2,11 +2,13 @@
 #ifndef UVAS_PE_BOOT_H
 #define UVAS_PE_BOOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 int uvas_boot_start(void);
 int uvas_boot_put(const char *key, const void *data, size_t len);
-int uvas_boot_fence(void);
+/* Every PE reaches it; exchange: what each put is readable after it. */
+int uvas_boot_fence(bool exchange);
 int uvas_boot_get(int rank, const char *key, void *data, size_t len);
 int uvas_boot_get_alloc(int rank, const char *key, void **data, size_t *len);
 void uvas_boot_abort(int status, const char *msg);

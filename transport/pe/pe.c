@@ -237,7 +237,7 @@ int uvas_pe_init(int requested, int *provided)
     /* Every PE reaches the fence, failed or not, so none waits for ever. */
     int rc2 = uvas_boot_put("uvas.init", &mine, sizeof mine);
     if (rc2 == UVAS_OK)
-        rc2 = uvas_boot_fence();
+        rc2 = uvas_boot_fence(true);
     if (rc2) {
         teardown();
         return rc2;
@@ -291,7 +291,7 @@ int uvas_pe_init(int requested, int *provided)
                                .lease = uvas_lease_blocks,
                                .run_end = uvas_lease_run_end};
     uvas_gpu_set_pe(&lent);
-    if ((rc = uvas_boot_fence()))
+    if ((rc = uvas_boot_fence(true)))
         goto fail;
     return UVAS_OK;
 fail:;
@@ -321,7 +321,7 @@ int uvas_pe_finalize(void)
      * teardown would cancel with our endpoints. Past a fence, every PE is
      * out of the barrier. */
     if (rc == UVAS_OK)
-        rc = uvas_boot_fence();
+        rc = uvas_boot_fence(false);
     uvas_job.up = false;
     uvas_gpu_set_pe(NULL);
     teardown();
