@@ -135,29 +135,45 @@ void *uvas_malloc_from_pool_async(size_t size, uvas_pool_t *p, uvas_queue_t *q);
 int uvas_free_async(void *ptr, uvas_queue_t *q);
 
 /*
- * Sharing a pool with another process of the node (docs/queues.md). Only a
- * UVAS_POOL_HOST pool: its memory stays in CPU memory, which the other
- * process maps (uvas_ipc_*, uvas.h: the same user's processes only, and
- * the descriptor reaches all of this process's host-resident memory, as a
- * PE's window does its peers'). An exported pool keeps its memory until
- * it is destroyed (trim and the release threshold leave it), so nothing is
- * punched under an importer's mapping; an importer's use of an allocation
- * after the exporter freed it is its bug, as with CUDA's pools.
+ * Sharing a pool with another process of the node (docs/queues.md), as
+ * cudaMemPoolExportToShareableHandle and friends. Unified pools cannot be
+ * shared (their memory moves). An exported pool keeps its memory until it
+ * is destroyed (trim and the release threshold leave it); an importer's
+ * use of an allocation after the exporter freed it is its bug, as with
+ * CUDA's pools. Only processes of the same user import.
+ *
+ * UVAS_POOL_HOST: the descriptor is the exporter's host tier, which the
+ * importer maps (uvas_ipc_*, uvas.h; it reaches all of the exporter's
+ * host-resident memory, as a PE's window does its peers'); the importer
+ * needs no uvas_init.
+ *
+ * UVAS_POOL_DEVICE: the descriptor is a channel to the exporter, one per
+ * importer (call uvas_pool_export once for each). An exported allocation's
+ * blocks stay in their device slots from then on (no migration, eviction
+ * or copy moves them), and the importer, which needs uvas_init and the
+ * same device and UVAS_BLOCK_SIZE, maps that device memory into blocks of
+ * its own range: a device-resident uvas pointer there, for kernels and
+ * copies. The CPU of either side reaches such blocks only where device
+ * memory maps in place (lavapipe's descriptors); elsewhere a CPU access
+ * gets SIGBUS after a message, as CUDA's device pools are not
+ * CPU-accessible either.
  */
 /* *fd: a new descriptor to pass to the other process (SCM_RIGHTS over a
  * Unix socket); the caller closes its copy. */
 int uvas_pool_export(uvas_pool_t *p, int *fd);
-/* In the other process (no uvas_init needed): a pool of the exporter's
- * memory, from which allocations come only by uvas_pool_import_pointer.
- * fd is checked (UVAS_ERR_PERM: not a uvas host tier of this user) and
- * kept (a duplicate: the caller may close fd). uvas_pool_destroy unmaps
- * what was imported. */
+/* In the other process: a pool of the exporter's memory, from which
+ * allocations come only by uvas_pool_import_pointer. fd is checked
+ * (UVAS_ERR_PERM: not a uvas pool's descriptor of this user) and kept (a
+ * duplicate: the caller may close fd). uvas_pool_destroy unmaps what was
+ * imported. */
 int uvas_pool_import(int fd, uvas_pool_t **out);
 /* What names one allocation of an exported pool for its importer: plain
- * bytes, to send by any means. */
+ * bytes, to send by any means. A device pool's record is sent after its
+ * descriptors down the pool's channels: export the pool before the pointer. */
 struct uvas_pool_ptr_data {
-    struct uvas_ipc_handle h;
+    struct uvas_ipc_handle h; /* h.magic UVAS_IPC_MAGIC or UVAS_POOL_DEV_MAGIC */
 };
+#define UVAS_POOL_DEV_MAGIC 0x3156454450534156ull /* "VASPDEV1" */
 int uvas_pool_export_pointer(void *ptr, struct uvas_pool_ptr_data *out);
 /* *ptr: the allocation mapped here, coherent with the exporter's. */
 int uvas_pool_import_pointer(uvas_pool_t *imported, const struct uvas_pool_ptr_data *data,

@@ -76,6 +76,11 @@ const char *uvas_cpuview_method(void)
     return by_fd() ? "fd" : placed() ? "placed" : "none";
 }
 
+bool uvas_cpuview_in_place(void)
+{
+    return uvas_g.uffd.has_remap && by_fd();
+}
+
 bool uvas_cpuview_available(void)
 {
     /* Without EVENT_REMAP the way back cannot be made in one step. */

@@ -20,6 +20,9 @@
 /* The method in use: "fd", "placed" or "none". */
 const char *uvas_cpuview_method(void);
 bool uvas_cpuview_available(void);
+/* A view that maps the device memory where it is (the slab's descriptor),
+ * not a copy of the block into memory of its own. */
+bool uvas_cpuview_in_place(void);
 
 /* Block bi is BUSY and device-resident: map its device memory there. */
 int uvas_cpuview_map(size_t bi);

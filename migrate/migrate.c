@@ -556,7 +556,8 @@ static bool evict_block(size_t bi)
     struct job x = {.bi = bi};
     if (!uvas_blk_take(b, false, &x.seen))
         return false;
-    if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
+    if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE ||
+        (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_SHARED)) {
         untake(b, x.seen);
         return false;
     }
@@ -615,12 +616,18 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
      * some 10 MB/s against GB/s for a migration), a view only where the
      * user advised one; a policy's "remote" migrates, as CUDA's does on
      * such machines. */
+    uint8_t advice = atomic_load_explicit(&b->advice, RLX);
     bool can = uvas_cpuview_available() &&
-               (uvas_g.devtier.cpu_reads_cached ||
-                (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_CPU_MAP));
-    if (uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_CPU, write, can) !=
-        UVAS_ACTION_REMOTE)
+               (uvas_g.devtier.cpu_reads_cached || (advice & UVAS_BA_CPU_MAP));
+    /* Shared device memory cannot move: a view in place, where the slab's
+     * descriptor maps, or nothing (migrate_blocks then says why). */
+    if (advice & UVAS_BA_SHARED) {
+        if (!uvas_cpuview_in_place())
+            return false;
+    } else if (uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_CPU, write, can) !=
+               UVAS_ACTION_REMOTE) {
         return false;
+    }
     struct job x = {.bi = bi};
     if (!uvas_blk_take(b, false, &x.seen))
         return true; /* in a transition: its end wakes the thread */
@@ -728,6 +735,7 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
         return uvas_fail(UVAS_ERR_NO_DEVICE, "no device tier: %s", uvas_g.device_note);
     uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
+    size_t shared = SIZE_MAX; /* the first block left where it is, shared */
     struct job stack_jobs[BATCH], *j = stack_jobs;
     size_t cap = BATCH;
     if (n > BATCH) { /* one pipeline for the whole request, up to MAX_JOBS */
@@ -749,6 +757,14 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
             if (x.from == to || (to == UVAS_RES_DEVICE &&
                                  atomic_load_explicit(&b->heap, RLX) == UVAS_HEAP_HOST)) {
                 untake(b, x.seen);
+                continue;
+            }
+            /* Device memory shared with another process stays in its slot
+             * (the other process maps that memory). */
+            if (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_SHARED) {
+                untake(b, x.seen);
+                if (shared == SIZE_MAX)
+                    shared = c;
                 continue;
             }
             if (to == UVAS_RES_HOST) {
@@ -783,6 +799,12 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
     if (j != stack_jobs)
         free(j);
     atomic_fetch_add_explicit(&uvas_g.ctr.migrate_ns_total, uvas_os_now_ns() - t0, RLX);
+    if (rc == UVAS_OK && shared != SIZE_MAX)
+        rc = uvas_fail(UVAS_ERR_INVAL, "the block at %p is device memory shared with another "
+                       "process (uvas_pool_export_pointer, uvas_pool_import_pointer): it stays "
+                       "on the device%s", (void *)uvas_block_addr(shared),
+                       uvas_cpuview_in_place() ? "" : ", and this device's memory cannot be "
+                       "mapped for the CPU in place: only kernels and copies reach it");
     return rc;
 }
 

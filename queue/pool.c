@@ -432,10 +432,14 @@ int uvas_pool_destroy(uvas_pool_t *p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: %zu allocation%s of the pool "
                          "%s live: uvas_free_async %s first", live, live == 1 ? "" : "s",
                          live == 1 ? "is" : "are", live == 1 ? "it" : "them");
-    if (p->fd >= 0)
+    if (p->fd >= 0) {
         uvas_pool_drop_imports(p);
-    else
+    } else {
         release(p, 0, true);
+        uvas_pool_lock(p);
+        uvas_pool_dev_drop(p, false); /* an exporter's channels */
+        pthread_mutex_unlock(&p->mu);
+    }
     uvas_pool_delete(p);
     return UVAS_OK;
 }

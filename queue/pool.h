@@ -24,8 +24,11 @@ struct blk {
 struct imported {
     struct imported *next;
     void *ptr;
+    void *base; /* a device pool's: the allocation of our range holding it */
     struct uvas_ipc_handle h;
 };
+
+struct uvas_pool_share; /* a device pool's sharing (pool_dev.c) */
 
 struct uvas_pool {
     struct uvas_pool *next; /* in the registry */
@@ -39,6 +42,7 @@ struct uvas_pool {
     int fd;                 /* imported: the exporter's host tier; else -1 */
     uint64_t generation;    /* the range its blocks are of (uvas_range_generation) */
     struct imported *imports;
+    struct uvas_pool_share *share; /* device pools: the exporter's channels, or the import */
 };
 
 /* The registry of pools (pool.c). */
@@ -58,6 +62,18 @@ void uvas_pool_lock(struct uvas_pool *p);
 
 /* Unmap an imported pool's allocations and close its descriptor. */
 void uvas_pool_drop_imports(struct uvas_pool *p);
+
+/* Device pools (pool_dev.c), fn naming the public call for messages. */
+int uvas_pool_dev_export(struct uvas_pool *p, int *fd, const char *fn);
+int uvas_pool_dev_export_pointer(struct uvas_pool *p, void *ptr, size_t size,
+                                 struct uvas_pool_ptr_data *out, const char *fn);
+bool uvas_pool_dev_is_channel(int fd);
+int uvas_pool_dev_import(int fd, struct uvas_pool **out, const char *fn);
+int uvas_pool_dev_import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr_data *data,
+                                 void **ptr, const char *fn);
+/* Close the channels, free the imports (not if the range went: they went
+ * with it). p->mu held, or p out of everyone's reach. */
+void uvas_pool_dev_drop(struct uvas_pool *p, bool range_gone);
 
 /* After a sync: every pool gives back cached memory whose free points have
  * passed, down to its release threshold. */

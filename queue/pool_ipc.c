@@ -20,10 +20,12 @@ int uvas_pool_export(uvas_pool_t *p, int *fd)
     if (p->fd >= 0)
         return uvas_fail(UVAS_ERR_INVAL, "%s: the pool was imported from another process; "
                          "only its exporter shares it", fn);
+    if (p->props.location == UVAS_POOL_DEVICE)
+        return uvas_pool_dev_export(p, fd, fn);
     if (p->props.location != UVAS_POOL_HOST)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: only a UVAS_POOL_HOST pool can be shared: the "
-                         "memory of unified and device pools moves or lives in device memory, "
-                         "which another process cannot map", fn);
+        return uvas_fail(UVAS_ERR_INVAL, "%s: a UVAS_POOL_UNIFIED pool cannot be shared: its "
+                         "memory moves between the tiers, and sharing would pin it to one "
+                         "(share a UVAS_POOL_HOST or UVAS_POOL_DEVICE pool)", fn);
     /* The descriptor comes with a pointer's export; a pool without
      * allocations yet exports one of its own, kept in its cache. */
     void *any = NULL;
@@ -70,6 +72,8 @@ int uvas_pool_import(int fd, uvas_pool_t **out)
     if (!out)
         return uvas_fail(UVAS_ERR_INVAL, "%s: out is NULL", fn);
     *out = NULL;
+    if (uvas_pool_dev_is_channel(fd))
+        return uvas_pool_dev_import(fd, out, fn);
     /* Checked now (a uvas host tier of this user), not at the first
      * pointer: a wrong descriptor is refused where it is given. */
     int d;
@@ -94,12 +98,15 @@ int uvas_pool_export_pointer(void *ptr, struct uvas_pool_ptr_data *out)
     if (!out)
         return uvas_fail(UVAS_ERR_INVAL, "%s: out is NULL", fn);
     struct uvas_pool *owner = NULL;
+    size_t want = 0;
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p && !owner; p = p->next) {
         uvas_pool_lock(p);
         for (struct blk *b = p->live; b && !owner; b = b->next)
-            if (b->ptr == ptr)
+            if (b->ptr == ptr) {
                 owner = p;
+                want = b->want;
+            }
         pthread_mutex_unlock(&p->mu);
     }
     pthread_mutex_unlock(&uvas_pool_reg_mu);
@@ -109,6 +116,8 @@ int uvas_pool_export_pointer(void *ptr, struct uvas_pool_ptr_data *out)
     if (!owner->exported)
         return uvas_fail(UVAS_ERR_INVAL, "%s: %p is in a pool not exported: uvas_pool_export "
                          "it first", fn, ptr);
+    if (owner->props.location == UVAS_POOL_DEVICE)
+        return uvas_pool_dev_export_pointer(owner, ptr, want, out, fn);
     int rc = uvas_ipc_export(ptr, &out->h, NULL);
     return rc ? uvas_fail(rc, "%s: %s", fn, uvas_last_error()) : UVAS_OK;
 }
@@ -125,6 +134,8 @@ int uvas_pool_import_pointer(uvas_pool_t *p, const struct uvas_pool_ptr_data *da
     if (p->fd < 0)
         return uvas_fail(UVAS_ERR_INVAL, "%s: the pool was not imported (uvas_pool_import)",
                          fn);
+    if (p->share)
+        return uvas_pool_dev_import_pointer(p, data, ptr, fn);
     struct imported *im = calloc(1, sizeof *im);
     if (!im)
         return uvas_fail(UVAS_ERR_NOMEM, "%s: no memory", fn);
@@ -166,6 +177,12 @@ struct uvas_pool *uvas_pool_of_import(const void *ptr)
 
 void uvas_pool_drop_imports(struct uvas_pool *p)
 {
+    if (p->share) {
+        uvas_pool_lock(p);
+        uvas_pool_dev_drop(p, false);
+        pthread_mutex_unlock(&p->mu);
+        return;
+    }
     uvas_pool_lock(p);
     struct imported *im = p->imports;
     p->imports = NULL;

@@ -55,7 +55,11 @@ static void outlived(struct uvas_pool *p)
 {
     uint64_t now = uvas_range_generation();
     /* An imported pool's memory is the exporter's, mapped outside the range. */
-    if (p->generation == now || p->fd >= 0)
+    if (p->generation == now)
+        return;
+    /* A device pool's import lived in the range, as did what it exported. */
+    uvas_pool_dev_drop(p, true);
+    if (p->fd >= 0)
         return;
     p->generation = now;
     drop_list(p->live);

@@ -34,6 +34,8 @@ enum uvas_blk_kind { UVAS_BK_NONE = 0, UVAS_BK_EXTENT = 1, UVAS_BK_SLAB = 2 };
 
 #define UVAS_BA_READ_MOSTLY 0x1u /* keep a read-only host copy on the device */
 #define UVAS_BA_CPU_MAP 0x2u     /* a CPU access maps the device memory */
+#define UVAS_BA_SHARED 0x4u      /* device memory another process maps too (a
+                                    shared pool's): it never moves */
 
 struct uvas_block {
     /* Read without locks (fault path, queries). */

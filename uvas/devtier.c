@@ -82,6 +82,19 @@ void uvas_devtier_close(struct uvas_devtier *t)
         vkDestroyBuffer(d, t->ded[i].buf, NULL);
         vkFreeMemory(d, t->ded[i].mem, NULL);
     }
+    for (uint32_t i = 0; i < t->nfrn; i++) {
+        if (!t->frn[i].refs)
+            continue;
+        if (t->frn[i].fd >= 0)
+            close(t->frn[i].fd);
+        vkDestroyBuffer(d, t->frn[i].buf, NULL);
+        vkFreeMemory(d, t->frn[i].mem, NULL);
+    }
+    free(t->frn);
+    for (uint32_t c = 0; t->fs && c < UVAS_FSLOT_CHUNKS; c++)
+        free(t->fs[c]);
+    free(t->fs);
+    free(t->free_fs);
     free(t->ded);
     free(t->free_ded);
     free(t->slabs);
@@ -225,10 +238,22 @@ int uvas_devtier_slot_alloc(struct uvas_devtier *t, uint32_t *slot)
     return rc;
 }
 
+static void foreign_unref(struct uvas_devtier *t, uint32_t id);
+
+static inline struct uvas_fslot *fslot(const struct uvas_devtier *t, uint32_t slot)
+{
+    uint32_t k = slot - UVAS_DEVTIER_FOREIGN0;
+    return &t->fs[k / UVAS_FSLOT_CHUNK][k % UVAS_FSLOT_CHUNK];
+}
+
 void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot)
 {
     pthread_mutex_lock(&t->mu);
-    if (uvas_devtier_is_dedicated(t, slot))
+    if (uvas_devtier_is_foreign(slot)) {
+        uint32_t k = slot - UVAS_DEVTIER_FOREIGN0;
+        foreign_unref(t, fslot(t, slot)->mem);
+        t->free_fs[t->nfree_fs++] = k; /* room: at most nfs are ever free */
+    } else if (uvas_devtier_is_dedicated(t, slot))
         t->free_ded[t->nfree_ded++] = slot - t->ded_base;
     else
         t->free_slots[t->nfree++] = slot;
@@ -329,6 +354,10 @@ VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint3
 
 VkDeviceAddress uvas_devtier_slot_address(const struct uvas_devtier *t, uint32_t slot)
 {
+    if (uvas_devtier_is_foreign(slot)) {
+        const struct uvas_fslot *f = fslot(t, slot);
+        return t->frn[f->mem].addr ? t->frn[f->mem].addr + f->off : 0;
+    }
     if (uvas_devtier_is_dedicated(t, slot))
         return t->ded[slot - t->ded_base].addr;
     uint32_t i = (slot - 1) / t->slots_per_slab, k = (slot - 1) % t->slots_per_slab;
@@ -340,6 +369,16 @@ VkDeviceAddress uvas_devtier_slot_address(const struct uvas_devtier *t, uint32_t
 void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,
                              VkDeviceSize *off, int *fd)
 {
+    if (uvas_devtier_is_foreign(slot)) {
+        const struct uvas_fslot *f = fslot(t, slot);
+        if (buf)
+            *buf = t->frn[f->mem].buf;
+        if (off)
+            *off = f->off;
+        if (fd)
+            *fd = t->frn[f->mem].fd;
+        return;
+    }
     if (uvas_devtier_is_dedicated(t, slot)) {
         if (buf)
             *buf = t->ded[slot - t->ded_base].buf;
@@ -408,6 +447,9 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
 {
     VkDeviceSize off = 0;
     int sfd = -1;
+    if (uvas_devtier_is_foreign(slot))
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "this block is another process's device memory "
+                         "(an imported pool allocation): only its exporter shares it");
     uvas_devtier_slot_where(t, slot, NULL, &off, &sfd);
     if (uvas_devtier_is_dedicated(t, slot)) {
         if (!t->ded[slot - t->ded_base].exportable)
@@ -429,4 +471,151 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
     *mem_off = off;
     *map_off = t->fd_mappable ? t->fd_base + off : UINT64_MAX;
     return UVAS_OK;
+}
+
+/* ---- memory of another process ---------------------------------------------- */
+
+/* Lock held. The memory goes with its last reference. */
+static void foreign_unref(struct uvas_devtier *t, uint32_t id)
+{
+    struct uvas_foreign *f = &t->frn[id];
+    if (--f->refs)
+        return;
+    /* Work that used it was waited for: a slot is freed only by a block's
+     * release or migration, which no kernel or copy holding it survives. */
+    if (f->fd >= 0)
+        close(f->fd);
+    vkDestroyBuffer(t->dev.dev, f->buf, NULL);
+    vkFreeMemory(t->dev.dev, f->mem, NULL);
+    *f = (struct uvas_foreign){.fd = -1};
+}
+
+int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_t fd_base,
+                        uint32_t *id)
+{
+    struct uvas_vulkan *d = &t->dev;
+    struct uvas_foreign f = {.fd = -1};
+    /* Vulkan owns fd once imported; a CPU view needs a descriptor of its
+     * own, at the offset this device's own slabs show. */
+    if (t->fd_mappable && fd_base == t->fd_base)
+        f.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    VkExternalMemoryBufferCreateInfo ebi = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = d->export_type};
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .pNext = &ebi,
+                              .size = slab_bytes,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       uvas_vulkan_addr_usage(d)};
+    uvas_vulkan_share(d, &bci);
+    VkResult r = vkCreateBuffer(d->dev, &bci, NULL, &f.buf);
+    if (r == VK_SUCCESS) {
+        VkMemoryRequirements req;
+        vkGetBufferMemoryRequirements(d->dev, f.buf, &req);
+        /* The slab was a dedicated allocation; an import must say so too. */
+        VkImportMemoryFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+                                       .handleType = d->export_type,
+                                       .fd = fd};
+        VkMemoryDedicatedAllocateInfo ded = {
+            .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+            .pNext = &imp,
+            .buffer = f.buf};
+        VkMemoryAllocateFlagsInfo fi;
+        VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                    .pNext = uvas_vulkan_addr_alloc(d, &fi, &ded),
+                                    .allocationSize = req.size,
+                                    .memoryTypeIndex = d->dev_type};
+        r = !(req.memoryTypeBits & (1u << d->dev_type)) ? VK_ERROR_FEATURE_NOT_PRESENT
+            : uvas_inject_fail(UVAS_INJ_DEVICE_ALLOC)    ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                         : vkAllocateMemory(d->dev, &mai, NULL,
+                                                                            &f.mem);
+        if (r != VK_SUCCESS)
+            vkDestroyBuffer(d->dev, f.buf, NULL);
+    }
+    if (r != VK_SUCCESS) {
+        close(fd); /* a failed import leaves the descriptor with us */
+        if (f.fd >= 0)
+            close(f.fd);
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "importing another process's device memory "
+                         "failed (VkResult %d)", r);
+    }
+    vkBindBufferMemory(d->dev, f.buf, f.mem, 0);
+    f.addr = uvas_vulkan_address(d, f.buf);
+    f.refs = 1;
+    pthread_mutex_lock(&t->mu);
+    if (!t->frn)
+        t->frn = calloc(UVAS_DEVTIER_MAX_FOREIGN, sizeof *t->frn);
+    uint32_t i = 0;
+    while (t->frn && i < t->nfrn && t->frn[i].refs)
+        i++;
+    if (!t->frn || i == UVAS_DEVTIER_MAX_FOREIGN) {
+        pthread_mutex_unlock(&t->mu);
+        if (f.fd >= 0)
+            close(f.fd);
+        vkDestroyBuffer(d->dev, f.buf, NULL);
+        vkFreeMemory(d->dev, f.mem, NULL);
+        return uvas_fail(UVAS_ERR_NOMEM, "%s", t->frn ? "this process holds the most device "
+                         "slabs of other processes it can (4096)" : "no memory for the table of "
+                         "imported device memory");
+    }
+    t->frn[i] = f;
+    if (i == t->nfrn)
+        t->nfrn++;
+    *id = i;
+    pthread_mutex_unlock(&t->mu);
+    return UVAS_OK;
+}
+
+int uvas_devtier_foreign_slot(struct uvas_devtier *t, uint32_t id, VkDeviceSize off,
+                              uint32_t *slot)
+{
+    pthread_mutex_lock(&t->mu);
+    uint32_t k;
+    if (t->nfree_fs) {
+        k = t->free_fs[--t->nfree_fs];
+    } else {
+        k = t->nfs;
+        uint32_t c = k / UVAS_FSLOT_CHUNK;
+        if (!t->fs)
+            t->fs = calloc(UVAS_FSLOT_CHUNKS, sizeof *t->fs);
+        if (t->fs && c < UVAS_FSLOT_CHUNKS && !t->fs[c])
+            t->fs[c] = calloc(UVAS_FSLOT_CHUNK, sizeof **t->fs);
+        if (t->nfs == t->cap_free_fs) {
+            uint32_t cap = t->cap_free_fs ? 2 * t->cap_free_fs : UVAS_FSLOT_CHUNK;
+            uint32_t *fr = realloc(t->free_fs, cap * sizeof *fr);
+            if (fr) {
+                t->free_fs = fr;
+                t->cap_free_fs = cap;
+            }
+        }
+        if (!t->fs || c >= UVAS_FSLOT_CHUNKS || !t->fs[c] || t->nfs == t->cap_free_fs) {
+            pthread_mutex_unlock(&t->mu);
+            return uvas_fail(UVAS_ERR_NOMEM, "cannot grow the table of imported blocks");
+        }
+        t->nfs++;
+    }
+    struct uvas_fslot *fp = &t->fs[k / UVAS_FSLOT_CHUNK][k % UVAS_FSLOT_CHUNK];
+    *fp = (struct uvas_fslot){.mem = id, .off = off};
+    t->frn[id].refs++;
+    *slot = UVAS_DEVTIER_FOREIGN0 + k;
+    pthread_mutex_unlock(&t->mu);
+    return UVAS_OK;
+}
+
+void uvas_devtier_foreign_put(struct uvas_devtier *t, uint32_t id)
+{
+    pthread_mutex_lock(&t->mu);
+    foreign_unref(t, id);
+    pthread_mutex_unlock(&t->mu);
+}
+
+void uvas_devtier_uuid(const struct uvas_devtier *t, uint8_t out[16])
+{
+    VkPhysicalDeviceIDProperties id = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                      .pNext = &id};
+    vkGetPhysicalDeviceProperties2(t->dev.phys, &p2);
+    memcpy(out, id.deviceUUID, 16);
 }

@@ -31,6 +31,28 @@ struct uvas_dedicated {
     bool exportable;
 };
 
+/* Device memory another process exported (a shared pool's slab), imported
+ * into this device: its blocks take slot numbers from UVAS_DEVTIER_FOREIGN0. */
+struct uvas_foreign {
+    VkDeviceMemory mem;
+    VkBuffer buf;
+    VkDeviceAddress addr;
+    int fd;        /* kept for CPU views where the descriptor maps, else -1 */
+    uint32_t refs; /* slots on it, plus one while its importer holds it */
+};
+
+struct uvas_fslot {
+    uint32_t mem; /* index in frn */
+    VkDeviceSize off;
+};
+
+#define UVAS_DEVTIER_FOREIGN0 0x80000000u
+/* Read without the lock by whoever holds a slot number: so the tables
+ * never move (a fixed array, chunks of slots that stay). */
+#define UVAS_DEVTIER_MAX_FOREIGN 4096u
+#define UVAS_FSLOT_CHUNK 1024u
+#define UVAS_FSLOT_CHUNKS 4096u
+
 struct uvas_devtier {
     struct uvas_vulkan dev;
     pthread_mutex_t mu;       /* slots, slabs and the LRU */
@@ -52,6 +74,10 @@ struct uvas_devtier {
     struct uvas_dedicated *ded; /* dedicated allocations, slot numbers from ded_base */
     uint32_t nded, cap_ded, *free_ded, nfree_ded;
     uint32_t ded_base;          /* first dedicated slot number */
+    struct uvas_foreign *frn;   /* imported memory (uvas_devtier_import) */
+    uint32_t nfrn;
+    struct uvas_fslot **fs;     /* foreign slots by chunk, from UVAS_DEVTIER_FOREIGN0 */
+    uint32_t nfs, *free_fs, nfree_fs, cap_free_fs;
 };
 
 /* Open the device tier; `want` is the UVAS_DEVICE choice, cap_bytes the
@@ -90,9 +116,31 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
 int uvas_devtier_dedicated_alloc(struct uvas_devtier *t, uint32_t *slot);
 static inline bool uvas_devtier_is_dedicated(const struct uvas_devtier *t, uint32_t slot)
 {
-    return slot >= t->ded_base;
+    return slot >= t->ded_base && slot < UVAS_DEVTIER_FOREIGN0;
 }
 VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint32_t slot);
+
+/*
+ * Memory another process of the node exported from its device tier (a
+ * slab of slab_bytes), imported through fd, which is consumed: *id names
+ * it. A slot on it at off (uvas_devtier_foreign_slot) is a block whose
+ * memory is that process's; freeing the slot drops the reference, and the
+ * memory goes when uvas_devtier_foreign_put has dropped the importer's
+ * own. The same device only (the caller compares the deviceUUIDs).
+ * fd_base: where the memory starts in the exporter's descriptor (its CPU
+ * views map it there), SIZE_MAX if it does not map.
+ */
+int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_t fd_base,
+                        uint32_t *id);
+int uvas_devtier_foreign_slot(struct uvas_devtier *t, uint32_t id, VkDeviceSize off,
+                              uint32_t *slot);
+void uvas_devtier_foreign_put(struct uvas_devtier *t, uint32_t id);
+static inline bool uvas_devtier_is_foreign(uint32_t slot)
+{
+    return slot >= UVAS_DEVTIER_FOREIGN0;
+}
+/* This device's deviceUUID (VkPhysicalDeviceIDProperties). */
+void uvas_devtier_uuid(const struct uvas_devtier *t, uint8_t out[16]);
 
 /* Least-recently-migrated order of device-resident blocks (victims). */
 void uvas_devtier_lru_add(struct uvas_devtier *t, size_t bi);

@@ -1,0 +1,249 @@
+/*
+ * A device pool shared with another process (uvas_pool_export and friends
+ * on a UVAS_POOL_DEVICE pool, docs/queues.md). Two processes of one user,
+ * each with uvas_init on the same device; only kernels touch the shared
+ * memory (the CPU cannot map device memory in place on every driver):
+ *  - the exporter's kernel adds 1 to an allocation spanning blocks and a
+ *    small one, it exports the pool and both pointers; the importer's
+ *    pointers are device-resident uvas pointers, its kernel sees the
+ *    exporter's data and adds 10, and the exporter's kernel then sees the
+ *    importer's writes (one memory, not copies);
+ *  - where device memory maps in place (lavapipe), the importer's CPU
+ *    reads the same bytes through its pointer;
+ *  - neither side can move a shared block (uvas_migrate says why);
+ *  - refused, each with its reason: a socket that is not a uvas pool's
+ *    channel, a record of another pool, one not sent to this importer,
+ *    one that is not a record, allocating from an imported pool, and
+ *    uvas_free_async of an imported pointer;
+ *  - the importer's uvas_pool_destroy leaves the exporter's data intact.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "uvas_queue.h"
+
+#define N (3u * 16384u + 100u) /* uints: past three 64 KiB blocks */
+#define S 40u                  /* uints: a small allocation, in a slab */
+
+struct records {
+    struct uvas_pool_ptr_data big, small;
+};
+
+struct inc_args {
+    uint64_t x;
+    uint32_t n, by;
+};
+
+struct copy_args {
+    uint64_t dst, src;
+    uint32_t n;
+};
+
+static uvas_kernel_t *inc, *cp;
+
+static void add(uint32_t *x, uint32_t n, uint32_t by)
+{
+    struct inc_args a = {(uintptr_t)x, n, by};
+    CHECK_OK(tu_launch(inc, n, &a, sizeof a));
+}
+
+/* What the kernels see at x, read into ordinary memory by a kernel. */
+static void expect_seen(const uint32_t *x, uint32_t n, uint32_t plus, const char *who)
+{
+    uint32_t *out = uvas_malloc(n * 4);
+    CHECK(out != NULL, "uvas_malloc: %s", uvas_last_error());
+    struct copy_args a = {(uintptr_t)out, (uintptr_t)x, n};
+    CHECK_OK(tu_launch(cp, n, &a, sizeof a));
+    for (uint32_t i = 0; i < n; i++)
+        CHECK(out[i] == i + plus, "%s: element %u is %u, expected %u", who, i, out[i], i + plus);
+    uvas_free(out);
+}
+
+static void send_fd(int sock, int fd, const void *data, size_t len)
+{
+    struct iovec iov = {(void *)data, len};
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
+}
+
+static int recv_fd(int sock, void *data, size_t len)
+{
+    struct iovec iov = {data, len};
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf};
+    CHECK(recvmsg(sock, &m, 0) == (ssize_t)len, "recvmsg: %s", strerror(errno));
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    CHECK(c && c->cmsg_type == SCM_RIGHTS, "no descriptor came");
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
+}
+
+static void expect(int st, int want, const char *word, const char *what)
+{
+    CHECK(st == want && strstr(uvas_last_error(), word), "%s: %s '%s' (expected %s saying '%s')",
+          what, uvas_strerror(st), uvas_last_error(), uvas_strerror(want), word);
+    printf("  %s: %s\n", what, uvas_last_error());
+}
+
+static void start(void)
+{
+    tu_init_device("256M", "64K");
+    inc = tu_kernel("inc");
+    cp = tu_kernel("copy");
+}
+
+static int importer(int sock)
+{
+    start();
+    struct records r;
+    int fd = recv_fd(sock, &r, sizeof r);
+
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair: %s", strerror(errno));
+    uvas_pool_t *bad;
+    expect(uvas_pool_import(sv[0], &bad), UVAS_ERR_PERM, "not a uvas device pool",
+           "a socket that is not a pool's channel");
+    close(sv[0]);
+    close(sv[1]);
+
+    uvas_pool_t *pool;
+    CHECK_OK(uvas_pool_import(fd, &pool));
+    close(fd); /* the pool keeps its own */
+
+    struct uvas_pool_ptr_data forged = r.small;
+    forged.h.magic ^= 1;
+    void *x;
+    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "not a handle",
+           "a record that is not one");
+    forged = r.small;
+    forged.h.tier ^= 2;
+    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "another pool",
+           "a record of another pool");
+    forged = r.small;
+    forged.h.offset += 1000;
+    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "was not sent",
+           "a record never sent here");
+
+    uint32_t *big, *small;
+    CHECK_OK(uvas_pool_import_pointer(pool, &r.big, (void **)&big));
+    CHECK_OK(uvas_pool_import_pointer(pool, &r.small, (void **)&small));
+    struct uvas_ptr_info info;
+    CHECK_OK(uvas_query(big, &info));
+    CHECK(info.residence == UVAS_RES_DEVICE, "the imported allocation is %s, not on the device",
+          uvas_residence_name(info.residence));
+    expect_seen(big, N, 1, "importer, the exporter's data");
+    expect_seen(small, S, 2, "importer, the exporter's small allocation");
+    add(big, N, 10);
+    add(small, S, 10);
+    expect_seen(big, N, 11, "importer, after its own kernel");
+
+    struct uvas_range_desc d;
+    CHECK_OK(uvas_range(&d));
+    if (!strcmp(d.device_kind, "software")) { /* lavapipe: device memory maps in place */
+        for (uint32_t i = 0; i < N; i++)
+            CHECK(big[i] == i + 11, "the importer's CPU read big[%u] = %u, expected %u", i,
+                  big[i], i + 11);
+        printf("  the importer's CPU reads the shared memory in place\n");
+    } else {
+        printf("  (%s: the CPU does not map device memory in place; not read by it)\n",
+               d.device_name);
+    }
+
+    expect(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
+           "shared with another process", "the importer moving a shared block");
+    uvas_queue_t *q;
+    CHECK_OK(uvas_queue_create(&q));
+    expect(uvas_free_async(big, q), UVAS_ERR_INVAL, "", "uvas_free_async of an imported pointer");
+    CHECK(uvas_malloc_from_pool_async(64, pool, q) == NULL &&
+              strstr(uvas_last_error(), "imported"),
+          "allocating from an imported pool: %s", uvas_last_error());
+    CHECK_OK(uvas_queue_destroy(q));
+
+    CHECK(write(sock, "d", 1) == 1, "write: %s", strerror(errno));
+    char c;
+    CHECK(read(sock, &c, 1) == 1, "read: %s", strerror(errno));
+    CHECK_OK(uvas_pool_destroy(pool));
+    CHECK(write(sock, "x", 1) == 1, "write: %s", strerror(errno));
+    uvas_finalize();
+    return 0;
+}
+
+int main(void)
+{
+    tu_deadline(120);
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair: %s", strerror(errno));
+    pid_t child = fork();
+    CHECK(child >= 0, "fork: %s", strerror(errno));
+    if (child == 0) {
+        close(sv[0]);
+        int rc = importer(sv[1]);
+        fflush(stdout);
+        _exit(rc);
+    }
+    close(sv[1]);
+    start();
+
+    uvas_queue_t *q;
+    CHECK_OK(uvas_queue_create(&q));
+    struct uvas_pool_props props = {UVAS_POOL_DEVICE, 0, UVAS_POOL_REUSE_ALL};
+    uvas_pool_t *pool;
+    CHECK_OK(uvas_pool_create(&props, &pool));
+    uint32_t *big = uvas_malloc_from_pool_async(N * 4, pool, q);
+    uint32_t *small = uvas_malloc_from_pool_async(S * 4, pool, q);
+    CHECK(big && small, "uvas_malloc_from_pool_async: %s", uvas_last_error());
+    static uint32_t init[N];
+    for (uint32_t i = 0; i < N; i++)
+        init[i] = i;
+    CHECK_OK(uvas_queue_copy(q, big, init, N * 4));
+    CHECK_OK(uvas_queue_copy(q, small, init, S * 4));
+    CHECK_OK(uvas_queue_sync(q));
+    add(big, N, 1);
+    add(small, S, 2);
+
+    int fd;
+    CHECK_OK(uvas_pool_export(pool, &fd));
+    struct records r;
+    CHECK_OK(uvas_pool_export_pointer(big, &r.big));
+    CHECK_OK(uvas_pool_export_pointer(small, &r.small));
+    send_fd(sv[0], fd, &r, sizeof r);
+    close(fd);
+
+    char c;
+    CHECK(read(sv[0], &c, 1) == 1, "the importer ended early");
+    expect_seen(big, N, 11, "exporter, after the importer's kernel");
+    expect_seen(small, S, 12, "exporter, the small allocation after the importer's kernel");
+    expect(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
+           "shared with another process", "the exporter moving a shared block");
+    CHECK(write(sv[0], "g", 1) == 1, "write: %s", strerror(errno));
+    CHECK(read(sv[0], &c, 1) == 1, "the importer ended early");
+    add(big, N, 1);
+    expect_seen(big, N, 12, "exporter, after the importer destroyed its pool");
+
+    int status;
+    CHECK(waitpid(child, &status, 0) == child, "waitpid: %s", strerror(errno));
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the importer failed (status %#x)",
+          status);
+    CHECK_OK(uvas_free_async(big, q));
+    CHECK_OK(uvas_free_async(small, q));
+    CHECK_OK(uvas_queue_sync(q));
+    CHECK_OK(uvas_pool_destroy(pool));
+    CHECK_OK(uvas_queue_destroy(q));
+    uvas_finalize();
+    printf("PASS: a device pool shared between two processes\n");
+    return 0;
+}
