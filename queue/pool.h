@@ -43,6 +43,9 @@ struct uvas_pool {
     uint64_t generation;    /* the range its blocks are of (uvas_range_generation) */
     struct imported *imports;
     struct uvas_pool_share *share; /* device pools: the exporter's channels, or the import */
+    /* Set with share (pool_dev.c), so the registry, below it, can end it
+     * when the range goes. */
+    void (*drop_share)(struct uvas_pool *p, bool range_gone);
 };
 
 /* The registry of pools (pool.c). */

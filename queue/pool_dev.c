@@ -83,6 +83,7 @@ static struct uvas_pool_share *share_of(struct uvas_pool *p)
 {
     if (!p->share)
         p->share = calloc(1, sizeof *p->share);
+    p->drop_share = uvas_pool_dev_drop;
     return p->share;
 }
 

@@ -58,7 +58,8 @@ static void outlived(struct uvas_pool *p)
     if (p->generation == now)
         return;
     /* A device pool's import lived in the range, as did what it exported. */
-    uvas_pool_dev_drop(p, true);
+    if (p->drop_share)
+        p->drop_share(p, true);
     if (p->fd >= 0)
         return;
     p->generation = now;
