@@ -395,16 +395,18 @@ int uvas_pool_dev_import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr
                                  void **ptr, const char *fn)
 {
     struct uvas_pool_share *s = p->share;
-    if (s->gone)
-        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: uvas_finalize took this pool's imports with "
-                         "the range: import a new descriptor of the pool (uvas_pool_export)", fn);
     if (data->h.magic != UVAS_POOL_DEV_MAGIC)
         return uvas_fail(UVAS_ERR_INVAL, "%s: the record is not a handle of a device pool's "
                          "allocation (uvas_pool_export_pointer)", fn);
     if (data->h.tier != s->hello.tag || data->h.pid != s->hello.pid)
         return uvas_fail(UVAS_ERR_INVAL, "%s: the record is of another pool than the one "
                          "imported here", fn);
-    uvas_pool_lock(p);
+    uvas_pool_lock(p); /* which finds out whether the range went since */
+    if (s->gone) {
+        pthread_mutex_unlock(&p->mu);
+        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: uvas_finalize took this pool's imports with "
+                         "the range: import a new descriptor of the pool (uvas_pool_export)", fn);
+    }
     struct rec *r = take_record(s, data->h.offset);
     int rc = UVAS_OK;
     while (!r && rc == UVAS_OK) {

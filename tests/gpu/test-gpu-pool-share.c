@@ -15,7 +15,9 @@
  *    channel, a record of another pool, one not sent to this importer,
  *    one that is not a record, allocating from an imported pool, and
  *    uvas_free_async of an imported pointer;
- *  - the importer's uvas_pool_destroy leaves the exporter's data intact.
+ *  - the importer's uvas_pool_destroy leaves the exporter's data intact;
+ *  - a pool imported before the importer's uvas_finalize refuses imports
+ *    after it (its memory went with the range), and is destroyed.
  */
 #include <errno.h>
 #include <string.h>
@@ -111,6 +113,7 @@ static int importer(int sock)
     start();
     struct records r;
     int fd = recv_fd(sock, &r, sizeof r);
+    int fd2 = recv_fd(sock, &r, sizeof r); /* a second channel, the same records */
 
     int sv[2];
     CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair: %s", strerror(errno));
@@ -120,9 +123,11 @@ static int importer(int sock)
     close(sv[0]);
     close(sv[1]);
 
-    uvas_pool_t *pool;
+    uvas_pool_t *pool, *later;
     CHECK_OK(uvas_pool_import(fd, &pool));
     close(fd); /* the pool keeps its own */
+    CHECK_OK(uvas_pool_import(fd2, &later));
+    close(fd2);
 
     struct uvas_pool_ptr_data forged = r.small;
     forged.h.magic ^= 1;
@@ -179,6 +184,12 @@ static int importer(int sock)
     CHECK_OK(uvas_pool_destroy(pool));
     CHECK(write(sock, "x", 1) == 1, "write: %s", strerror(errno));
     uvas_finalize();
+    start();
+    void *x2;
+    expect(uvas_pool_import_pointer(later, &r.small, &x2), UVAS_ERR_NOT_INIT,
+           "uvas_finalize took", "an import through a pool of the range before");
+    CHECK_OK(uvas_pool_destroy(later));
+    uvas_finalize();
     return 0;
 }
 
@@ -215,13 +226,16 @@ int main(void)
     add(big, N, 1);
     add(small, S, 2);
 
-    int fd;
+    int fd, fd2;
     CHECK_OK(uvas_pool_export(pool, &fd));
+    CHECK_OK(uvas_pool_export(pool, &fd2));
     struct records r;
     CHECK_OK(uvas_pool_export_pointer(big, &r.big));
     CHECK_OK(uvas_pool_export_pointer(small, &r.small));
     send_fd(sv[0], fd, &r, sizeof r);
+    send_fd(sv[0], fd2, &r, sizeof r);
     close(fd);
+    close(fd2);
 
     char c;
     CHECK(read(sv[0], &c, 1) == 1, "the importer ended early");
