@@ -2,6 +2,7 @@
 #include "migrate/shared.h"
 
 #include "migrate/migrate.h"
+#include "uvas/alloc.h"
 #include "uvas/internal.h"
 #include "uvas/stats.h"
 #include "uvas/status.h"
@@ -37,6 +38,9 @@ int uvas_shared_fix(const void *at, size_t n, uint32_t *slots)
             if (dev && slot && !uvas_devtier_is_dedicated(t, slot) &&
                 !uvas_devtier_is_foreign(slot) && !atomic_load_explicit(&b->dup, RLX)) {
                 atomic_fetch_or_explicit(&b->advice, UVAS_BA_SHARED, RLX);
+                /* Never a victim: left among them, it would stand at the
+                 * head of the eviction order for good. */
+                uvas_devtier_lru_remove(&uvas_g.devtier, bi);
                 slots[i] = slot;
                 done(b, seen, 0, false);
                 break;
@@ -132,6 +136,11 @@ int uvas_shared_slot(uint32_t id, uint64_t off, uint32_t *slot)
 void uvas_shared_unslot(uint32_t slot)
 {
     uvas_devtier_slot_free(&uvas_g.devtier, slot);
+}
+
+int uvas_shared_release(void *base)
+{
+    return uvas_free_import(base);
 }
 
 void uvas_shared_unimport(uint32_t id)

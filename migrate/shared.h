@@ -41,5 +41,7 @@ int uvas_shared_import(int fd, const struct uvas_shared_dev *d, uint32_t *id);
 int uvas_shared_slot(uint32_t id, uint64_t off, uint32_t *slot);
 void uvas_shared_unslot(uint32_t slot); /* one never adopted */
 void uvas_shared_unimport(uint32_t id);
+/* Free the importer's allocation at base (uvas_free refuses it). Status. */
+int uvas_shared_release(void *base);
 
 #endif

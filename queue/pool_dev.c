@@ -224,9 +224,14 @@ int uvas_pool_dev_export_pointer(struct uvas_pool *p, void *ptr, size_t size,
         rc = uvas_fail(UVAS_ERR_INVAL, "%s: the pool is not exported (uvas_pool_export)", fn);
     struct rec_head h = {.magic = REC_MAGIC, .id = s ? ++s->next_id : 0, .size = size,
                          .head_off = (uintptr_t)ptr - first, .nblocks = n};
+    /* A channel that fails (its importer gone, or not reading) is closed:
+     * that importer sees the end of it and is told the record never came;
+     * the others go on. */
     for (struct chan **cp = s ? &s->chans : NULL; cp && *cp && !rc;) {
         int sent = send_record(*cp, &h, b, slots, fn);
-        if (sent == 1) { /* its importer closed it */
+        if (sent != UVAS_OK) {
+            if (sent < 0)
+                uvas_warn("%s; that importer's channel is closed", uvas_last_error());
             struct chan *dead = *cp;
             *cp = dead->next;
             close(dead->fd);
@@ -234,9 +239,9 @@ int uvas_pool_dev_export_pointer(struct uvas_pool *p, void *ptr, size_t size,
             free(dead);
             continue;
         }
-        rc = sent;
         cp = &(*cp)->next;
     }
+    uint32_t tag = s ? s->tag : 0;
     pthread_mutex_unlock(&p->mu);
     free(slots);
     free(b);
@@ -244,7 +249,7 @@ int uvas_pool_dev_export_pointer(struct uvas_pool *p, void *ptr, size_t size,
         return rc;
     memset(out, 0, sizeof *out);
     out->h = (struct uvas_ipc_handle){.magic = UVAS_POOL_DEV_MAGIC, .offset = h.id,
-                                      .size = size, .pid = (int32_t)getpid(), .tier = s->tag};
+                                      .size = size, .pid = (int32_t)getpid(), .tier = tag};
     return UVAS_OK;
 }
 
@@ -286,6 +291,11 @@ int uvas_pool_dev_import(int fd, struct uvas_pool **out, const char *fn)
                          "process's %llu: set the same UVAS_BLOCK_SIZE in both", fn,
                          (unsigned long long)h.dev.block_size,
                          (unsigned long long)mine.block_size);
+    if (h.dev.slab_bytes < h.dev.block_size || h.dev.slab_bytes % h.dev.block_size ||
+        h.dev.slab_bytes > ((uint64_t)1 << 40))
+        return uvas_fail(UVAS_ERR_INVAL, "%s: the exporter's greeting names slabs of %llu "
+                         "bytes, not a whole number of its blocks", fn,
+                         (unsigned long long)h.dev.slab_bytes);
     int kept = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (kept < 0)
         return uvas_fail(UVAS_ERR_SYS, "%s: dup: %s", fn, strerror(errno));
@@ -433,7 +443,7 @@ int uvas_pool_dev_import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr
     for (; !rc && made < r->h.nblocks; made++) {
         const struct rec_blk *e = &r->b[made];
         if (e->slab >= s->nslab_id || !s->slab_id[e->slab] ||
-            e->off + bs > s->hello.dev.slab_bytes || e->off % bs)
+            e->off > s->hello.dev.slab_bytes - bs || e->off % bs)
             rc = uvas_fail(UVAS_ERR_INVAL, "%s: block %u names slab %u at %llu, which its "
                            "exporter did not send", fn, made, e->slab,
                            (unsigned long long)e->off);
@@ -464,8 +474,8 @@ int uvas_pool_dev_import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr
     for (uint32_t i = 0; i < made; i++) /* the slots of a failure before adopt */
         uvas_shared_unslot(slots[i]);
     if (rc) {
-        if (base)
-            uvas_free(base);
+        if (base && uvas_shared_release(base)) /* adopted in part, or not at all */
+            (void)uvas_try_free(base);
         free(im);
         free(slots);
         free(r->b);
@@ -510,8 +520,8 @@ void uvas_pool_dev_drop(struct uvas_pool *p, bool range_gone)
     p->imports = NULL;
     while (im) {
         struct imported *n = im->next;
-        if (!range_gone)
-            uvas_free(im->base); /* its blocks let go of their slots */
+        if (!range_gone && uvas_shared_release(im->base)) /* the blocks let go of their slots */
+            uvas_warn("uvas_pool_destroy: %s", uvas_last_error());
         free(im);
         im = n;
     }

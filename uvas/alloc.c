@@ -278,6 +278,12 @@ static int locate(const void *p, struct located *l, const char *fn)
                                    "at %p, not its start", fn, p, (void *)start)
                        : uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is past the end of "
                                    "the allocation at %p", fn, p, (void *)start);
+        const struct uvas_block *hb = &uvas_g.bt[head];
+        if ((atomic_load_explicit(&hb->advice, RLX) & UVAS_BA_SHARED) &&
+            uvas_devtier_is_foreign(hb->dev_slot))
+            return uvas_fail(UVAS_ERR_INVAL, "%s(%p): the memory was imported from another "
+                             "process's pool (uvas_pool_import_pointer): uvas_pool_destroy of "
+                             "the imported pool lets it go", fn, p);
         *l = (struct located){UVAS_BK_EXTENT, head, 0, size};
         return UVAS_OK;
     }
@@ -453,6 +459,29 @@ static int try_free_entered(void *p)
     if (rc == UVAS_OK)
         free_located(&l);
     pthread_mutex_unlock(&uvas_g.lock);
+    return rc;
+}
+
+int uvas_free_import(void *p)
+{
+    if (uvas_api_enter("uvas_pool_destroy"))
+        return UVAS_ERR_NOT_INIT;
+    uvas_clear_error();
+    size_t bi = uvas_in_range(p) ? uvas_block_index(p) : 0;
+    struct uvas_block *b = &uvas_g.bt[bi];
+    struct located l;
+    pthread_mutex_lock(&uvas_g.lock);
+    int rc = uvas_in_range(p) && atomic_load_explicit(&b->kind, RLX) == UVAS_BK_EXTENT &&
+                     atomic_load_explicit(&b->owner, RLX) == bi + 1 &&
+                     uvas_devtier_is_foreign(b->dev_slot)
+                 ? UVAS_OK
+                 : uvas_fail(UVAS_ERR_NOT_OWNED, "%p is no longer an imported allocation", p);
+    if (rc == UVAS_OK) {
+        l = (struct located){UVAS_BK_EXTENT, bi, 0, atomic_load_explicit(&b->size, RLX)};
+        free_located(&l);
+    }
+    pthread_mutex_unlock(&uvas_g.lock);
+    uvas_api_leave();
     return rc;
 }
 

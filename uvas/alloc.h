@@ -28,5 +28,8 @@ void *uvas_alloc_entered(size_t size, size_t align, unsigned hints, const char *
 void *uvas_calloc_entered(size_t total);
 /* p is not NULL. */
 void *uvas_realloc_entered(void *p, size_t size);
+/* Free an allocation made of another process's device memory (migrate/
+ * shared.h), which uvas_free refuses: its imported pool's end. Status. */
+int uvas_free_import(void *p);
 
 #endif

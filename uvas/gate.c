@@ -312,6 +312,7 @@ void uvas_gate_open(struct uvas_block *b, uint32_t s)
     uint64_t pub = res << UVAS_GATE_RES_SHIFT;
     if (res == UVAS_RES_DEVICE && b->dev_slot &&
         !uvas_devtier_is_dedicated(&uvas_g.devtier, b->dev_slot) &&
+        !uvas_devtier_is_foreign(b->dev_slot) && /* another process's memory */
         !atomic_load_explicit(&b->dup, memory_order_relaxed))
         pub |= UVAS_GATE_DIRECT | ((uint64_t)b->dev_slot << UVAS_GATE_SLOT_SHIFT);
     if (s & UVAS_BLK_BUSY) /* published while held: keep peers out */

@@ -14,7 +14,7 @@
  *  - refused, each with its reason: a socket that is not a uvas pool's
  *    channel, a record of another pool, one not sent to this importer,
  *    one that is not a record, allocating from an imported pool, and
- *    uvas_free_async of an imported pointer;
+ *    uvas_free_async or uvas_free of an imported pointer;
  *  - the importer's uvas_pool_destroy leaves the exporter's data intact;
  *  - a pool imported before the importer's uvas_finalize refuses imports
  *    after it (its memory went with the range), and is destroyed.
@@ -173,6 +173,8 @@ static int importer(int sock)
     uvas_queue_t *q;
     CHECK_OK(uvas_queue_create(&q));
     expect(uvas_free_async(big, q), UVAS_ERR_INVAL, "", "uvas_free_async of an imported pointer");
+    expect(uvas_try_free(big), UVAS_ERR_INVAL, "uvas_pool_destroy", "uvas_free of an imported "
+           "pointer (its blocks would go to the next allocation while the pool still held them)");
     CHECK(uvas_malloc_from_pool_async(64, pool, q) == NULL &&
               strstr(uvas_last_error(), "imported"),
           "allocating from an imported pool: %s", uvas_last_error());
