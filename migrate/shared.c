@@ -98,6 +98,16 @@ int uvas_shared_adopt(const void *at, size_t n, const uint32_t *slots)
     return UVAS_OK;
 }
 
+int uvas_shared_enter(const char *fn)
+{
+    return uvas_api_enter(fn);
+}
+
+void uvas_shared_leave(void)
+{
+    uvas_api_leave();
+}
+
 bool uvas_shared_describe(struct uvas_shared_dev *d)
 {
     const struct uvas_devtier *t = &uvas_g.devtier;

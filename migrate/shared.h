@@ -23,6 +23,12 @@ int uvas_shared_fix(const void *first, size_t n, uint32_t *slots);
  * freed; freeing the allocation releases those taken. Status. */
 int uvas_shared_adopt(const void *first, size_t n, const uint32_t *slots);
 
+/* Hold off uvas_finalize while a pool's sharing works on the range and the
+ * device tier (the public calls' uvas_api_enter); status, and leave after
+ * UVAS_OK only. */
+int uvas_shared_enter(const char *fn);
+void uvas_shared_leave(void);
+
 /* What an importer must match: the device, the block size, and how the
  * slabs were made (their size; where their memory starts in a descriptor
  * that maps, SIZE_MAX where none does). false without a device tier. */

@@ -27,6 +27,7 @@
 #define HELLO_MAGIC 0x4f4c4c4548564455ull /* "UDVHELLO" */
 #define SLAB_MAGIC 0x42414c5348564455ull  /* "UDVHSLAB" */
 #define REC_MAGIC 0x4345525f48564455ull   /* "UDVH_REC" */
+#define RESEND_MAGIC 0x444e455348564455ull /* "UDVHSEND": the importer asks again */
 
 struct hello {
     uint64_t magic;
@@ -171,6 +172,11 @@ static int mark_slab(struct chan *c, uint32_t slab)
 static int send_record(struct chan *c, const struct rec_head *h, const struct rec_blk *b,
                        const uint32_t *slots, const char *fn)
 {
+    /* Slabs the importer could not take (read_one) go again. */
+    struct slab_msg ask;
+    while (recv(c->fd, &ask, sizeof ask, MSG_DONTWAIT) == (ssize_t)sizeof ask)
+        if (ask.magic == RESEND_MAGIC && ask.slab < c->nsent_bits)
+            c->sent[ask.slab / 8] &= (uint8_t)~(1u << (ask.slab % 8));
     for (uint32_t i = 0; i < h->nblocks; i++) {
         if (has_slab(c, b[i].slab))
             continue;
@@ -197,8 +203,22 @@ static int send_record(struct chan *c, const struct rec_head *h, const struct re
     return rc;
 }
 
+static int export_pointer(struct uvas_pool *p, void *ptr, size_t size,
+                          struct uvas_pool_ptr_data *out, const char *fn);
+
 int uvas_pool_dev_export_pointer(struct uvas_pool *p, void *ptr, size_t size,
                                  struct uvas_pool_ptr_data *out, const char *fn)
+{
+    int rc = uvas_shared_enter(fn);
+    if (rc)
+        return rc;
+    rc = export_pointer(p, ptr, size, out, fn);
+    uvas_shared_leave();
+    return rc;
+}
+
+static int export_pointer(struct uvas_pool *p, void *ptr, size_t size,
+                          struct uvas_pool_ptr_data *out, const char *fn)
 {
     struct uvas_shared_dev dev;
     if (!uvas_shared_describe(&dev))
@@ -315,6 +335,52 @@ int uvas_pool_dev_import(int fd, struct uvas_pool **out, const char *fn)
     return UVAS_OK;
 }
 
+/* Ask the exporter to send slab again with its next record (a failure
+ * here must not lose it for good: it is sent once per channel). */
+static void ask_again(struct uvas_pool *p, uint32_t slab)
+{
+    struct slab_msg m = {RESEND_MAGIC, slab};
+    (void)send(p->fd, &m, sizeof m, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Lock held. The exporter's slab through fd (consumed; -1: it did not
+ * arrive). */
+static int take_slab(struct uvas_pool *p, uint32_t slab, int fd, const char *fn)
+{
+    struct uvas_pool_share *s = p->share;
+    if (fd < 0) {
+        ask_again(p, slab);
+        return uvas_fail(UVAS_ERR_SYS, "%s: the descriptor of the exporter's slab %u did not "
+                         "arrive (this process is at its limit of open descriptors?): it was "
+                         "asked for again; export the pointer again once there is room", fn, slab);
+    }
+    if (slab >= s->nslab_id) {
+        uint32_t n = slab + 64;
+        uint32_t *t = realloc(s->slab_id, n * sizeof *t);
+        if (!t) {
+            close(fd);
+            ask_again(p, slab);
+            return uvas_fail(UVAS_ERR_NOMEM, "%s: no memory", fn);
+        }
+        memset(t + s->nslab_id, 0, (n - s->nslab_id) * sizeof *t);
+        s->slab_id = t;
+        s->nslab_id = n;
+    }
+    if (s->slab_id[slab]) {
+        close(fd);
+        return UVAS_OK;
+    }
+    uint32_t id;
+    int rc = uvas_shared_import(fd, &s->hello.dev, &id);
+    if (rc) {
+        ask_again(p, slab);
+        return uvas_fail(rc, "%s: %s; it was asked for again: export the pointer again to "
+                         "retry", fn, uvas_last_error());
+    }
+    s->slab_id[slab] = id + 1;
+    return UVAS_OK;
+}
+
 /* Lock held. One message off the channel: a slab (imported now) or a
  * record (kept until its pointer is imported). UVAS_OK, 1 when nothing is
  * waiting, or a status. */
@@ -344,27 +410,8 @@ static int read_one(struct uvas_pool *p, const char *fn)
     } else if (got == 0) {
         rc = 1; /* the exporter closed it: what it sent was read */
     } else if ((size_t)got == sizeof sm && (memcpy(&sm, buf, sizeof sm), sm.magic == SLAB_MAGIC) &&
-               fd >= 0 && sm.slab < (1u << 20)) {
-        if (sm.slab >= s->nslab_id) {
-            uint32_t n = sm.slab + 64;
-            uint32_t *t = realloc(s->slab_id, n * sizeof *t);
-            if (!t) {
-                close(fd);
-                free(buf);
-                return uvas_fail(UVAS_ERR_NOMEM, "%s: no memory", fn);
-            }
-            memset(t + s->nslab_id, 0, (n - s->nslab_id) * sizeof *t);
-            s->slab_id = t;
-            s->nslab_id = n;
-        }
-        uint32_t id;
-        if (s->slab_id[sm.slab]) {
-            close(fd);
-        } else if ((rc = uvas_shared_import(fd, &s->hello.dev, &id)) == UVAS_OK) {
-            s->slab_id[sm.slab] = id + 1;
-        } else {
-            rc = uvas_fail(rc, "%s: %s", fn, uvas_last_error());
-        }
+               sm.slab < (1u << 20)) {
+        rc = take_slab(p, sm.slab, fd, fn);
         fd = -1;
     } else if ((size_t)got >= sizeof rh && (memcpy(&rh, buf, sizeof rh), rh.magic == REC_MAGIC) &&
                (size_t)got == sizeof rh + (size_t)rh.nblocks * sizeof(struct rec_blk)) {
@@ -401,8 +448,22 @@ static struct rec *take_record(struct uvas_pool_share *s, uint64_t id)
     return NULL;
 }
 
+static int import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr_data *data,
+                          void **ptr, const char *fn);
+
 int uvas_pool_dev_import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr_data *data,
                                  void **ptr, const char *fn)
+{
+    int rc = uvas_shared_enter(fn);
+    if (rc)
+        return rc;
+    rc = import_pointer(p, data, ptr, fn);
+    uvas_shared_leave();
+    return rc;
+}
+
+static int import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr_data *data,
+                          void **ptr, const char *fn)
 {
     struct uvas_pool_share *s = p->share;
     if (data->h.magic != UVAS_POOL_DEV_MAGIC)
@@ -509,6 +570,10 @@ void uvas_pool_dev_drop(struct uvas_pool *p, bool range_gone)
     struct uvas_pool_share *s = p->share;
     if (!s)
         return;
+    /* The range's blocks and the device tier's imports are let go only
+     * while they are there: a uvas_finalize before (or racing) this took
+     * them already. */
+    bool entered = !range_gone && uvas_shared_enter("uvas_pool_destroy") == UVAS_OK;
     while (s->chans) {
         struct chan *c = s->chans;
         s->chans = c->next;
@@ -520,13 +585,13 @@ void uvas_pool_dev_drop(struct uvas_pool *p, bool range_gone)
     p->imports = NULL;
     while (im) {
         struct imported *n = im->next;
-        if (!range_gone && uvas_shared_release(im->base)) /* the blocks let go of their slots */
+        if (entered && uvas_shared_release(im->base)) /* the blocks let go of their slots */
             uvas_warn("uvas_pool_destroy: %s", uvas_last_error());
         free(im);
         im = n;
     }
     /* With the range went the device tier and what it imported. */
-    for (uint32_t i = 0; i < s->nslab_id && !range_gone; i++)
+    for (uint32_t i = 0; i < s->nslab_id && entered; i++)
         if (s->slab_id[i])
             uvas_shared_unimport(s->slab_id[i] - 1);
     free(s->slab_id);
@@ -539,6 +604,8 @@ void uvas_pool_dev_drop(struct uvas_pool *p, bool range_gone)
         free(r);
     }
     p->use.used = p->use.reserved = 0;
+    if (entered)
+        uvas_shared_leave();
     if (range_gone && p->fd >= 0) { /* still an imported pool, of nothing now */
         s->gone = true;
         return;

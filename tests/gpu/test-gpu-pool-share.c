@@ -16,11 +16,15 @@
  *    one that is not a record, allocating from an imported pool, and
  *    uvas_free_async or uvas_free of an imported pointer;
  *  - the importer's uvas_pool_destroy leaves the exporter's data intact;
+ *  - a slab whose descriptor cannot arrive (the importer at its limit of
+ *    open descriptors) is asked for again, and a second export of the
+ *    pointer brings it;
  *  - a pool imported before the importer's uvas_finalize refuses imports
  *    after it (its memory went with the range), and is destroyed.
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -180,6 +184,27 @@ static int importer(int sock)
           "allocating from an imported pool: %s", uvas_last_error());
     CHECK_OK(uvas_queue_destroy(q));
 
+    /* Through the second channel, with no descriptor free below the limit:
+     * the slab's descriptor is dropped on the way in. */
+    struct rlimit rl;
+    CHECK(getrlimit(RLIMIT_NOFILE, &rl) == 0, "getrlimit: %s", strerror(errno));
+    int lowest = dup(0);
+    CHECK(lowest >= 0, "dup: %s", strerror(errno));
+    close(lowest);
+    struct rlimit tight = {(rlim_t)lowest, rl.rlim_max};
+    CHECK(setrlimit(RLIMIT_NOFILE, &tight) == 0, "setrlimit: %s", strerror(errno));
+    void *x3;
+    int st = uvas_pool_import_pointer(later, &r.small, &x3);
+    CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit: %s", strerror(errno));
+    expect(st, UVAS_ERR_SYS, "did not arrive", "a slab's descriptor that could not arrive");
+    CHECK(write(sock, "r", 1) == 1, "write: %s", strerror(errno));
+    struct uvas_pool_ptr_data again;
+    CHECK(read(sock, &again, sizeof again) == (ssize_t)sizeof again, "read: %s",
+          strerror(errno));
+    uint32_t *small2;
+    CHECK_OK(uvas_pool_import_pointer(later, &again, (void **)&small2));
+    expect_seen(small2, S, 12, "importer, through the slab sent again");
+
     CHECK(write(sock, "d", 1) == 1, "write: %s", strerror(errno));
     char c;
     CHECK(read(sock, &c, 1) == 1, "read: %s", strerror(errno));
@@ -240,7 +265,12 @@ int main(void)
     close(fd2);
 
     char c;
-    CHECK(read(sv[0], &c, 1) == 1, "the importer ended early");
+    CHECK(read(sv[0], &c, 1) == 1 && c == 'r', "the importer ended early");
+    struct uvas_pool_ptr_data again; /* its second channel asked for the slab again */
+    CHECK_OK(uvas_pool_export_pointer(small, &again));
+    CHECK(write(sv[0], &again, sizeof again) == (ssize_t)sizeof again, "write: %s",
+          strerror(errno));
+    CHECK(read(sv[0], &c, 1) == 1 && c == 'd', "the importer ended early");
     expect_seen(big, N, 11, "exporter, after the importer's kernel");
     expect_seen(small, S, 12, "exporter, the small allocation after the importer's kernel");
     expect(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
