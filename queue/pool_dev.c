@@ -492,7 +492,7 @@ static int import_pointer(struct uvas_pool *p, const struct uvas_pool_ptr_data *
                                        (unsigned long long)data->h.offset);
     const uint64_t bs = s->hello.dev.block_size;
     rc = r->h.size == data->h.size && r->h.head_off < bs && r->h.nblocks &&
-                 r->h.head_off + r->h.size <= (uint64_t)r->h.nblocks * bs
+                 r->h.size <= (uint64_t)r->h.nblocks * bs - r->h.head_off
              ? UVAS_OK
              : uvas_fail(UVAS_ERR_INVAL, "%s: the record does not match what its exporter "
                          "sent", fn);
