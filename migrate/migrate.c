@@ -473,65 +473,6 @@ static int lone_to_host(struct job *j, int rc)
     return rc;
 }
 
-/*
- * A lone host block to the device (its migration's only stage): copied as
- * two halves, each split over the copy queues, the second half's pages
- * unmapped while the first half copies. Unmapping was about half of such
- * a migration's time on the H100 (4 KiB pages: 512 entries) and nothing
- * overlapped it (docs/migration.md). A half is unmapped before its copy
- * is submitted, so every CPU write to it either lands before the copy
- * reads the pages or faults and parks until the block is published. On
- * failure nothing moved: the block stays on the host, and the fault path
- * maps the unmapped pages again when they are touched. Status.
- */
-static int lone_to_device(struct job *j, int rc)
-{
-    struct uvas_copy_op op, a[2], b[2];
-    struct uvas_copy_ticket ta = {0}, tb = {0};
-    size_t na = 0, nb = 0, first = 0;
-    uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
-    uint64_t t0 = uvas_os_now_ns();
-    if (rc == UVAS_OK)
-        protect_read_mostly(j, 0, 1);
-    bool unmap = rc == UVAS_OK && !j->dup; /* a read-mostly block stays mapped */
-    if (rc == UVAS_OK)
-        rc = stage_ops(j, 0, 1, true, &op);
-    if (rc == UVAS_OK) {
-        uvas_copy_halve(&op, 1, a, &na, b, &nb);
-        for (size_t i = 0; i < na; i++)
-            first += a[i].size;
-    }
-    if (unmap) {
-        t0 = uvas_os_now_ns();
-        uvas_fault_unmap_blocks(at, rc == UVAS_OK ? first : uvas_g.block_size);
-        lap(&uvas_g.ctr.migrate_ns_map, &t0);
-    }
-    if (rc == UVAS_OK)
-        rc = uvas_copier_submit(&uvas_mg.copier, a, na, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &ta);
-    if (unmap && first < uvas_g.block_size) {
-        t0 = uvas_os_now_ns();
-        uvas_fault_unmap_blocks(at + first, uvas_g.block_size - first);
-        lap(&uvas_g.ctr.migrate_ns_map, &t0);
-    }
-    if (rc == UVAS_OK) {
-        rc = uvas_copier_submit(&uvas_mg.copier, b, nb, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &tb);
-        /* b queues behind a on the same queues: its time from submission
-         * covers both halves (the wait's poll and the pace it learns). */
-        tb.bytes += ta.bytes;
-        if (rc != UVAS_OK)
-            stage_wait(&ta); /* a ran; the block stays on the host */
-    }
-    if (rc == UVAS_OK) {
-        rc = stage_wait(&ta);
-        int rb = stage_wait(&tb);
-        if (rc == UVAS_OK)
-            rc = rb;
-    }
-    stage_put(j, 0, 1);
-    finish_to_device(j, rc);
-    return rc;
-}
-
 /* ---- the pipeline -------------------------------------------------------------- */
 
 /* Stage k's jobs: [stage_at(k), stage_at(k + 1)) clipped to m. */
@@ -558,9 +499,6 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
     if (m == 1 && !to_device && !(flags & UVAS_MIG_NO_MAP) &&
         uvas_g.block_size >= 2 * uvas_g.uffd.page)
         return lone_to_host(j, rc);
-    if (m == 1 && to_device && j->from == UVAS_RES_HOST &&
-        uvas_g.block_size >= 2 * uvas_g.uffd.page)
-        return lone_to_device(j, rc);
     size_t nst = 0;
     while (stage_at(nst, m) < m)
         nst++;
