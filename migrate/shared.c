@@ -28,6 +28,12 @@ int uvas_shared_fix(const void *at, size_t n, uint32_t *slots)
     for (size_t i = 0; i < n; i++) {
         size_t bi = first + i;
         struct uvas_block *b = &uvas_g.bt[bi];
+        /* Such a block keeps a host copy beside the device one, made again
+         * on every way to the device: it cannot stay in one place. */
+        if (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_READ_MOSTLY)
+            return uvas_fail(UVAS_ERR_INVAL, "the block at %p is advised read-mostly (a host "
+                             "copy beside the device one): UVAS_ADVISE_UNSET_READ_MOSTLY before "
+                             "sharing it", (void *)uvas_block_addr(bi));
         for (int tries = 0;; tries++) {
             uint32_t seen;
             uvas_blk_take(b, true, &seen);

@@ -10,7 +10,9 @@
  *    importer's writes (one memory, not copies);
  *  - where device memory maps in place (lavapipe), the importer's CPU
  *    reads the same bytes through its pointer;
- *  - neither side can move a shared block (uvas_migrate says why);
+ *  - neither side can move a shared block (uvas_migrate says why), and
+ *    memory advised read-mostly (a host copy beside the device one) is
+ *    not exported;
  *  - refused, each with its reason: a socket that is not a uvas pool's
  *    channel, a record of another pool, one not sent to this importer,
  *    one that is not a record, allocating from an imported pool, and
@@ -253,8 +255,17 @@ int main(void)
     add(big, N, 1);
     add(small, S, 2);
 
+    /* A read-mostly block keeps a host copy: it cannot stay put. */
+    uint32_t *rm = uvas_malloc_from_pool_async(N * 4, pool, q);
+    CHECK(rm != NULL, "uvas_malloc_from_pool_async: %s", uvas_last_error());
+    CHECK_OK(uvas_queue_sync(q));
+    CHECK_OK(uvas_advise(rm, N * 4, UVAS_ADVISE_READ_MOSTLY, 0));
     int fd, fd2;
     CHECK_OK(uvas_pool_export(pool, &fd));
+    struct uvas_pool_ptr_data nope;
+    expect(uvas_pool_export_pointer(rm, &nope), UVAS_ERR_INVAL, "read-mostly",
+           "exporting memory advised read-mostly");
+    CHECK_OK(uvas_free_async(rm, q));
     CHECK_OK(uvas_pool_export(pool, &fd2));
     struct records r;
     CHECK_OK(uvas_pool_export_pointer(big, &r.big));
