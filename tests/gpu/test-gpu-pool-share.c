@@ -18,6 +18,8 @@
  *    one that is not a record, allocating from an imported pool, and
  *    uvas_free_async or uvas_free of an imported pointer;
  *  - the importer's uvas_pool_destroy leaves the exporter's data intact;
+ *  - an allocation of 1100 blocks, over two of the exporter's slabs and
+ *    past the importer's first chunk of foreign slots, is shared whole;
  *  - a slab whose descriptor cannot arrive (the importer at its limit of
  *    open descriptors) is asked for again, and a second export of the
  *    pointer brings it;
@@ -36,9 +38,11 @@
 
 #define N (3u * 16384u + 100u) /* uints: past three 64 KiB blocks */
 #define S 40u                  /* uints: a small allocation, in a slab */
+#define H (1100u * 16384u)     /* uints: 1100 blocks, over two 64 MiB slabs and past
+                                  the importer's first 1024 foreign slots */
 
 struct records {
-    struct uvas_pool_ptr_data big, small;
+    struct uvas_pool_ptr_data big, small, huge;
 };
 
 struct inc_args {
@@ -53,10 +57,24 @@ struct copy_args {
 
 static uvas_kernel_t *inc, *cp;
 
+/* Launches of at most the grid the device takes (65535 groups of 64). */
+#define CHUNK (65535u * 64u)
+
 static void add(uint32_t *x, uint32_t n, uint32_t by)
 {
-    struct inc_args a = {(uintptr_t)x, n, by};
-    CHECK_OK(tu_launch(inc, n, &a, sizeof a));
+    for (uint32_t o = 0; o < n; o += CHUNK) {
+        struct inc_args a = {(uintptr_t)(x + o), n - o < CHUNK ? n - o : CHUNK, by};
+        CHECK_OK(tu_launch(inc, a.n, &a, sizeof a));
+    }
+}
+
+static void copy(uint32_t *dst, const uint32_t *src, uint32_t n)
+{
+    for (uint32_t o = 0; o < n; o += CHUNK) {
+        struct copy_args a = {(uintptr_t)(dst + o), (uintptr_t)(src + o),
+                              n - o < CHUNK ? n - o : CHUNK};
+        CHECK_OK(tu_launch(cp, a.n, &a, sizeof a));
+    }
 }
 
 /* What the kernels see at x, read into ordinary memory by a kernel. */
@@ -64,10 +82,20 @@ static void expect_seen(const uint32_t *x, uint32_t n, uint32_t plus, const char
 {
     uint32_t *out = uvas_malloc(n * 4);
     CHECK(out != NULL, "uvas_malloc: %s", uvas_last_error());
-    struct copy_args a = {(uintptr_t)out, (uintptr_t)x, n};
-    CHECK_OK(tu_launch(cp, n, &a, sizeof a));
+    copy(out, x, n);
     for (uint32_t i = 0; i < n; i++)
         CHECK(out[i] == i + plus, "%s: element %u is %u, expected %u", who, i, out[i], i + plus);
+    uvas_free(out);
+}
+
+/* Every element of x[0, n) the kernels see is v (a sample, and the last). */
+static void expect_all(const uint32_t *x, uint32_t n, uint32_t v, const char *who)
+{
+    uint32_t *out = uvas_malloc((size_t)n * 4);
+    CHECK(out != NULL, "uvas_malloc: %s", uvas_last_error());
+    copy(out, x, n);
+    for (uint32_t i = 0; i < n; i += i + 4093 < n ? 4093 : (n - i > 1 ? n - 1 - i : 1))
+        CHECK(out[i] == v, "%s: element %u is %u, expected %u", who, i, out[i], v);
     uvas_free(out);
 }
 
@@ -152,6 +180,10 @@ static int importer(int sock)
     uint32_t *big, *small;
     CHECK_OK(uvas_pool_import_pointer(pool, &r.big, (void **)&big));
     CHECK_OK(uvas_pool_import_pointer(pool, &r.small, (void **)&small));
+    uint32_t *huge;
+    CHECK_OK(uvas_pool_import_pointer(pool, &r.huge, (void **)&huge));
+    expect_all(huge, H, 5, "importer, an allocation over two slabs");
+    add(huge, H, 1);
     struct uvas_ptr_info info;
     CHECK_OK(uvas_query(big, &info));
     CHECK(info.residence == UVAS_RES_DEVICE, "the imported allocation is %s, not on the device",
@@ -254,6 +286,10 @@ int main(void)
     CHECK_OK(uvas_queue_sync(q));
     add(big, N, 1);
     add(small, S, 2);
+    uint32_t *huge = uvas_malloc_from_pool_async((size_t)H * 4, pool, q);
+    CHECK(huge != NULL, "uvas_malloc_from_pool_async: %s", uvas_last_error());
+    CHECK_OK(uvas_queue_sync(q));
+    add(huge, H, 5); /* device pool memory starts zeroed */
 
     /* A read-mostly block keeps a host copy: it cannot stay put. */
     uint32_t *rm = uvas_malloc_from_pool_async(N * 4, pool, q);
@@ -270,6 +306,7 @@ int main(void)
     struct records r;
     CHECK_OK(uvas_pool_export_pointer(big, &r.big));
     CHECK_OK(uvas_pool_export_pointer(small, &r.small));
+    CHECK_OK(uvas_pool_export_pointer(huge, &r.huge));
     send_fd(sv[0], fd, &r, sizeof r);
     send_fd(sv[0], fd2, &r, sizeof r);
     close(fd);
@@ -284,6 +321,7 @@ int main(void)
     CHECK(read(sv[0], &c, 1) == 1 && c == 'd', "the importer ended early");
     expect_seen(big, N, 11, "exporter, after the importer's kernel");
     expect_seen(small, S, 12, "exporter, the small allocation after the importer's kernel");
+    expect_all(huge, H, 6, "exporter, the allocation over two slabs after the importer's kernel");
     expect(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
            "shared with another process", "the exporter moving a shared block");
     CHECK(write(sv[0], "g", 1) == 1, "write: %s", strerror(errno));
@@ -297,6 +335,7 @@ int main(void)
           status);
     CHECK_OK(uvas_free_async(big, q));
     CHECK_OK(uvas_free_async(small, q));
+    CHECK_OK(uvas_free_async(huge, q));
     CHECK_OK(uvas_queue_sync(q));
     CHECK_OK(uvas_pool_destroy(pool));
     CHECK_OK(uvas_queue_destroy(q));
