@@ -199,6 +199,13 @@ struct uvas_range_desc tu_init_device(const char *size, const char *block);
 struct uvas_range_desc tu_init_device_policy(const char *size, const char *block,
                                              const char *policy);
 
+/* st is want and the last error says word; the message is printed. */
+void tu_expect_refused(int st, int want, const char *word, const char *what);
+/* One descriptor and len bytes over a Unix socket (SCM_RIGHTS), and back:
+ * the received descriptor. */
+void tu_send_fd(int sock, int fd, const void *data, size_t len);
+int tu_recv_fd(int sock, void *data, size_t len);
+
 /* The block holding p is at residence res, with (mapped 1) or without a
  * CPU view of its device memory. */
 void tu_expect_view(const void *p, int res, int mapped, const char *what);

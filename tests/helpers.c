@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -386,6 +387,42 @@ struct uvas_range_desc tu_init_device_policy(const char *size, const char *block
     if (!d.device_present)
         SKIP("no device tier: %s", d.device_note);
     return d;
+}
+
+void tu_expect_refused(int st, int want, const char *word, const char *what)
+{
+    CHECK(st == want && strstr(uvas_last_error(), word), "%s: %s '%s' (expected %s saying '%s')",
+          what, uvas_strerror(st), uvas_last_error(), uvas_strerror(want), word);
+    printf("  %s: %s\n", what, uvas_last_error());
+}
+
+void tu_send_fd(int sock, int fd, const void *data, size_t len)
+{
+    struct iovec iov = {(void *)data, len};
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
+}
+
+int tu_recv_fd(int sock, void *data, size_t len)
+{
+    struct iovec iov = {data, len};
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = sizeof cbuf};
+    CHECK(recvmsg(sock, &m, 0) == (ssize_t)len, "recvmsg: %s", strerror(errno));
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    CHECK(c && c->cmsg_type == SCM_RIGHTS, "no descriptor came");
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    return fd;
 }
 
 /* The block holding p is at residence res, with (mapped 1) or without a

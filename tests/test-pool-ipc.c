@@ -30,42 +30,6 @@ static unsigned char pat(int who, size_t i)
     return (unsigned char)(who * 101 + (int)(i % 251) + 1);
 }
 
-static void send_fd(int sock, int fd, const void *data, size_t len)
-{
-    struct iovec iov = {(void *)data, len};
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    memset(cbuf, 0, sizeof cbuf);
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
-}
-
-static int recv_fd(int sock, void *data, size_t len)
-{
-    struct iovec iov = {data, len};
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf};
-    CHECK(recvmsg(sock, &m, 0) == (ssize_t)len, "recvmsg: %s", strerror(errno));
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    CHECK(c && c->cmsg_type == SCM_RIGHTS, "no descriptor came");
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    return fd;
-}
-
-static void expect(int st, int want, const char *word, const char *what)
-{
-    CHECK(st == want && strstr(uvas_last_error(), word), "%s: %s '%s' (expected %s saying '%s')",
-          what, uvas_strerror(st), uvas_last_error(), uvas_strerror(want), word);
-    printf("  %s: %s\n", what, uvas_last_error());
-}
-
 struct records {
     struct uvas_pool_ptr_data big, small;
 };
@@ -74,20 +38,20 @@ struct records {
 static int importer(int sock)
 {
     struct records r;
-    int fd = recv_fd(sock, &r, sizeof r);
+    int fd = tu_recv_fd(sock, &r, sizeof r);
 
     /* Descriptors that are not a uvas host tier of this user. */
     uvas_pool_t *bad;
     int other = memfd_create("not-uvas", MFD_CLOEXEC);
     CHECK(other >= 0 && ftruncate(other, 1 << 20) == 0, "memfd: %s", strerror(errno));
-    expect(uvas_pool_import(other, &bad), UVAS_ERR_PERM, "not a uvas host tier",
-           "a memfd of another name");
+    tu_expect_refused(uvas_pool_import(other, &bad), UVAS_ERR_PERM, "not a uvas host tier",
+                      "a memfd of another name");
     close(other);
     int foreign = memfd_create("uvas-host-tier", MFD_CLOEXEC);
     CHECK(foreign >= 0, "memfd: %s", strerror(errno));
     if (geteuid() == 0 && fchown(foreign, 4242, 4242) == 0)
-        expect(uvas_pool_import(foreign, &bad), UVAS_ERR_PERM, "belongs to user 4242",
-               "a host tier of another user");
+        tu_expect_refused(uvas_pool_import(foreign, &bad), UVAS_ERR_PERM, "belongs to user 4242",
+                          "a host tier of another user");
     else
         printf("  (not root: the other user's descriptor is not tried)\n");
     close(foreign);
@@ -112,20 +76,20 @@ static int importer(int sock)
     struct uvas_pool_ptr_data forged = r.small;
     forged.h.magic ^= 1;
     void *x;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "not a handle",
-           "a record that is not one");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "not a handle",
+                      "a record that is not one");
     forged = r.small;
     forged.h.offset = (uint64_t)1 << 62;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "outside",
-           "a record past the descriptor's end");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "outside",
+                      "a record past the descriptor's end");
     forged = r.small;
     forged.h.tier ^= 1;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "another host tier",
-           "a record of another exporter's descriptor");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL,
+                      "another host tier", "a record of another exporter's descriptor");
     forged = r.small;
     forged.h.size = UINT64_MAX - 4096;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "outside",
-           "a record whose size wraps");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "outside",
+                      "a record whose size wraps");
     uvas_queue_t *q;
     CHECK_OK(uvas_queue_create(&q));
     errno = 0;
@@ -133,8 +97,8 @@ static int importer(int sock)
               strstr(uvas_last_error(), "imported"),
           "allocation from an imported pool: errno %d, '%s'", errno, uvas_last_error());
     printf("  allocation from an imported pool: %s\n", uvas_last_error());
-    expect(uvas_free_async(small, q), UVAS_ERR_INVAL, "the exporter frees it",
-           "uvas_free_async of an imported pointer");
+    tu_expect_refused(uvas_free_async(small, q), UVAS_ERR_INVAL, "the exporter frees it",
+                      "uvas_free_async of an imported pointer");
     CHECK_OK(uvas_queue_destroy(q));
     CHECK_OK(uvas_pool_destroy(pool));
     fflush(stdout);
@@ -169,7 +133,8 @@ int main(void)
     CHECK_OK(uvas_pool_create(&host, &hp));
     CHECK_OK(uvas_pool_create(&host, &quiet));
     int fd = -1;
-    expect(uvas_pool_export(up, &fd), UVAS_ERR_INVAL, "UVAS_POOL_HOST", "a unified pool");
+    tu_expect_refused(uvas_pool_export(up, &fd), UVAS_ERR_INVAL, "UVAS_POOL_HOST",
+                      "a unified pool");
 
     unsigned char *big = uvas_malloc_from_pool_async(BIG, hp, q);
     unsigned char *small = uvas_malloc_from_pool_async(SMALL, hp, q);
@@ -183,20 +148,20 @@ int main(void)
 
     struct records r;
     void *plain = uvas_malloc(4096);
-    expect(uvas_pool_export_pointer(plain, &r.big), UVAS_ERR_INVAL, "not a live allocation of "
-           "a pool", "a pointer of uvas_malloc");
-    expect(uvas_pool_export_pointer(unexported, &r.big), UVAS_ERR_INVAL, "not exported",
-           "a pointer of a pool not exported");
+    tu_expect_refused(uvas_pool_export_pointer(plain, &r.big), UVAS_ERR_INVAL,
+                      "not a live allocation of a pool", "a pointer of uvas_malloc");
+    tu_expect_refused(uvas_pool_export_pointer(unexported, &r.big), UVAS_ERR_INVAL, "not exported",
+                      "a pointer of a pool not exported");
     struct uvas_ipc_handle h;
-    expect(uvas_ipc_export(plain, &h, NULL), UVAS_ERR_INVAL, "UVAS_HINT_HOST",
-           "uvas_ipc_export of memory that may migrate");
-    expect(uvas_ipc_export(big + 4096, &h, NULL), UVAS_ERR_INVAL, "not the start",
-           "uvas_ipc_export of an allocation's middle");
+    tu_expect_refused(uvas_ipc_export(plain, &h, NULL), UVAS_ERR_INVAL, "UVAS_HINT_HOST",
+                      "uvas_ipc_export of memory that may migrate");
+    tu_expect_refused(uvas_ipc_export(big + 4096, &h, NULL), UVAS_ERR_INVAL, "not the start",
+                      "uvas_ipc_export of an allocation's middle");
 
     CHECK_OK(uvas_pool_export(hp, &fd));
     CHECK_OK(uvas_pool_export_pointer(big, &r.big));
     CHECK_OK(uvas_pool_export_pointer(small, &r.small));
-    send_fd(sv[0], fd, &r, sizeof r);
+    tu_send_fd(sv[0], fd, &r, sizeof r);
     close(fd);
     char done;
     CHECK(read(sv[0], &done, 1) == 1, "the importer ended early");

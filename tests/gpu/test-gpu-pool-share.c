@@ -99,42 +99,6 @@ static void expect_all(const uint32_t *x, uint32_t n, uint32_t v, const char *wh
     uvas_free(out);
 }
 
-static void send_fd(int sock, int fd, const void *data, size_t len)
-{
-    struct iovec iov = {(void *)data, len};
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    memset(cbuf, 0, sizeof cbuf);
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
-    CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
-}
-
-static int recv_fd(int sock, void *data, size_t len)
-{
-    struct iovec iov = {data, len};
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf};
-    CHECK(recvmsg(sock, &m, 0) == (ssize_t)len, "recvmsg: %s", strerror(errno));
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    CHECK(c && c->cmsg_type == SCM_RIGHTS, "no descriptor came");
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
-    return fd;
-}
-
-static void expect(int st, int want, const char *word, const char *what)
-{
-    CHECK(st == want && strstr(uvas_last_error(), word), "%s: %s '%s' (expected %s saying '%s')",
-          what, uvas_strerror(st), uvas_last_error(), uvas_strerror(want), word);
-    printf("  %s: %s\n", what, uvas_last_error());
-}
-
 static void start(void)
 {
     tu_init_device("256M", "64K");
@@ -146,14 +110,14 @@ static int importer(int sock)
 {
     start();
     struct records r;
-    int fd = recv_fd(sock, &r, sizeof r);
-    int fd2 = recv_fd(sock, &r, sizeof r); /* a second channel, the same records */
+    int fd = tu_recv_fd(sock, &r, sizeof r);
+    int fd2 = tu_recv_fd(sock, &r, sizeof r); /* a second channel, the same records */
 
     int sv[2];
     CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) == 0, "socketpair: %s", strerror(errno));
     uvas_pool_t *bad;
-    expect(uvas_pool_import(sv[0], &bad), UVAS_ERR_PERM, "not a uvas device pool",
-           "a socket that is not a pool's channel");
+    tu_expect_refused(uvas_pool_import(sv[0], &bad), UVAS_ERR_PERM, "not a uvas device pool",
+                      "a socket that is not a pool's channel");
     close(sv[0]);
     close(sv[1]);
 
@@ -166,16 +130,16 @@ static int importer(int sock)
     struct uvas_pool_ptr_data forged = r.small;
     forged.h.magic ^= 1;
     void *x;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "not a handle",
-           "a record that is not one");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "not a handle",
+                      "a record that is not one");
     forged = r.small;
     forged.h.tier ^= 2;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "another pool",
-           "a record of another pool");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "another pool",
+                      "a record of another pool");
     forged = r.small;
     forged.h.offset += 1000;
-    expect(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "was not sent",
-           "a record never sent here");
+    tu_expect_refused(uvas_pool_import_pointer(pool, &forged, &x), UVAS_ERR_INVAL, "was not sent",
+                      "a record never sent here");
 
     uint32_t *big, *small;
     CHECK_OK(uvas_pool_import_pointer(pool, &r.big, (void **)&big));
@@ -206,13 +170,15 @@ static int importer(int sock)
                d.device_name);
     }
 
-    expect(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
-           "shared with another process", "the importer moving a shared block");
+    tu_expect_refused(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
+                      "shared with another process", "the importer moving a shared block");
     uvas_queue_t *q;
     CHECK_OK(uvas_queue_create(&q));
-    expect(uvas_free_async(big, q), UVAS_ERR_INVAL, "", "uvas_free_async of an imported pointer");
-    expect(uvas_try_free(big), UVAS_ERR_INVAL, "uvas_pool_destroy", "uvas_free of an imported "
-           "pointer (its blocks would go to the next allocation while the pool still held them)");
+    tu_expect_refused(uvas_free_async(big, q), UVAS_ERR_INVAL, "the exporter frees it",
+                      "uvas_free_async of an imported pointer");
+    tu_expect_refused(uvas_try_free(big), UVAS_ERR_INVAL, "uvas_pool_destroy",
+                      "uvas_free of an imported pointer (its blocks would go to the next "
+                      "allocation while the pool still held them)");
     CHECK(uvas_malloc_from_pool_async(64, pool, q) == NULL &&
               strstr(uvas_last_error(), "imported"),
           "allocating from an imported pool: %s", uvas_last_error());
@@ -230,7 +196,8 @@ static int importer(int sock)
     void *x3;
     int st = uvas_pool_import_pointer(later, &r.small, &x3);
     CHECK(setrlimit(RLIMIT_NOFILE, &rl) == 0, "setrlimit: %s", strerror(errno));
-    expect(st, UVAS_ERR_SYS, "did not arrive", "a slab's descriptor that could not arrive");
+    tu_expect_refused(st, UVAS_ERR_SYS, "did not arrive",
+                      "a slab's descriptor that could not arrive");
     CHECK(write(sock, "r", 1) == 1, "write: %s", strerror(errno));
     struct uvas_pool_ptr_data again;
     CHECK(read(sock, &again, sizeof again) == (ssize_t)sizeof again, "read: %s",
@@ -247,8 +214,8 @@ static int importer(int sock)
     uvas_finalize();
     start();
     void *x2;
-    expect(uvas_pool_import_pointer(later, &r.small, &x2), UVAS_ERR_NOT_INIT,
-           "uvas_finalize took", "an import through a pool of the range before");
+    tu_expect_refused(uvas_pool_import_pointer(later, &r.small, &x2), UVAS_ERR_NOT_INIT,
+                      "uvas_finalize took", "an import through a pool of the range before");
     CHECK_OK(uvas_pool_destroy(later));
     uvas_finalize();
     return 0;
@@ -299,16 +266,16 @@ int main(void)
     int fd, fd2;
     CHECK_OK(uvas_pool_export(pool, &fd));
     struct uvas_pool_ptr_data nope;
-    expect(uvas_pool_export_pointer(rm, &nope), UVAS_ERR_INVAL, "read-mostly",
-           "exporting memory advised read-mostly");
+    tu_expect_refused(uvas_pool_export_pointer(rm, &nope), UVAS_ERR_INVAL, "read-mostly",
+                      "exporting memory advised read-mostly");
     CHECK_OK(uvas_free_async(rm, q));
     CHECK_OK(uvas_pool_export(pool, &fd2));
     struct records r;
     CHECK_OK(uvas_pool_export_pointer(big, &r.big));
     CHECK_OK(uvas_pool_export_pointer(small, &r.small));
     CHECK_OK(uvas_pool_export_pointer(huge, &r.huge));
-    send_fd(sv[0], fd, &r, sizeof r);
-    send_fd(sv[0], fd2, &r, sizeof r);
+    tu_send_fd(sv[0], fd, &r, sizeof r);
+    tu_send_fd(sv[0], fd2, &r, sizeof r);
     close(fd);
     close(fd2);
 
@@ -322,8 +289,8 @@ int main(void)
     expect_seen(big, N, 11, "exporter, after the importer's kernel");
     expect_seen(small, S, 12, "exporter, the small allocation after the importer's kernel");
     expect_all(huge, H, 6, "exporter, the allocation over two slabs after the importer's kernel");
-    expect(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
-           "shared with another process", "the exporter moving a shared block");
+    tu_expect_refused(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
+                      "shared with another process", "the exporter moving a shared block");
     CHECK(write(sv[0], "g", 1) == 1, "write: %s", strerror(errno));
     CHECK(read(sv[0], &c, 1) == 1, "the importer ended early");
     add(big, N, 1);
