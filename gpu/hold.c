@@ -91,15 +91,22 @@ bool uvas_hold_want_range(struct uvas_hold_set *s, const void *p, size_t len, in
 }
 
 /* Hold block bi: *busy if another agent has it (nothing held then). how:
- * uvas_device_take's, beyond WRITE. */
-static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, bool *busy)
+ * uvas_device_take's, beyond WRITE. *prep: what uvas_device_prepare did
+ * for it (UVAS_PREP_NONE without it), COUNTED once this has counted it. */
+static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, uint8_t *prep, bool *busy)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     *busy = false;
     /* A launch that may touch the block is one device access to the
-     * policies; what its kernel counts adds to it after the run (a
-     * kernel built without counters has only this). */
-    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
+     * policies (once, however often its holds are retried); what its
+     * kernel counts adds to it after the run (a kernel built without
+     * counters has only this). */
+    if (*prep == UVAS_PREP_NONE) {
+        atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
+        *prep = UVAS_PREP_COUNTED;
+    }
+    if (*prep == UVAS_PREP_REMOTE)
+        how |= UVAS_DEV_IN_PLACE; /* the policy said so already */
     if (uvas_blk_hold_more(b)) /* held by another launch: translated already */
         return UVAS_OK;
     struct uvas_device_hold h;
@@ -153,21 +160,26 @@ int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
     pthread_mutex_lock(&x->run);
     uvas_hold_release(s, x);
     pthread_mutex_unlock(&x->run);
+    /* The policy's moves for the whole set together, then the holds. */
+    uint8_t *prep = calloc(s->nwant ? s->nwant : 1, 1);
+    if (!prep)
+        return uvas_fail(UVAS_ERR_NOMEM, "out of memory for a launch's %zu blocks", s->nwant);
+    uvas_device_prepare(s->want, s->nwant, prep);
     for (unsigned attempt = 0;; attempt++) {
         bool busy = false;
         int rc = UVAS_OK;
         while (s->nheld < s->nwant && !busy && !rc)
-            if (!(rc = hold_one(x, s->want[s->nheld], 0, &busy)) && !busy)
+            if (!(rc = hold_one(x, s->want[s->nheld], 0, &prep[s->nheld], &busy)) && !busy)
                 s->nheld++;
         if (rc || busy) {
             pthread_mutex_lock(&x->run);
             uvas_hold_release(s, x);
             pthread_mutex_unlock(&x->run);
         }
-        if (rc)
+        if (rc || !busy) {
+            free(prep);
             return rc;
-        if (!busy)
-            return UVAS_OK;
+        }
         /* A transition (microseconds to milliseconds) or a full count of
          * other kernels' holds: back off, up to a millisecond. */
         struct timespec ts = {0, attempt < 10 ? 1000L << attempt : 1000000L};
@@ -186,7 +198,8 @@ int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, boo
         s->extra = e;
         s->cap_extra = cap;
     }
-    int rc = hold_one(x, bi, in_place ? UVAS_DEV_IN_PLACE : 0, busy);
+    uint8_t prep = UVAS_PREP_NONE;
+    int rc = hold_one(x, bi, in_place ? UVAS_DEV_IN_PLACE : 0, &prep, busy);
     if (!rc && !*busy) {
         s->extra[s->nextra++] = bi;
         uvas_xlat_publish(x, bi, (uintptr_t)uvas_block_addr(bi));

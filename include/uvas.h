@@ -364,6 +364,11 @@ struct uvas_stats {
     /* Kernels' OpenSHMEM calls the host served for them (include/shmem.glsl's
      * request ring): those that did not reach their memory directly. */
     uint64_t kernel_requests;
+    /* Batches sent to the copy engine (migrations' stages, the zero fills
+     * that place untouched blocks on the device, uvas_device_access; one
+     * may go over both of its queues): blocks moved together go in few,
+     * a block at a time in one each. */
+    uint64_t copy_submissions;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

@@ -6,7 +6,9 @@
 #include <time.h>
 
 #include "uvas.h"
+#include "uvas/atomics.h"
 #include "uvas/inject.h"
+#include "uvas/internal.h"
 #include "uvas/os.h"
 #include "uvas/status.h"
 
@@ -230,6 +232,8 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
     }
     if (rc != UVAS_OK)
         *t = (struct uvas_copy_ticket){0};
+    else
+        atomic_fetch_add_explicit(&uvas_g.ctr.copy_submissions, 1, RLX);
     return rc;
 }
 

@@ -118,6 +118,107 @@ static bool take_in_place(struct uvas_block *b, uint32_t *seen)
     return true;
 }
 
+/* Untouched block bi, taken (seen), populated at `to` (on the host when
+ * the device has no room) and given back. Status: on failure it is given
+ * back untouched. */
+static int populate(size_t bi, uint32_t seen, int to)
+{
+    int rc = uvas_tier_of(to)->populate(bi, (uintptr_t)uvas_block_addr(bi));
+    if (rc && to == UVAS_RES_DEVICE) {
+        to = UVAS_RES_HOST;
+        rc = uvas_tier_host.populate(bi, (uintptr_t)uvas_block_addr(bi));
+    }
+    if (rc) {
+        give_back(bi, seen, UVAS_RES_UNPOPULATED);
+        return rc;
+    }
+    give_back(bi, seen, to);
+    uvas_stats_block_in(to, 1);
+    return UVAS_OK;
+}
+
+/* Untouched blocks taken for the device, placed there together; those
+ * that found no room (or whose fills failed) go to the host, as one
+ * block would. */
+static void place_batch(const size_t *bi, const uint32_t *seen, size_t k)
+{
+    size_t placed = 0;
+    if (k)
+        (void)uvas_migrate_place_many_on_device(bi, k, &placed);
+    for (size_t i = 0; i < k; i++) {
+        if (i >= placed) {
+            (void)populate(bi[i], seen[i], UVAS_RES_HOST);
+            continue;
+        }
+        give_back(bi[i], seen[i], UVAS_RES_DEVICE);
+        uvas_stats_block_in(UVAS_RES_DEVICE, 1);
+    }
+}
+
+/* Host-resident blocks bi[0..k) (sorted) to the device, a run of
+ * consecutive ones per call: the engine's stages keep the copy engine
+ * busy while it unmaps the next. Failures are left to uvas_device_take,
+ * which finds them on the host and says why. */
+static void migrate_runs(const size_t *bi, size_t k)
+{
+    for (size_t i = 0; i < k;) {
+        size_t j = i + 1;
+        while (j < k && bi[j] == bi[j - 1] + 1)
+            j++;
+        (void)uvas_migrate_blocks(bi[i], j - i, UVAS_RES_DEVICE, 0);
+        i = j;
+    }
+}
+
+void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep)
+{
+    size_t place[UVAS_PLACE_MAX], move[UVAS_PLACE_MAX], np = 0, nm = 0;
+    uint32_t seen[UVAS_PLACE_MAX];
+    for (size_t i = 0; i < n; i++) {
+        prep[i] = UVAS_PREP_NONE;
+        struct uvas_block *b = &uvas_g.bt[bi[i]];
+        uint32_t s = atomic_load_explicit(&b->state, ACQ);
+        if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s))
+            continue; /* another agent's, or held by a launch: uvas_device_take's */
+        atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
+        prep[i] = UVAS_PREP_COUNTED;
+        int res = uvas_blk_res(s);
+        if (res == UVAS_RES_UNPOPULATED) {
+            if (!uvas_blk_take(b, false, &s))
+                continue;
+            if (uvas_blk_res(s) != UVAS_RES_UNPOPULATED) {
+                give_back(bi[i], s, uvas_blk_res(s));
+                continue;
+            }
+            int to = uvas_policy_place(&uvas_mg.policy, bi[i], UVAS_AGENT_DEVICE);
+            if (to != UVAS_RES_DEVICE) {
+                (void)populate(bi[i], s, to); /* failed: uvas_device_take says why */
+                continue;
+            }
+            place[np] = bi[i];
+            seen[np++] = s;
+            if (np == UVAS_PLACE_MAX) {
+                place_batch(place, seen, np);
+                np = 0;
+            }
+        } else if (res == UVAS_RES_HOST) {
+            /* As uvas_device_take asks for a launch (which may write). */
+            int act = uvas_policy_fault(&uvas_mg.policy, bi[i], UVAS_AGENT_DEVICE, true, true);
+            if (act == UVAS_ACTION_REMOTE) {
+                prep[i] = UVAS_PREP_REMOTE;
+                continue;
+            }
+            move[nm++] = bi[i];
+            if (nm == UVAS_PLACE_MAX) {
+                migrate_runs(move, nm);
+                nm = 0;
+            }
+        }
+    }
+    place_batch(place, seen, np);
+    migrate_runs(move, nm);
+}
+
 int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
@@ -131,20 +232,12 @@ int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
         }
         int res = uvas_blk_res(h->seen);
         if (res == UVAS_RES_UNPOPULATED) { /* the device's first touch */
-            int to = in_place ? UVAS_RES_HOST
-                              : uvas_policy_place(&uvas_mg.policy, bi, UVAS_AGENT_DEVICE);
-            const struct uvas_tier_ops *t = uvas_tier_of(to);
-            int rc = t->populate(bi, (uintptr_t)uvas_block_addr(bi));
-            if (rc && to == UVAS_RES_DEVICE) {
-                to = UVAS_RES_HOST;
-                rc = uvas_tier_host.populate(bi, (uintptr_t)uvas_block_addr(bi));
-            }
-            if (rc) {
-                give_back(bi, h->seen, UVAS_RES_UNPOPULATED);
+            int rc = populate(bi, h->seen,
+                              in_place ? UVAS_RES_HOST
+                                       : uvas_policy_place(&uvas_mg.policy, bi,
+                                                           UVAS_AGENT_DEVICE));
+            if (rc)
                 return rc;
-            }
-            give_back(bi, h->seen, to);
-            uvas_stats_block_in(to, 1);
             continue;
         }
         if (res == UVAS_RES_DEVICE) {

@@ -37,6 +37,27 @@ enum {
 int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h);
 void uvas_device_give_back(size_t bi, const struct uvas_device_hold *h);
 
+/* What uvas_device_prepare did for a block, for the take that follows. */
+enum {
+    UVAS_PREP_NONE,    /* nothing: uvas_device_take counts and decides */
+    UVAS_PREP_COUNTED, /* counted as a device access, and moved if the policy said so */
+    UVAS_PREP_REMOTE,  /* counted, and the policy said serve it in place:
+                          take it with UVAS_DEV_IN_PLACE */
+};
+
+/*
+ * A launch's blocks bi[0..n) (sorted), before they are taken one by one:
+ * each is counted as one device access, and the policy's decisions for
+ * them are carried out together. Untouched blocks it places on the device
+ * get their slots and zero fills in one copy-engine submission per
+ * UVAS_PLACE_MAX blocks; host-resident ones it moves go through the
+ * migration engine a run of consecutive blocks at a time. uvas_device_take
+ * pays a submission and a wait per block. Best effort: a block another
+ * agent has, or whose move failed, is left to uvas_device_take, which
+ * reports. prep[i] says what was done for bi[i].
+ */
+void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep);
+
 void uvas_device_access_fini(void);
 
 #endif

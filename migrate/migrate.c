@@ -142,20 +142,41 @@ static void slot_op(uint32_t slot, struct uvas_copy_op *op, bool to_slot, VkBuff
 
 int uvas_migrate_place_on_device(size_t bi)
 {
-    uint32_t slot;
-    int rc = get_slot(bi, &slot);
-    if (rc)
-        return rc;
-    struct uvas_copy_op op;
-    slot_op(slot, &op, true, VK_NULL_HANDLE, 0); /* no source: a zero fill */
-    rc = uvas_copier_run(&uvas_mg.copier, &op, 1);
-    if (rc) {
-        uvas_devtier_slot_free(&uvas_g.devtier, slot);
-        return rc;
+    size_t placed;
+    return uvas_migrate_place_many_on_device(&bi, 1, &placed);
+}
+
+int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, size_t *placed)
+{
+    struct uvas_copy_op ops[UVAS_PLACE_MAX];
+    uint32_t slot[UVAS_PLACE_MAX];
+    size_t k = 0;
+    int rc = UVAS_OK;
+    *placed = 0;
+    if (n > UVAS_PLACE_MAX)
+        n = UVAS_PLACE_MAX;
+    /* As many slots as the tier gives (the rest go where the caller says):
+     * the first refusal ends the batch, later blocks would evict for
+     * nothing. */
+    while (k < n && (rc = get_slot(bi[k], &slot[k])) == UVAS_OK) {
+        slot_op(slot[k], &ops[k], true, VK_NULL_HANDLE, 0); /* no source: a zero fill */
+        k++;
     }
-    uvas_g.bt[bi].dev_slot = slot;
-    atomic_store_explicit(&uvas_g.bt[bi].shadow, 0, RLX);
-    uvas_devtier_lru_add(&uvas_g.devtier, bi);
+    if (!k)
+        return rc;
+    /* One submission and one wait for all of them. */
+    int crc = uvas_copier_run(&uvas_mg.copier, ops, k);
+    if (crc) {
+        for (size_t i = 0; i < k; i++)
+            uvas_devtier_slot_free(&uvas_g.devtier, slot[i]);
+        return crc;
+    }
+    for (size_t i = 0; i < k; i++) {
+        uvas_g.bt[bi[i]].dev_slot = slot[i];
+        atomic_store_explicit(&uvas_g.bt[bi[i]].shadow, 0, RLX);
+        uvas_devtier_lru_add(&uvas_g.devtier, bi[i]);
+    }
+    *placed = k;
     return UVAS_OK;
 }
 

@@ -111,6 +111,7 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     st->kernel_peer_leases = atomic_load_explicit(&uvas_g.ctr.kernel_peer_leases, RLX);
     st->kernel_peer_revokes = atomic_load_explicit(&uvas_g.ctr.kernel_peer_revokes, RLX);
     st->kernel_requests = atomic_load_explicit(&uvas_g.ctr.kernel_requests, RLX);
+    st->copy_submissions = atomic_load_explicit(&uvas_g.ctr.copy_submissions, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
@@ -193,13 +194,14 @@ static int stats_print_entered(FILE *out)
             (unsigned long long)st.faults_stray, avg, (double)st.fault_ns_max / 1000.0,
             (unsigned long long)st.blocks_released);
     fprintf(out, "migrations: %llu to device (%.1f MiB), %llu to host (%.1f MiB), %llu "
-                 "evictions, %llu CPU faults on device blocks, %.1f ms migrating\n",
+                 "evictions, %llu CPU faults on device blocks, %.1f ms migrating, %llu copy "
+                 "submissions\n",
             (unsigned long long)st.migrations[UVAS_RES_DEVICE],
             (double)st.bytes_migrated[UVAS_RES_DEVICE] / (1 << 20),
             (unsigned long long)st.migrations[UVAS_RES_HOST],
             (double)st.bytes_migrated[UVAS_RES_HOST] / (1 << 20),
             (unsigned long long)st.evictions, (unsigned long long)st.faults_device,
-            (double)st.migrate_ns_total / 1e6);
+            (double)st.migrate_ns_total / 1e6, (unsigned long long)st.copy_submissions);
     if (st.kernel_launches)
         fprintf(out, "kernels: %llu launches in %llu submissions (%.1f ms on the device), %llu "
                      "translations, %llu faults (%llu served waiting), %llu replays, %llu "

@@ -10,7 +10,9 @@
  *    translations follow the blocks wherever they went);
  *  - a launch holds its blocks only while it runs: after it, none is held
  *    (a migration of all three to the host and back completes), and the
- *    statistics count the launches and translations.
+ *    statistics count the launches and translations;
+ *  - a fresh output's blocks, first touched by a kernel, are placed on the
+ *    device with one copy-engine submission for all their zero fills.
  */
 #include "check.h"
 
@@ -43,7 +45,16 @@ int main(void)
     for (uint32_t i = 0; i < n; i++)
         a[i] = (float)(3 * i);
     x.s = 2.0f;
+    struct uvas_stats s0 = tu_stats();
     CHECK_OK(tu_launch(k, n, &x, sizeof x));
+    struct uvas_stats s1 = tu_stats();
+    /* The CPU's writes of a and reads of c took them to the host; the
+     * launch brings them back together, a stage of blocks per copy, not
+     * a block at a time. */
+    unsigned long long moved = s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE];
+    unsigned long long subs = s1.copy_submissions - s0.copy_submissions;
+    CHECK(moved >= n * sizeof(float) / (64 << 10) && subs < moved / 2,
+          "second run: %llu blocks moved to the device in %llu copy submissions", moved, subs);
     for (uint32_t i = 0; i < n; i++)
         CHECK(c[i] == (float)(7 * i), "second run: c[%u] = %g, expected %u", i, c[i], 7 * i);
 
@@ -52,18 +63,34 @@ int main(void)
         CHECK_OK(uvas_migrate(all[i], n * sizeof(float), UVAS_LOC_HOST, 0));
         CHECK_OK(uvas_migrate(all[i], n * sizeof(float), UVAS_LOC_DEVICE, 0));
     }
+    /* A fresh output's blocks, first touched by the kernel, are placed
+     * with one copy submission for all their zero fills (a and b are on
+     * the device: nothing else to copy). */
+    float *d = uvas_malloc(n * sizeof *d);
+    CHECK(d, "uvas_malloc: %s", uvas_last_error());
+    x.c = (uintptr_t)d;
+    s0 = tu_stats();
+    CHECK_OK(tu_launch(k, n, &x, sizeof x));
+    s1 = tu_stats();
+    tu_expect_blocks(d, n * sizeof *d, UVAS_RES_DEVICE, "d placed by the GPU's first touch");
+    CHECK(s1.copy_submissions - s0.copy_submissions == 1,
+          "the kernel's first touch of d (%zu blocks) took %llu copy submissions, expected 1",
+          n * sizeof *d / (64 << 10), (unsigned long long)(s1.copy_submissions - s0.copy_submissions));
+    for (uint32_t i = 0; i < n; i++)
+        CHECK(d[i] == (float)(7 * i), "fresh output: d[%u] = %g, expected %u", i, d[i], 7 * i);
+    uvas_free(d);
     for (uint32_t i = 0; i < n; i++)
         CHECK(c[i] == (float)(7 * i) && a[i] == (float)(3 * i), "after migrations: element %u",
               i);
     struct uvas_stats st = tu_stats();
-    CHECK(st.kernel_launches == 2, "kernel_launches %llu, expected 2",
+    CHECK(st.kernel_launches == 3, "kernel_launches %llu, expected 3",
           (unsigned long long)st.kernel_launches);
     CHECK(st.kernel_translations >= 3 * (n * sizeof(float) / (64 << 10)),
           "kernel_translations %llu: fewer than the blocks of a, b and c",
           (unsigned long long)st.kernel_translations);
     CHECK(st.kernel_faults == 0 && st.kernel_replays == 0, "faults %llu, replays %llu",
           (unsigned long long)st.kernel_faults, (unsigned long long)st.kernel_replays);
-    printf("  triad over %u floats: right twice; %llu translations\n", n,
+    printf("  triad over %u floats: right three times; %llu translations\n", n,
            (unsigned long long)st.kernel_translations);
     uvas_kernel_free(k);
     uvas_free(a);
