@@ -42,6 +42,16 @@ int uvas_copier_init(struct uvas_copier *c, struct uvas_vulkan *dev)
             return uvas_fail(UVAS_ERR_NO_DEVICE, "vkCreateSemaphore(timeline) failed "
                              "(VkResult %d)", r);
     }
+    if (dev->fqueue) { /* without it fills go with the copies */
+        pci.queueFamilyIndex = dev->cfam;
+        if (vkCreateCommandPool(dev->dev, &pci, NULL, &c->fill_pool) != VK_SUCCESS ||
+            vkCreateSemaphore(dev->dev, &sci, NULL, &c->timeline[UVAS_COPY_FILL_QUEUE]) !=
+                VK_SUCCESS) {
+            if (c->fill_pool)
+                vkDestroyCommandPool(dev->dev, c->fill_pool, NULL);
+            c->fill_pool = VK_NULL_HANDLE;
+        }
+    }
     return UVAS_OK;
 }
 
@@ -55,6 +65,8 @@ void uvas_copier_fini(struct uvas_copier *c)
             vkDestroySemaphore(d, c->timeline[q], NULL);
     if (c->pool)
         vkDestroyCommandPool(d, c->pool, NULL);
+    if (c->fill_pool)
+        vkDestroyCommandPool(d, c->fill_pool, NULL);
     pthread_mutex_destroy(&c->mu);
     memset(c, 0, sizeof *c);
 }
@@ -114,13 +126,18 @@ bool uvas_copy_independent(const struct uvas_copy_op *ops, size_t n)
     return true;
 }
 
+static VkCommandPool pool_of(const struct uvas_copier *c, uint32_t q)
+{
+    return q == UVAS_COPY_FILL_QUEUE ? c->fill_pool : c->pool;
+}
+
 /* One command buffer of ops on queue q (c->mu held). Status. */
 static int submit_on(struct uvas_copier *c, uint32_t q, const struct uvas_copy_op *ops, size_t n,
                      struct uvas_copy_ticket *t)
 {
     VkDevice d = c->dev->dev;
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                      .commandPool = c->pool,
+                                      .commandPool = pool_of(c, q),
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                       .commandBufferCount = 1};
     VkCommandBuffer cb;
@@ -144,6 +161,8 @@ static int submit_on(struct uvas_copier *c, uint32_t q, const struct uvas_copy_o
                        .pSignalSemaphores = &c->timeline[q]};
     if (uvas_inject_fail(UVAS_INJ_DMA)) {
         r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    } else if (q == UVAS_COPY_FILL_QUEUE) { /* the copier's alone (c->mu) */
+        r = vkQueueSubmit(c->dev->fqueue, 1, &si, VK_NULL_HANDLE);
     } else if (q == 0) {
         pthread_mutex_lock(&c->dev->qmu); /* kernels may share the queue */
         r = vkQueueSubmit(c->dev->queue, 1, &si, VK_NULL_HANDLE);
@@ -154,7 +173,7 @@ static int submit_on(struct uvas_copier *c, uint32_t q, const struct uvas_copy_o
         pthread_mutex_unlock(&c->dev->qmu2);
     }
     if (r != VK_SUCCESS) {
-        vkFreeCommandBuffers(d, c->pool, 1, &cb);
+        vkFreeCommandBuffers(d, pool_of(c, q), 1, &cb);
         return uvas_fail(UVAS_ERR_SYS, "vkQueueSubmit on '%s' failed (VkResult %d)",
                          c->dev->name, r);
     }
@@ -207,9 +226,14 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
     t->t0_ns = uvas_os_now_ns();
     t->flags = flags;
     int rc;
+    bool fills = c->fill_pool && (flags & UVAS_COPY_SM_FILL);
+    for (size_t i = 0; i < n && fills; i++)
+        fills = ops[i].src == VK_NULL_HANDLE;
     pthread_mutex_lock(&c->mu);
-    if (c->nq == 2 && (flags & UVAS_COPY_SPREAD) && t->bytes >= SPREAD_MIN && n <= 64 &&
-        uvas_copy_independent(ops, n)) {
+    if (fills) {
+        rc = submit_on(c, UVAS_COPY_FILL_QUEUE, ops, n, t);
+    } else if (c->nq == 2 && (flags & UVAS_COPY_SPREAD) && t->bytes >= SPREAD_MIN && n <= 64 &&
+               uvas_copy_independent(ops, n)) {
         struct uvas_copy_op a[65], b[65];
         size_t na, nb;
         uvas_copy_halve(ops, n, a, &na, b, &nb);
@@ -273,7 +297,7 @@ static bool poll_done(struct uvas_copier *c, const struct uvas_copy_ticket *t)
     }
     for (;;) {
         bool done = true;
-        for (uint32_t q = 0; q < c->nq && done; q++)
+        for (uint32_t q = 0; q < UVAS_COPY_QUEUES_MAX && done; q++)
             done = part_done(c, t, q);
         if (done)
             return true;
@@ -287,7 +311,8 @@ static bool poll_done(struct uvas_copier *c, const struct uvas_copy_ticket *t)
  * poll until one sees the copy end. */
 static void learn_pace(struct uvas_copier *c, const struct uvas_copy_ticket *t)
 {
-    if (!(t->flags & UVAS_COPY_SPREAD) || t->bytes < SPREAD_MIN)
+    if (!(t->flags & UVAS_COPY_SPREAD) || t->bytes < SPREAD_MIN ||
+        t->part[UVAS_COPY_FILL_QUEUE].value) /* not the copy engines' pace */
         return;
     uint64_t ps = (uvas_os_now_ns() - t->t0_ns) * 1000 * parts(t) / t->bytes;
     uint64_t old = atomic_load_explicit(&c->ps_per_byte, RLX);
@@ -320,7 +345,7 @@ int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t)
     pthread_mutex_lock(&c->mu);
     for (uint32_t q = 0; q < UVAS_COPY_QUEUES_MAX; q++)
         if (t->part[q].cb)
-            vkFreeCommandBuffers(d, c->pool, 1, &t->part[q].cb);
+            vkFreeCommandBuffers(d, pool_of(c, q), 1, &t->part[q].cb);
     pthread_mutex_unlock(&c->mu);
     *t = (struct uvas_copy_ticket){0};
     if (r != VK_SUCCESS)

@@ -6,6 +6,8 @@
  * copy-engine queues, batches alternate between them, and a batch the
  * caller waits for alone is split over both. Host memory takes part
  * through imported buffers (migrate/import.h), so nothing is staged.
+ * Zero fills of device memory may go to a queue of the kernels' family
+ * instead (UVAS_COPY_SM_FILL), where the GPU's cores run them.
  */
 #ifndef UVAS_COPY_H
 #define UVAS_COPY_H
@@ -28,13 +30,15 @@ struct uvas_copy_op {
     uint32_t fill;
 };
 
-#define UVAS_COPY_QUEUES_MAX 2
+#define UVAS_COPY_QUEUES_MAX 3 /* two copy-engine queues, the fill queue */
+#define UVAS_COPY_FILL_QUEUE 2
 
 struct uvas_copier {
     struct uvas_vulkan *dev;
-    pthread_mutex_t mu;    /* the pool, `last` and `next` */
+    pthread_mutex_t mu;    /* the pools, `last` and `next` */
     VkCommandPool pool;
-    uint32_t nq;           /* queues in use */
+    VkCommandPool fill_pool; /* of the fill queue (uvas_vulkan.fqueue); none: NULL */
+    uint32_t nq;           /* copy-engine queues in use */
     VkSemaphore timeline[UVAS_COPY_QUEUES_MAX]; /* one per queue: values rise per queue */
     uint64_t last[UVAS_COPY_QUEUES_MAX];        /* last value signalled on each */
     uint32_t next;         /* the queue the next batch goes to */
@@ -60,6 +64,12 @@ struct uvas_copy_ticket {
  * so its copies are split over every queue. Status. */
 #define UVAS_COPY_SOON 1u
 #define UVAS_COPY_SPREAD 2u
+/* UVAS_COPY_SM_FILL: the ops are fills of device memory the kernels' family
+ * shares (uvas_vulkan_share), and no kernel of this process waits for
+ * them: they may run on the fill queue, on the GPU's cores. A kernel
+ * waiting for a fault's block must not have its fill queue behind it for
+ * the same cores, so only launches before their run ask for this. */
+#define UVAS_COPY_SM_FILL 4u
 int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, size_t n,
                        unsigned flags, struct uvas_copy_ticket *t);
 /* Split ops into two lists of about half the bytes each, in order: a gets

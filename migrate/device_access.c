@@ -144,7 +144,7 @@ static void place_batch(const size_t *bi, const uint32_t *seen, size_t k)
 {
     size_t placed = 0;
     if (k)
-        (void)uvas_migrate_place_many_on_device(bi, k, &placed);
+        (void)uvas_migrate_place_many_on_device(bi, k, true, &placed);
     for (size_t i = 0; i < k; i++) {
         if (i >= placed) {
             (void)populate(bi[i], seen[i], UVAS_RES_HOST);

@@ -143,10 +143,11 @@ static void slot_op(uint32_t slot, struct uvas_copy_op *op, bool to_slot, VkBuff
 int uvas_migrate_place_on_device(size_t bi)
 {
     size_t placed;
-    return uvas_migrate_place_many_on_device(&bi, 1, &placed);
+    return uvas_migrate_place_many_on_device(&bi, 1, false, &placed);
 }
 
-int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, size_t *placed)
+int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, bool before_run,
+                                      size_t *placed)
 {
     struct uvas_copy_op ops[UVAS_PLACE_MAX];
     uint32_t slot[UVAS_PLACE_MAX];
@@ -165,7 +166,13 @@ int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, size_t *placed
     if (!k)
         return rc;
     /* One submission and one wait for all of them. */
-    int crc = uvas_copier_run(&uvas_mg.copier, ops, k);
+    struct uvas_copy_ticket t;
+    int crc = uvas_copier_submit(&uvas_mg.copier, ops, k,
+                                 UVAS_COPY_SOON | UVAS_COPY_SPREAD |
+                                     (before_run ? UVAS_COPY_SM_FILL : 0),
+                                 &t);
+    if (!crc)
+        crc = uvas_copier_wait(&uvas_mg.copier, &t);
     if (crc) {
         for (size_t i = 0; i < k; i++)
             uvas_devtier_slot_free(&uvas_g.devtier, slot[i]);

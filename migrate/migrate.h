@@ -36,10 +36,14 @@ int uvas_migrate_place_on_device(size_t bi);
 /* The same for blocks bi[0..n) at once (all BUSY, taken from UNPOPULATED),
  * up to UVAS_PLACE_MAX of them: one copy-engine submission and one wait
  * for all the zero fills, where a block at a time pays both per block.
- * *placed: how many of the first got a slot (the rest, none: the tier is
- * full and nothing could be evicted). Status: an error with *placed 0. */
+ * before_run: the caller is a launch before its run, which no kernel of
+ * this process waits for: the fills may run on the GPU's cores
+ * (UVAS_COPY_SM_FILL). *placed: how many of the first got a slot (the
+ * rest, none: the tier is full and nothing could be evicted). Status: an
+ * error with *placed 0. */
 #define UVAS_PLACE_MAX 64
-int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, size_t *placed);
+int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, bool before_run,
+                                      size_t *placed);
 
 /* Read-mostly blocks in [first, first+n) that hold a device copy and a
  * host copy keep only the host one. Status. */

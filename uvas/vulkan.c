@@ -132,6 +132,16 @@ static void pick_compute(struct uvas_vulkan *d, uint32_t *index)
     }
 }
 
+/* Queues of the kernels' family for zero fills (uvas_vulkan.fqueue): one
+ * where it has a second queue, 0 where it has not or is the copy family
+ * (whose fills stay with the copies). */
+static uint32_t fill_queues(const struct uvas_vulkan *d)
+{
+    VkQueueFamilyProperties q[32];
+    uint32_t n = families(d, q);
+    return d->cfam < n && d->cfam != d->qfam && q[d->cfam].queueCount >= 2 ? 1 : 0;
+}
+
 /* Can kernels use uvas pointers here? They need buffer device addresses
  * and 64-bit integers; the rest (float64, 64-bit and float atomics) is
  * used where present. */
@@ -331,7 +341,7 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
     else if (d->kernels)
         q[nq++] = (VkDeviceQueueCreateInfo){.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
                                             .queueFamilyIndex = d->cfam,
-                                            .queueCount = 1,
+                                            .queueCount = fill_queues(d) + 1,
                                             .pQueuePriorities = prio};
     VkDeviceCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
                              .pNext = &f12,
@@ -356,6 +366,8 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
     pthread_mutex_init(&d->qmu2, NULL);
     if (d->kernels)
         vkGetDeviceQueue(d->dev, d->cfam, cindex, &d->cqueue);
+    if (d->kernels && d->cfam != d->qfam && fill_queues(d))
+        vkGetDeviceQueue(d->dev, d->cfam, 1, &d->fqueue);
     d->families[0] = d->qfam;
     d->families[1] = d->cfam;
     pthread_mutex_init(&d->qmu, NULL);
