@@ -87,7 +87,8 @@ run_tests() {
 # AB_LIBS="label=dir[,VAR=value...] ...", e.g.
 # AB_LIBS="old=build-old new=build-dev new-q1=build-dev,UVAS_COPY_QUEUES=1".
 # AB_BENCH=migrate (uvas-bench migrate -s AB_SIZES -r AB_REPS) or shmem
-# (scripts/shmem-bench.sh, uvas only; OSHMEM once before the rounds).
+# (scripts/shmem-bench.sh, uvas only; OSHMEM once before the rounds) or
+# queue (uvas-bench queue -n QUEUE_ITERS).
 if [ "$what" = ab ]; then
     if [ "${AB_BENCH:-migrate}" = shmem ]; then
         use_mpi
@@ -100,7 +101,11 @@ if [ "$what" = ab ]; then
             dir=${rest%%,*} vars=
             [ "$rest" != "$dir" ] && vars=${rest#*,}
             echo "== round $r: $label ($dir${vars:+, $vars})" | tee -a "$OUT/ab.txt"
-            if [ "${AB_BENCH:-migrate}" = shmem ]; then
+            if [ "${AB_BENCH:-migrate}" = queue ]; then
+                env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
+                    "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 |
+                    grep -v "^metric" | tee -a "$OUT/ab.txt"
+            elif [ "${AB_BENCH:-migrate}" = shmem ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
                     scripts/shmem-bench.sh --prebuilt --builddir "$B" --only uvas ${AB_SHMEM_ARGS:-} 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
@@ -125,6 +130,8 @@ fi
 if [ "$what" = queue ] || [ "$what" = all ]; then
     # Queue-ordered allocation beside cudaMallocAsync (docs/queues.md).
     "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue.txt"
+    # Fill rates per queue family: where placement's zero fills run (docs/migration.md).
+    "$B"/bench/vk-fill 2>&1 | tee "$OUT/vk-fill.txt"
     [ -x /tmp/malloc-async ] && /tmp/malloc-async "${QUEUE_ITERS:-1000}" | tee "$OUT/cuda-queue.txt"
     # QUEUE_GROUPS="528 792 ...": the same with at most that many
     # work-groups, both sides alternated (how the grid's waves matter).
