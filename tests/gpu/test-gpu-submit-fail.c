@@ -8,7 +8,10 @@
  *    migrate afterwards);
  *  - the first chunk's submission fails: nothing ran, and the message
  *    does not claim that anything did;
- *  - disarmed, the same batch runs whole; injected[dma] counted each.
+ *  - disarmed, the same batch runs whole; injected[dma] counted each;
+ *  - a launch's zero fills of a fresh allocation (one batch for its 8
+ *    untouched blocks) fail: the launch still runs and is right (the
+ *    blocks start on the host, zero, and move as for any launch).
  */
 #include <string.h>
 
@@ -80,9 +83,24 @@ int main(void)
     CHECK_OK(uvas_kernel_launch_batch(l, RUN));
     expect_x(x, 8 + RUN, "the batch again, whole");
 
+    /* the placement's fills fail */
+    const uint32_t ny = 8 * (64u << 10) / 4;
+    uint32_t *y = uvas_malloc(ny * 4);
+    CHECK(y != NULL, "uvas_malloc: %s", uvas_last_error());
+    tu_expect_blocks(y, ny * 4, UVAS_RES_UNPOPULATED, "y before its launch");
+    struct inc_args b = {(uintptr_t)y, ny, 5};
+    ti_arm("dma:1");
+    CHECK_OK(tu_launch(k, ny, &b, sizeof b));
+    CHECK(tu_stats().injected[UVAS_INJ_DMA] == 1, "injected[dma] for the fills: %llu, expected 1",
+          (unsigned long long)tu_stats().injected[UVAS_INJ_DMA]);
+    ti_arm("");
+    for (uint32_t i = 0; i < ny; i++)
+        CHECK(y[i] == 5, "after failed fills: y[%u] = %u, expected 5", i, y[i]);
+    uvas_free(y);
+
     uvas_free(x);
     uvas_kernel_free(k);
     CHECK_OK(uvas_finalize());
-    printf("test-gpu-submit-fail: a run's later chunk refused, its first refused: ok\n");
+    printf("test-gpu-submit-fail: a run's later chunk refused, its first refused, a launch's fills failed: ok\n");
     return 0;
 }
