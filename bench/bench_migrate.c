@@ -346,6 +346,21 @@ static double run_size(struct raw *w, size_t len, int reps, size_t block,
     uvas_free(p);
     uvas_stats_get(&s2);
     print_split(len, "CPU-touch pass", &s1, &s2);
+    /* Untouched memory prefetched to the device (cudaMemPrefetchAsync of
+     * memory never touched): no copy, a zero fill per block. */
+    for (int r = 0; r < reps; r++) {
+        char *q = uvas_malloc(len);
+        if (!q) {
+            fprintf(stderr, "migrate: uvas_malloc(%zu): %s\n", len, uvas_last_error());
+            exit(1);
+        }
+        fd[r] = time_migrate(q, len, UVAS_LOC_DEVICE);
+        uvas_free(q);
+    }
+    double fresh = gbps(len, bench_median(fd, reps));
+    printf("  %8zu KiB  untouched blocks to device (zero fills): %6.2f GB/s\n", len >> 10, fresh);
+    bench_metric2(mprefix, "%s.untouched_to_device.uvas_gbs", fresh, tag);
+    uvas_stats_get(&s2);
     print_split(len, "all at this size", base, &s2);
     *base = s2;
     double ratio = (mrd + mrh) / (mud + muh);

@@ -46,7 +46,7 @@ static void *worker(void *arg)
             q.tail = NULL;
         q.busy = true;
         pthread_mutex_unlock(&q.w.mu);
-        int rc = uvas_migrate_blocks(r->first, r->n, r->to, UVAS_MIG_WAIT);
+        int rc = uvas_migrate_blocks(r->first, r->n, r->to, UVAS_MIG_WAIT | UVAS_MIG_SM_FILL);
         pthread_mutex_lock(&q.w.mu);
         if (rc && !q.first_error) {
             q.first_error = rc;
@@ -146,7 +146,7 @@ static int migrate_entered(const void *ptr, size_t len, int location, unsigned f
                          "hint to let it move", ptr);
     if (flags & UVAS_MIGRATE_ASYNC)
         return uvas_migrate_enqueue(first, n, location);
-    return uvas_migrate_blocks(first, n, location, UVAS_MIG_WAIT);
+    return uvas_migrate_blocks(first, n, location, UVAS_MIG_WAIT | UVAS_MIG_SM_FILL);
 }
 
 int uvas_migrate(const void *ptr, size_t len, int location, unsigned flags)

@@ -540,10 +540,9 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
             if (prc == UVAS_OK)
                 prc = to_device ? (unmap_stage(j, a, b), UVAS_OK) : recheck_shadows(j, a, b);
             /* A lone stage is split over the copy queues. */
-            st_rc[r] = prc ? prc
-                           : stage_submit(j, a, b, to_device,
-                                          nst == 1 ? UVAS_COPY_SOON | UVAS_COPY_SPREAD : 0,
-                                          &t[r]);
+            unsigned cf = (nst == 1 ? UVAS_COPY_SOON | UVAS_COPY_SPREAD : 0) |
+                          (flags & UVAS_MIG_SM_FILL ? UVAS_COPY_SM_FILL : 0);
+            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r]);
             next++;
             continue;
         }

@@ -22,6 +22,9 @@
 
 #define UVAS_MIG_WAIT 0x1u   /* wait out blocks in transition (else skip them) */
 #define UVAS_MIG_NO_MAP 0x2u /* to host: leave the pages unmapped (eviction) */
+/* Untouched blocks' zero fills may run on the GPU's cores
+ * (UVAS_COPY_SM_FILL): the caller is no kernel's fault service. */
+#define UVAS_MIG_SM_FILL 0x4u
 
 /* Move blocks [first, first+n) to residence `to` (UVAS_RES_HOST or
  * UVAS_RES_DEVICE). Untouched blocks are populated there. Status; blocks

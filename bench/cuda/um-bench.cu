@@ -42,7 +42,7 @@ int main(int argc, char **argv)
     printf("cuda-um: %s, %zu MiB, %d reps, medians\n", prop.name, len >> 20, reps);
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
-    std::vector<double> ft, pd, ph, cf, gf;
+    std::vector<double> ft, pd, ph, cf, gf, ud;
     for (int r = 0; r < reps; r++) {
         char *p;
         CK(cudaMallocManaged(&p, len));
@@ -68,6 +68,13 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < len; i += 4096)
             ((volatile char *)p)[i]++;
         cf.push_back(len / (now_ns() - t0));
+        CK(cudaFree(p));
+        // memory never touched, prefetched to the GPU (its pages made there)
+        CK(cudaMallocManaged(&p, len));
+        t0 = now_ns();
+        CK(prefetch(p, len, true, dev, s));
+        CK(cudaStreamSynchronize(s));
+        ud.push_back(len / (now_ns() - t0));
         CK(cudaFree(p));
     }
     // The practical PCIe limit of the machine: cudaMemcpy from and to
@@ -105,6 +112,7 @@ int main(int argc, char **argv)
     printf("  CPU first touch:                     %8.0f ns/page\n", median(ft));
     printf("  prefetch to GPU:                     %8.2f GB/s\n", median(pd));
     printf("  prefetch to CPU:                     %8.2f GB/s\n", median(ph));
+    printf("  prefetch of untouched memory to GPU: %8.2f GB/s\n", median(ud));
     printf("  GPU touching CPU-resident pages:     %8.2f GB/s\n", median(gf));
     printf("  CPU touching GPU-resident pages:     %8.2f GB/s\n", median(cf));
     printf("  cudaMemRangeGetAttribute:            %8.1f ns/call\n", qns);
@@ -113,6 +121,7 @@ int main(int argc, char **argv)
     printf("metric cuda.first_touch_ns %.6g\n", median(ft));
     printf("metric cuda.prefetch_to_gpu_gbs %.6g\n", median(pd));
     printf("metric cuda.prefetch_to_cpu_gbs %.6g\n", median(ph));
+    printf("metric cuda.prefetch_untouched_to_gpu_gbs %.6g\n", median(ud));
     printf("metric cuda.gpu_touch_gbs %.6g\n", median(gf));
     printf("metric cuda.cpu_touch_gbs %.6g\n", median(cf));
     printf("metric cuda.query_ns %.6g\n", qns);

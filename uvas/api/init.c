@@ -164,7 +164,7 @@ static int place_eager(size_t bi)
 
 static int device_heap_to_device(size_t first, size_t n)
 {
-    return uvas_migrate_blocks(first, n, UVAS_RES_DEVICE, UVAS_MIG_WAIT);
+    return uvas_migrate_blocks(first, n, UVAS_RES_DEVICE, UVAS_MIG_WAIT | UVAS_MIG_SM_FILL);
 }
 
 /* What each floor lends the one below it, through the ground's hooks. */
