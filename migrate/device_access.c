@@ -170,9 +170,13 @@ static void migrate_runs(const size_t *bi, size_t k)
     }
 }
 
+/* Host blocks gathered before the engine is called: its pipeline drains
+ * once per call. */
+#define PREPARE_MOVES 1024
+
 void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep)
 {
-    size_t place[UVAS_PLACE_MAX], move[UVAS_PLACE_MAX], np = 0, nm = 0;
+    size_t place[UVAS_PLACE_MAX], move[PREPARE_MOVES], np = 0, nm = 0;
     uint32_t seen[UVAS_PLACE_MAX];
     for (size_t i = 0; i < n; i++) {
         prep[i] = UVAS_PREP_NONE;
@@ -209,7 +213,7 @@ void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep)
                 continue;
             }
             move[nm++] = bi[i];
-            if (nm == UVAS_PLACE_MAX) {
+            if (nm == PREPARE_MOVES) {
                 migrate_runs(move, nm);
                 nm = 0;
             }
