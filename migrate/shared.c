@@ -4,6 +4,7 @@
 #include "migrate/migrate.h"
 #include "uvas/alloc.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/stats.h"
 #include "uvas/status.h"
 #include "uvas/tier.h"
@@ -137,6 +138,12 @@ int uvas_shared_slab_fd(uint32_t slot, int *fd)
 {
     uint64_t mem_off, map_off;
     return uvas_devtier_export(&uvas_g.devtier, slot, fd, &mem_off, &map_off);
+}
+
+int uvas_shared_list_fd(const void *list, size_t len, int *fd, const char *fn)
+{
+    int rc = uvas_os_sealed_copy("uvas pool record", list, len, fd);
+    return rc ? uvas_fail(rc, "%s: %s", fn, uvas_last_error()) : UVAS_OK;
 }
 
 int uvas_shared_import(int fd, const struct uvas_shared_dev *d, uint32_t *id)

@@ -41,6 +41,9 @@ bool uvas_shared_describe(struct uvas_shared_dev *d);
  * close-on-exec descriptor of that slab (the caller's to close). Status. */
 void uvas_shared_where(uint32_t slot, uint32_t *slab, uint64_t *off);
 int uvas_shared_slab_fd(uint32_t slot, int *fd);
+/* A record's list of len bytes in a sealed memfd, for a message too large
+ * for the channel's packets (the caller closes *fd). Status, fn's message. */
+int uvas_shared_list_fd(const void *list, size_t len, int *fd, const char *fn);
 /* The importer's: a slab of the exporter's (d) through fd, consumed, as
  * *id; a slot at off in it; the importer's own hold on it let go. */
 int uvas_shared_import(int fd, const struct uvas_shared_dev *d, uint32_t *id);

@@ -75,6 +75,33 @@ int uvas_os_shared_table(const char *name, size_t bytes, bool sealable, int *fd,
     return UVAS_OK;
 }
 
+int uvas_os_sealed_copy(const char *name, const void *data, size_t len, int *fd)
+{
+    int f = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (f < 0)
+        return uvas_fail(UVAS_ERR_SYS, "memfd_create for the %s failed: %s", name,
+                         strerror(errno));
+    const char *p = data;
+    for (size_t done = 0; done < len;) {
+        ssize_t w = pwrite(f, p + done, len - done, (off_t)done);
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(f);
+            return uvas_fail(UVAS_ERR_SYS, "writing the %s (%zu bytes): %s", name, len,
+                             strerror(e));
+        }
+        done += (size_t)w;
+    }
+    /* Its reader takes what was written, and nothing changes it after. */
+    if (fcntl(f, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0) {
+        int e = errno;
+        close(f);
+        return uvas_fail(UVAS_ERR_SYS, "cannot seal the %s: %s", name, strerror(e));
+    }
+    *fd = f;
+    return UVAS_OK;
+}
+
 int uvas_os_seal_for_others(int fd, const char *name)
 {
     if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE |

@@ -44,6 +44,9 @@ void uvas_os_discard(void *p, size_t bytes);
 /* A memfd of bytes named name, mapped shared and writable here (and not
  * inherited by a child): tables peers map too. Status. */
 int uvas_os_shared_table(const char *name, size_t bytes, bool sealable, int *fd, void **out);
+/* A memfd named name holding a copy of data's len bytes, sealed against
+ * any change: bytes handed to another process by descriptor. Status. */
+int uvas_os_sealed_copy(const char *name, const void *data, size_t len, int *fd);
 /* Every later mapping of fd (a peer's) read-only, for good. Status. */
 int uvas_os_seal_for_others(int fd, const char *name);
 void uvas_os_shared_table_free(void *p, size_t bytes, int fd);

@@ -1,0 +1,93 @@
+/*
+ * A device pool's channel from a hostile exporter: a process that speaks
+ * the greeting and then sends records that are not what uvas sends. The
+ * importer refuses each with a message and never blocks:
+ *  - a large record's block list (PD_REC_IN_FD) that is a pipe, not a
+ *    file (a read of it would wait for ever);
+ *  - a list file shorter than the record says;
+ *  - a record that says its list comes in a file but sends none;
+ *  - a record of more blocks than any importer takes (a giant allocation);
+ *  - an inline record whose length is not its blocks';
+ *  - a record of zero blocks.
+ * After each, the channel still works: the next record is read.
+ */
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include "../check.h"
+#include "queue/pool_dev.h"
+#include "uvas_queue.h"
+
+static int chan[2];
+static uvas_pool_t *pool;
+static uint64_t next_id;
+
+/* Send a record head (with fd, if >= 0) and then try to import it. */
+static void refused(struct pd_rec_head h, const void *tail, size_t tail_len, int fd,
+                    const char *word, const char *what)
+{
+    h.magic = PD_REC_MAGIC;
+    h.id = ++next_id;
+    char buf[sizeof h + 64];
+    memcpy(buf, &h, sizeof h);
+    if (tail_len)
+        memcpy(buf + sizeof h, tail, tail_len);
+    if (fd >= 0)
+        tu_send_fd(chan[0], fd, buf, sizeof h + tail_len);
+    else
+        CHECK(send(chan[0], buf, sizeof h + tail_len, 0) == (ssize_t)(sizeof h + tail_len),
+              "send: %s", strerror(errno));
+    struct uvas_pool_ptr_data d = {{.magic = UVAS_POOL_DEV_MAGIC, .offset = h.id,
+                                    .size = h.size, .pid = (int32_t)getpid(), .tier = 7}};
+    void *p = (void *)1;
+    tu_expect_refused(uvas_pool_import_pointer(pool, &d, &p), UVAS_ERR_INVAL, word, what);
+}
+
+int main(void)
+{
+    tu_deadline(30);
+    struct uvas_range_desc rd = tu_init_device("64M", "64K");
+    struct pd_hello hello = {.magic = PD_HELLO_MAGIC, .tag = 7, .pid = (int32_t)getpid()};
+    CHECK(uvas_shared_describe(&hello.dev), "uvas_shared_describe");
+    CHECK(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, chan) == 0, "socketpair: %s",
+          strerror(errno));
+    CHECK(send(chan[0], &hello, sizeof hello, 0) == (ssize_t)sizeof hello, "send: %s",
+          strerror(errno));
+    CHECK_OK(uvas_pool_import(chan[1], &pool));
+    const size_t bs = rd.block_size;
+
+    int pipe_fd[2];
+    CHECK(pipe(pipe_fd) == 0, "pipe: %s", strerror(errno));
+    refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
+            0, pipe_fd[0], "not a file", "a block list that is a pipe");
+    close(pipe_fd[0]);
+    close(pipe_fd[1]);
+
+    int mfd = memfd_create("short-list", MFD_CLOEXEC);
+    CHECK(mfd >= 0 && ftruncate(mfd, 299 * sizeof(struct pd_rec_blk)) == 0, "memfd: %s",
+          strerror(errno));
+    refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
+            0, mfd, "not a file of its", "a block list a block short");
+    close(mfd);
+
+    refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
+            0, -1, "list missing", "a record whose list never came");
+    refused((struct pd_rec_head){.size = bs, .nblocks = PD_REC_MAX + 1u, .flags = PD_REC_IN_FD},
+            NULL, 0, -1, "not one of its exporter's", "a record of too many blocks");
+    struct pd_rec_blk two[2] = {{0, 0, 0}, {0, 0, bs}};
+    refused((struct pd_rec_head){.size = bs, .nblocks = 3}, two, sizeof two, -1,
+            "not one of its exporter's", "an inline record short of its blocks");
+    refused((struct pd_rec_head){.size = bs, .nblocks = 0}, NULL, 0, -1,
+            "not one of its exporter's", "a record of no blocks");
+
+    /* Still read after all that: a well-formed record naming a slab that
+     * was never sent is refused for that, not for the channel. */
+    refused((struct pd_rec_head){.size = bs, .nblocks = 1}, two, sizeof two[0], -1,
+            "did not send", "a record of a slab never sent");
+
+    CHECK_OK(uvas_pool_destroy(pool));
+    close(chan[0]);
+    CHECK_OK(uvas_finalize());
+    printf("unit-pool-channel: a hostile exporter's records refused, the channel read on: ok\n");
+    return 0;
+}
