@@ -137,6 +137,49 @@ static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
     return base;
 }
 
+/* A buffer of bytes over dedicated device memory allocated with `extra`
+ * in its chain (an export's info, or an import's), bound: a slab, ours or
+ * another process's. VkResult; nothing is left on failure. */
+static VkResult slab_buffer(struct uvas_vulkan *dv, VkDeviceSize bytes, void *extra,
+                            VkBuffer *buf, VkDeviceMemory *mem)
+{
+    VkExternalMemoryBufferCreateInfo ebi = {
+        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+        .handleTypes = dv->export_type};
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .pNext = &ebi,
+                              .size = bytes,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+                                       uvas_vulkan_addr_usage(dv)};
+    uvas_vulkan_share(dv, &bci);
+    VkResult r = vkCreateBuffer(dv->dev, &bci, NULL, buf);
+    if (r != VK_SUCCESS)
+        return r;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(dv->dev, *buf, &req);
+    /* A slab is a dedicated allocation, and its import must say so too. */
+    VkMemoryDedicatedAllocateInfo ded = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+                                         .pNext = extra,
+                                         .buffer = *buf};
+    VkMemoryAllocateFlagsInfo fi;
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .pNext = uvas_vulkan_addr_alloc(dv, &fi, &ded),
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = dv->dev_type};
+    r = !(req.memoryTypeBits & (1u << dv->dev_type)) ? VK_ERROR_FEATURE_NOT_PRESENT
+        : uvas_inject_fail(UVAS_INJ_DEVICE_ALLOC)    ? VK_ERROR_OUT_OF_DEVICE_MEMORY
+                                                     : vkAllocateMemory(dv->dev, &mai, NULL, mem);
+    if (r != VK_SUCCESS) {
+        vkDestroyBuffer(dv->dev, *buf, NULL);
+        *buf = VK_NULL_HANDLE;
+        return r;
+    }
+    vkBindBufferMemory(dv->dev, *buf, *mem, 0);
+    return VK_SUCCESS;
+}
+
 /* One more slab (lock held). */
 static int grow(struct uvas_devtier *t)
 {
@@ -144,43 +187,11 @@ static int grow(struct uvas_devtier *t)
         return UVAS_ERR_NOMEM;
     struct uvas_vulkan *dv = &t->dev;
     struct uvas_dslab s = {.fd = -1};
-    VkExternalMemoryBufferCreateInfo ebi = {
-        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
-        .handleTypes = dv->export_type};
-    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                              .pNext = &ebi,
-                              .size = t->slab_bytes,
-                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                       uvas_vulkan_addr_usage(dv)};
-    uvas_vulkan_share(dv, &bci);
-    VkResult r = vkCreateBuffer(dv->dev, &bci, NULL, &s.buf);
-    if (r != VK_SUCCESS)
-        goto refused;
-    VkMemoryRequirements req;
-    vkGetBufferMemoryRequirements(dv->dev, s.buf, &req);
-    if (!(req.memoryTypeBits & (1u << dv->dev_type))) {
-        vkDestroyBuffer(dv->dev, s.buf, NULL);
-        goto refused;
-    }
     VkExportMemoryAllocateInfo exp = {.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
                                       .handleTypes = dv->export_type};
-    VkMemoryAllocateFlagsInfo fi;
-    VkMemoryDedicatedAllocateInfo ded = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-                                         .pNext = uvas_vulkan_addr_alloc(dv, &fi, &exp),
-                                         .buffer = s.buf};
-    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                .pNext = &ded,
-                                .allocationSize = req.size,
-                                .memoryTypeIndex = dv->dev_type};
-    r = uvas_inject_fail(UVAS_INJ_DEVICE_ALLOC) ? VK_ERROR_OUT_OF_DEVICE_MEMORY
-                                                : vkAllocateMemory(dv->dev, &mai, NULL, &s.mem);
-    if (r != VK_SUCCESS) {
-        vkDestroyBuffer(dv->dev, s.buf, NULL);
+    VkResult r = slab_buffer(dv, t->slab_bytes, &exp, &s.buf, &s.mem);
+    if (r != VK_SUCCESS)
         goto refused;
-    }
-    vkBindBufferMemory(dv->dev, s.buf, s.mem, 0);
     s.addr = uvas_vulkan_address(dv, s.buf);
     VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
                                 .memory = s.mem,
@@ -499,41 +510,10 @@ int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_
      * own, at the offset this device's own slabs show. */
     if (t->fd_mappable && fd_base == t->fd_base)
         f.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-    VkExternalMemoryBufferCreateInfo ebi = {
-        .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
-        .handleTypes = d->export_type};
-    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                              .pNext = &ebi,
-                              .size = slab_bytes,
-                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                                       VK_BUFFER_USAGE_TRANSFER_DST_BIT |
-                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
-                                       uvas_vulkan_addr_usage(d)};
-    uvas_vulkan_share(d, &bci);
-    VkResult r = vkCreateBuffer(d->dev, &bci, NULL, &f.buf);
-    if (r == VK_SUCCESS) {
-        VkMemoryRequirements req;
-        vkGetBufferMemoryRequirements(d->dev, f.buf, &req);
-        /* The slab was a dedicated allocation; an import must say so too. */
-        VkImportMemoryFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
-                                       .handleType = d->export_type,
-                                       .fd = fd};
-        VkMemoryDedicatedAllocateInfo ded = {
-            .sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-            .pNext = &imp,
-            .buffer = f.buf};
-        VkMemoryAllocateFlagsInfo fi;
-        VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-                                    .pNext = uvas_vulkan_addr_alloc(d, &fi, &ded),
-                                    .allocationSize = req.size,
-                                    .memoryTypeIndex = d->dev_type};
-        r = !(req.memoryTypeBits & (1u << d->dev_type)) ? VK_ERROR_FEATURE_NOT_PRESENT
-            : uvas_inject_fail(UVAS_INJ_DEVICE_ALLOC)    ? VK_ERROR_OUT_OF_DEVICE_MEMORY
-                                                         : vkAllocateMemory(d->dev, &mai, NULL,
-                                                                            &f.mem);
-        if (r != VK_SUCCESS)
-            vkDestroyBuffer(d->dev, f.buf, NULL);
-    }
+    VkImportMemoryFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
+                                   .handleType = d->export_type,
+                                   .fd = fd};
+    VkResult r = slab_buffer(d, slab_bytes, &imp, &f.buf, &f.mem);
     if (r != VK_SUCCESS) {
         close(fd); /* a failed import leaves the descriptor with us */
         if (f.fd >= 0)
@@ -541,7 +521,6 @@ int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_
         return uvas_fail(UVAS_ERR_NO_DEVICE, "importing another process's device memory "
                          "failed (VkResult %d)", r);
     }
-    vkBindBufferMemory(d->dev, f.buf, f.mem, 0);
     f.addr = uvas_vulkan_address(d, f.buf);
     f.refs = 1;
     pthread_mutex_lock(&t->mu);
