@@ -81,6 +81,11 @@ def block(machine, d):
             if "cuda.cpu_touch_gbs" in m else \
             ("bare Vulkan copy to the host, 256 MiB", g("migrate.256M.to_host.raw_gbs"), "GB/s", True)
         rows.append(("CPU touching device-resident blocks, 256 MiB", g("migrate.256M.cpu_touch.uvas_gbs"), "GB/s", ref))
+    if "migrate.256M.untouched_to_device.uvas_gbs" in m and "cuda.prefetch_untouched_to_gpu_gbs" in m:
+        rows.append(("untouched memory to the GPU (zero fills), 256 MiB",
+                     g("migrate.256M.untouched_to_device.uvas_gbs"), "GB/s",
+                     ("CUDA UM prefetch of untouched memory", g("cuda.prefetch_untouched_to_gpu_gbs"),
+                      "GB/s", True)))
     if "first_touch.uvas_ns" in m:
         rows.append(("CPU first touch per 4 KiB page", g("first_touch.uvas_ns"), "ns",
                      ("kernel demand paging", g("first_touch.kernel_ns"), "ns", False)))
