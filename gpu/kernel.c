@@ -2,6 +2,7 @@
 #include "gpu/kernel.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -677,6 +678,22 @@ static VkResult submit_chunk(VkCommandBuffer cb, VkFence fence)
     return r;
 }
 
+/* A run in flight keeps zero fills off the GPU's cores (uvas_vulkan.runs):
+ * announced first, then the fills already there are waited out (tens of
+ * microseconds each), so no kernel of this run waits on cores a fill
+ * needs, nor a fill on this run. */
+static void run_begin(struct uvas_vulkan *d)
+{
+    atomic_fetch_add_explicit(&d->runs, 1, SEQ);
+    while (atomic_load_explicit(&d->sm_fills, SEQ))
+        sched_yield();
+}
+
+static void run_end(struct uvas_vulkan *d)
+{
+    atomic_fetch_sub_explicit(&d->runs, 1, REL);
+}
+
 /* Record and submit a group's launches, chunk after chunk; the fence
  * signals after the last. On failure, once what went out has run (the
  * holds must outlast it). Status. */
@@ -734,8 +751,10 @@ static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nf
             pe_lent.lease(c->want, c->nheld);
         }
     }
+    run_begin(d);
     int src = submit_run(g, s);
     if (src) {
+        run_end(d);
         if (pe_lent.run_end)
             pe_lent.run_end();
         return src;
@@ -744,6 +763,7 @@ static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nf
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_submissions, 1, RLX);
     struct serve v = {.s = s, .served = G.served_list, .gave_up = !wait};
     int rc = wait_serving(g->who, &v);
+    run_end(d);
     for (size_t i = 0; i < v.nserved; i++)
         G.served[v.served[i] / 8] = 0;
     if (!rc && !v.rc)

@@ -44,12 +44,15 @@ int uvas_copier_init(struct uvas_copier *c, struct uvas_vulkan *dev)
     }
     if (dev->fqueue) { /* without it fills go with the copies */
         pci.queueFamilyIndex = dev->cfam;
-        if (vkCreateCommandPool(dev->dev, &pci, NULL, &c->fill_pool) != VK_SUCCESS ||
-            vkCreateSemaphore(dev->dev, &sci, NULL, &c->timeline[UVAS_COPY_FILL_QUEUE]) !=
-                VK_SUCCESS) {
-            if (c->fill_pool)
-                vkDestroyCommandPool(dev->dev, c->fill_pool, NULL);
-            c->fill_pool = VK_NULL_HANDLE;
+        VkCommandPool fp;
+        VkSemaphore fs;
+        if (vkCreateCommandPool(dev->dev, &pci, NULL, &fp) == VK_SUCCESS) {
+            if (vkCreateSemaphore(dev->dev, &sci, NULL, &fs) == VK_SUCCESS) {
+                c->fill_pool = fp;
+                c->timeline[UVAS_COPY_FILL_QUEUE] = fs;
+            } else {
+                vkDestroyCommandPool(dev->dev, fp, NULL);
+            }
         }
     }
     return UVAS_OK;
@@ -229,6 +232,15 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
     bool fills = c->fill_pool && (flags & UVAS_COPY_SM_FILL);
     for (size_t i = 0; i < n && fills; i++)
         fills = ops[i].src == VK_NULL_HANDLE;
+    /* Announced before the runs are looked at (a run starting now sees it
+     * and waits), withdrawn if one is in flight: the copy engine fills. */
+    if (fills) {
+        atomic_fetch_add_explicit(&c->dev->sm_fills, 1, SEQ);
+        if (atomic_load_explicit(&c->dev->runs, SEQ)) {
+            atomic_fetch_sub_explicit(&c->dev->sm_fills, 1, REL);
+            fills = false;
+        }
+    }
     pthread_mutex_lock(&c->mu);
     if (fills) {
         rc = submit_on(c, UVAS_COPY_FILL_QUEUE, ops, n, t);
@@ -254,10 +266,13 @@ int uvas_copier_submit(struct uvas_copier *c, const struct uvas_copy_op *ops, si
         (void)uvas_copier_wait(c, t);
         rc = uvas_fail(rc, "%s", keep);
     }
-    if (rc != UVAS_OK)
+    if (rc != UVAS_OK) {
+        if (fills)
+            atomic_fetch_sub_explicit(&c->dev->sm_fills, 1, REL);
         *t = (struct uvas_copy_ticket){0};
-    else
+    } else {
         atomic_fetch_add_explicit(&uvas_g.ctr.copy_submissions, 1, RLX);
+    }
     return rc;
 }
 
@@ -342,6 +357,8 @@ int uvas_copier_wait(struct uvas_copier *c, struct uvas_copy_ticket *t)
     }
     if (r == VK_SUCCESS)
         learn_pace(c, t);
+    if (t->part[UVAS_COPY_FILL_QUEUE].value) /* done, or the device is lost */
+        atomic_fetch_sub_explicit(&c->dev->sm_fills, 1, REL);
     pthread_mutex_lock(&c->mu);
     for (uint32_t q = 0; q < UVAS_COPY_QUEUES_MAX; q++)
         if (t->part[q].cb)

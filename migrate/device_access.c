@@ -178,15 +178,22 @@ void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep)
 {
     size_t place[UVAS_PLACE_MAX], move[PREPARE_MOVES], np = 0, nm = 0;
     uint32_t seen[UVAS_PLACE_MAX];
+    /* Only what fits without evicting: moved ahead of their holds, the
+     * set's blocks would evict each other; past that, each block is held
+     * as soon as it is moved (uvas_device_take), as a set larger than the
+     * device needs. */
+    size_t room = uvas_devtier_room_blocks(&uvas_g.devtier);
+    memset(prep, UVAS_PREP_NONE, n);
     for (size_t i = 0; i < n; i++) {
-        prep[i] = UVAS_PREP_NONE;
         struct uvas_block *b = &uvas_g.bt[bi[i]];
         uint32_t s = atomic_load_explicit(&b->state, ACQ);
         if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s))
             continue; /* another agent's, or held by a launch: uvas_device_take's */
+        int res = uvas_blk_res(s);
+        if (res != UVAS_RES_DEVICE && room == 0)
+            break;
         atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], 1, RLX);
         prep[i] = UVAS_PREP_COUNTED;
-        int res = uvas_blk_res(s);
         if (res == UVAS_RES_UNPOPULATED) {
             if (!uvas_blk_take(b, false, &s))
                 continue;
@@ -201,6 +208,7 @@ void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep)
             }
             place[np] = bi[i];
             seen[np++] = s;
+            room--;
             if (np == UVAS_PLACE_MAX) {
                 place_batch(place, seen, np);
                 np = 0;
@@ -213,7 +221,10 @@ void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep)
                 continue;
             }
             move[nm++] = bi[i];
-            if (nm == PREPARE_MOVES) {
+            room--;
+            if (nm == PREPARE_MOVES) { /* the placed ones first: they wait BUSY */
+                place_batch(place, seen, np);
+                np = 0;
                 migrate_runs(move, nm);
                 nm = 0;
             }

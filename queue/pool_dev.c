@@ -66,6 +66,7 @@ void uvas_pool_dev_drop(struct uvas_pool *p, bool range_gone)
         free(r->b);
         free(r);
     }
+    s->pending_bytes = 0;
     p->use.used = p->use.reserved = 0;
     if (entered)
         uvas_shared_leave();

@@ -39,8 +39,11 @@ struct pd_rec_head {
  * the socket's send buffer (208 KiB by default, 13000 blocks) is refused. */
 #define PD_REC_INLINE 256
 #define PD_REC_IN_FD 1u
-/* The most blocks an importer takes in one record (a 256 MiB list). */
+/* The most blocks an importer takes in one record (a 256 MiB list; its
+ * own range's blocks, if fewer), and in the records it holds that were not
+ * imported yet: a hostile exporter's records cost it a packet each. */
 #define PD_REC_MAX (1u << 24)
+#define PD_PENDING_MAX ((size_t)64 << 20)
 
 struct pd_rec_blk {
     uint32_t slab, pad;
@@ -72,6 +75,7 @@ struct uvas_pool_share {
     uint32_t *slab_id; /* the exporter's slab -> our import + 1; 0: none */
     uint32_t nslab_id;
     struct pd_rec *pending;
+    size_t pending_bytes; /* of their block lists */
     bool gone; /* uvas_finalize took the imports: import the pool again */
 };
 

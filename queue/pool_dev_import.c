@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "queue/pool_dev.h"
+#include "uvas.h"
 #include "uvas/status.h"
 
 bool uvas_pool_dev_is_channel(int fd)
@@ -121,6 +122,14 @@ static int take_slab(struct uvas_pool *p, uint32_t slab, int fd, const char *fn)
 /* Read len bytes of the sealed list fd into out. Status. */
 static int read_list(int fd, void *out, size_t len, const char *fn)
 {
+    /* Sealed first: only memory files take seals, so neither the fstat
+     * nor the reads below can wait on a file system (a FUSE or NFS file
+     * of the exporter's would). */
+    const int need = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & need) != need)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: a record's block list on the pool's channel is "
+                         "not a sealed memory file", fn);
     struct stat st;
     if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != len)
         return uvas_fail(UVAS_ERR_INVAL, "%s: a record's block list on the pool's channel is "
@@ -142,10 +151,20 @@ static int keep_record(struct uvas_pool_share *s, const struct pd_rec_head *h, c
 {
     size_t want = (size_t)h->nblocks * sizeof(struct pd_rec_blk);
     bool in_fd = h->flags & PD_REC_IN_FD;
-    if (!h->nblocks || h->nblocks > PD_REC_MAX || (in_fd ? len != 0 || fd < 0 : len != want))
+    struct uvas_range_desc rd;
+    size_t most = uvas_range(&rd) == UVAS_OK && rd.block_size ? rd.size / rd.block_size : 0;
+    if (most > PD_REC_MAX)
+        most = PD_REC_MAX;
+    if (!h->nblocks || h->nblocks > most || (in_fd ? len != 0 || fd < 0 : len != want))
         return uvas_fail(UVAS_ERR_INVAL, "%s: a record on the pool's channel is not one of its "
-                         "exporter's (%u blocks, %zu bytes%s)", fn, h->nblocks, len,
-                         in_fd ? (fd < 0 ? ", its list missing" : ", and a list") : "");
+                         "exporter's (%u blocks, %zu bytes%s; this range holds %zu blocks)", fn,
+                         h->nblocks, len,
+                         in_fd ? (fd < 0 ? ", its list missing" : ", and a list") : "", most);
+    if (want > PD_PENDING_MAX - s->pending_bytes)
+        return uvas_fail(UVAS_ERR_NOMEM, "%s: the exporter sent more records than this process "
+                         "keeps before their pointers are imported (%zu MiB of block lists): "
+                         "the record was dropped; import pointers as they are exported", fn,
+                         PD_PENDING_MAX >> 20);
     struct pd_rec *r = calloc(1, sizeof *r);
     if (r)
         r->b = malloc(want);
@@ -163,6 +182,7 @@ static int keep_record(struct uvas_pool_share *s, const struct pd_rec_head *h, c
     r->h = *h;
     r->next = s->pending;
     s->pending = r;
+    s->pending_bytes += want;
     return UVAS_OK;
 }
 
@@ -183,17 +203,40 @@ static int read_one(struct uvas_pool *p, const char *fn)
     if (!buf)
         return uvas_fail(UVAS_ERR_NOMEM, "%s: no memory for a message of %zu bytes on the pool's "
                          "channel", fn, cap);
-    char cbuf[CMSG_SPACE(sizeof(int))];
+    /* Room for more descriptors than a message of the exporter's carries
+     * (one), so that extra ones arrive here and are closed: those that do
+     * not fit are closed by the kernel (MSG_CTRUNC). */
+    char cbuf[CMSG_SPACE(4 * sizeof(int))];
     struct iovec iov = {buf, cap};
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
                        .msg_controllen = sizeof cbuf};
     ssize_t got = recvmsg(p->fd, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-    int fd = -1;
-    for (struct cmsghdr *c = got >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c))
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-            c->cmsg_len == CMSG_LEN(sizeof(int)))
-            memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    int fd = -1, nfd = 0;
+    for (struct cmsghdr *c = got >= 0 ? CMSG_FIRSTHDR(&m) : NULL; c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        for (size_t k = 0; k < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); k++) {
+            int f;
+            memcpy(&f, CMSG_DATA(c) + k * sizeof(int), sizeof f);
+            if (nfd++ == 0)
+                fd = f;
+            else
+                close(f);
+        }
+    }
     int rc = UVAS_OK;
+    /* Truncated control data with nothing installed is a descriptor this
+     * process had no room for (its limit of open files): a slab asked for
+     * again below. With one installed, more came than fit. */
+    bool ctrunc = m.msg_flags & MSG_CTRUNC;
+    if (got >= 0 && (nfd > 1 || (ctrunc && nfd) || (m.msg_flags & MSG_TRUNC))) {
+        if (fd >= 0)
+            close(fd);
+        free(buf);
+        return uvas_fail(UVAS_ERR_INVAL, "%s: a message on the pool's channel carries %d "
+                         "descriptors%s, where its exporter sends one at most", fn, nfd,
+                         ctrunc ? " and more" : "");
+    }
     struct pd_slab_msg sm;
     struct pd_rec_head rh;
     if (got < 0) {
@@ -223,6 +266,7 @@ static struct pd_rec *take_record(struct uvas_pool_share *s, uint64_t id)
         if ((*rp)->h.id == id) {
             struct pd_rec *r = *rp;
             *rp = r->next;
+            s->pending_bytes -= (size_t)r->h.nblocks * sizeof *r->b;
             return r;
         }
     return NULL;

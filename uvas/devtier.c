@@ -413,6 +413,14 @@ size_t uvas_devtier_capacity_blocks(const struct uvas_devtier *t)
     return (size_t)t->max_slabs * t->slots_per_slab;
 }
 
+size_t uvas_devtier_room_blocks(struct uvas_devtier *t)
+{
+    pthread_mutex_lock(&t->mu);
+    size_t cap = uvas_devtier_capacity_blocks(t), used = in_use(t);
+    pthread_mutex_unlock(&t->mu);
+    return used < cap ? cap - used : 0;
+}
+
 void uvas_devtier_lru_add(struct uvas_devtier *t, size_t bi)
 {
     pthread_mutex_lock(&t->mu);

@@ -100,6 +100,9 @@ void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot);
 void uvas_devtier_slot_where(const struct uvas_devtier *t, uint32_t slot, VkBuffer *buf,
                              VkDeviceSize *off, int *fd);
 size_t uvas_devtier_capacity_blocks(const struct uvas_devtier *t);
+/* Blocks the tier can still take without evicting (slabs it may yet
+ * grow included). */
+size_t uvas_devtier_room_blocks(struct uvas_devtier *t);
 /* The device address of a slot's memory (kernels), 0 without. */
 VkDeviceAddress uvas_devtier_slot_address(const struct uvas_devtier *t, uint32_t slot);
 

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <vulkan/vulkan.h>
 
+#include "uvas/atomics.h"
+
 /* VK_KHR_map_memory2 and VK_EXT_map_memory_placed, newer than Debian 12's
  * Vulkan headers (1.3.239). */
 #ifndef VK_EXT_map_memory_placed
@@ -81,6 +83,12 @@ struct uvas_vulkan {
      * family: zero fills of device memory run there on the GPU's cores,
      * 10-20x faster than on a copy engine (docs/migration.md). NULL: none. */
     VkQueue fqueue;
+    /* Kernel runs in flight (gpu/kernel.c) and fill batches on fqueue in
+     * flight (migrate/copy.c): a fill goes to the GPU's cores only while
+     * no run is, and a run is submitted only once those fills are done. A
+     * kernel that waits (for a fault, or for a flag the CPU sets after a
+     * fill) holds the cores the fill would need. */
+    _Atomic uint32_t runs, sm_fills;
     uint32_t families[2];    /* qfam, cfam: buffers both use are shared by them */
     uint32_t ctimestamp_bits; /* of cfam: 0, kernels cannot be timed */
     bool kernels;            /* buffer device addresses and 64-bit integers in

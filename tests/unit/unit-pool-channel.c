@@ -3,14 +3,20 @@
  * the greeting and then sends records that are not what uvas sends. The
  * importer refuses each with a message and never blocks:
  *  - a large record's block list (PD_REC_IN_FD) that is a pipe, not a
- *    file (a read of it would wait for ever);
- *  - a list file shorter than the record says;
+ *    file (a read of it would wait for ever), or a file not sealed (one
+ *    on a FUSE or NFS mount could make the read wait too);
+ *  - a sealed list file shorter than the record says;
  *  - a record that says its list comes in a file but sends none;
- *  - a record of more blocks than any importer takes (a giant allocation);
+ *  - a record of more blocks than any importer takes, or than this
+ *    range holds (a giant allocation per packet);
  *  - an inline record whose length is not its blocks';
- *  - a record of zero blocks.
+ *  - a record of zero blocks;
+ *  - a message with two descriptors (both closed: no descriptor leaks
+ *    from any of these).
  * After each, the channel still works: the next record is read.
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 
@@ -21,6 +27,43 @@
 static int chan[2];
 static uvas_pool_t *pool;
 static uint64_t next_id;
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+/* A memfd of len bytes, sealed as an exporter's list is. */
+static int sealed_memfd(size_t len)
+{
+    int fd = memfd_create("sealed-list", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    CHECK(fd >= 0 && ftruncate(fd, (off_t)len) == 0 &&
+              fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0,
+          "sealed memfd: %s", strerror(errno));
+    return fd;
+}
+
+/* len bytes with n descriptors attached. */
+static void send_fds(int sock, const int *fds, int n, const void *data, size_t len)
+{
+    struct iovec iov = {(void *)data, len};
+    char cbuf[CMSG_SPACE(4 * sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+                       .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
+    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
+    CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
+}
 
 /* Send a record head (with fd, if >= 0) and then try to import it. */
 static void refused(struct pd_rec_head h, const void *tail, size_t tail_len, int fd,
@@ -56,29 +99,53 @@ int main(void)
     CHECK_OK(uvas_pool_import(chan[1], &pool));
     const size_t bs = rd.block_size;
 
+    const int fds_before = open_fds();
     int pipe_fd[2];
     CHECK(pipe(pipe_fd) == 0, "pipe: %s", strerror(errno));
     refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
-            0, pipe_fd[0], "not a file", "a block list that is a pipe");
+            0, pipe_fd[0], "not a sealed memory file", "a block list that is a pipe");
     close(pipe_fd[0]);
     close(pipe_fd[1]);
 
-    int mfd = memfd_create("short-list", MFD_CLOEXEC);
-    CHECK(mfd >= 0 && ftruncate(mfd, 299 * sizeof(struct pd_rec_blk)) == 0, "memfd: %s",
-          strerror(errno));
+    const size_t list = 300 * sizeof(struct pd_rec_blk);
+    int mfd = memfd_create("unsealed-list", MFD_CLOEXEC);
+    CHECK(mfd >= 0 && ftruncate(mfd, (off_t)list) == 0, "memfd: %s", strerror(errno));
     refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
-            0, mfd, "not a file of its", "a block list a block short");
+            0, mfd, "not a sealed memory file", "a block list anyone may still change");
+    close(mfd);
+
+    mfd = sealed_memfd(list - sizeof(struct pd_rec_blk));
+    refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
+            0, mfd, "not a file of its", "a sealed block list a block short");
     close(mfd);
 
     refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
             0, -1, "list missing", "a record whose list never came");
     refused((struct pd_rec_head){.size = bs, .nblocks = PD_REC_MAX + 1u, .flags = PD_REC_IN_FD},
-            NULL, 0, -1, "not one of its exporter's", "a record of too many blocks");
+            NULL, 0, -1, "this range holds", "a record of more blocks than any importer takes");
+    refused((struct pd_rec_head){.size = bs, .nblocks = (uint32_t)(rd.size / bs) + 1,
+                                 .flags = PD_REC_IN_FD},
+            NULL, 0, -1, "this range holds", "a record of more blocks than this range has");
     struct pd_rec_blk two[2] = {{0, 0, 0}, {0, 0, bs}};
     refused((struct pd_rec_head){.size = bs, .nblocks = 3}, two, sizeof two, -1,
             "not one of its exporter's", "an inline record short of its blocks");
     refused((struct pd_rec_head){.size = bs, .nblocks = 0}, NULL, 0, -1,
             "not one of its exporter's", "a record of no blocks");
+
+    /* Two descriptors on one message: both closed, the message refused. */
+    int a = memfd_create("extra-a", MFD_CLOEXEC), b = memfd_create("extra-b", MFD_CLOEXEC);
+    CHECK(a >= 0 && b >= 0, "memfd: %s", strerror(errno));
+    struct pd_slab_msg sm = {PD_SLAB_MAGIC, 3};
+    send_fds(chan[0], (int[2]){a, b}, 2, &sm, sizeof sm);
+    close(a);
+    close(b);
+    struct uvas_pool_ptr_data d = {{.magic = UVAS_POOL_DEV_MAGIC, .offset = ++next_id,
+                                    .size = bs, .pid = (int32_t)getpid(), .tier = 7}};
+    void *ptr;
+    tu_expect_refused(uvas_pool_import_pointer(pool, &d, &ptr), UVAS_ERR_INVAL,
+                      "carries 2 descriptors", "a message with two descriptors");
+    CHECK(open_fds() == fds_before, "descriptors open: %d before the hostile messages, %d after",
+          fds_before, open_fds());
 
     /* Still read after all that: a well-formed record naming a slab that
      * was never sent is refused for that, not for the channel. */
