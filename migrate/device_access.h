@@ -54,7 +54,10 @@ enum {
  * migration engine a run of consecutive blocks at a time. uvas_device_take
  * pays a submission and a wait per block. Best effort: a block another
  * agent has, or whose move failed, is left to uvas_device_take, which
- * reports. prep[i] says what was done for bi[i].
+ * reports. prep[i] says what was done for bi[i]; the policy's answer
+ * holds for the launch (holds retried after a busy block keep it). Only
+ * as many blocks as the tier has room for are moved: the rest are moved
+ * and held one at a time, so the set's blocks never evict each other.
  */
 void uvas_device_prepare(const size_t *bi, size_t n, uint8_t *prep);
 
