@@ -238,8 +238,11 @@ def targets_block(machine, d):
         return x / y if x is not None and y else None
 
     rows = []
+    # The migration targets are the H100's (against CUDA there); elsewhere
+    # only the OpenSHMEM rows, which issue 11 sets for both machines.
+    gpu = "cuda.prefetch_to_gpu_gbs" in m
     for p, pages in (("migrate", "4 KiB host pages"), ("migrate_huge", "2 MiB huge pages")):
-        if f"{p}.256M.to_device.uvas_gbs" not in m:
+        if not gpu or f"{p}.256M.to_device.uvas_gbs" not in m:
             continue
         for what, v, want in (
                 ("256 MiB to the GPU, of bare DMA", ratio(f"{p}.256M.to_device.uvas_gbs", f"{p}.256M.to_device.raw_gbs"), 0.95),
@@ -251,7 +254,7 @@ def targets_block(machine, d):
                 ("8 GiB against 256 MiB, GB/s to the GPU (linear)", ratio(f"{p}.8G.to_device.uvas_gbs", f"{p}.256M.to_device.uvas_gbs"), 0.9),
                 ("8 GiB against 256 MiB, GB/s to the CPU (linear)", ratio(f"{p}.8G.to_host.uvas_gbs", f"{p}.256M.to_host.uvas_gbs"), 0.9)):
             rows.append((f"{what} ({pages})", v, want, "x"))
-    if "migrate.256M.cpu_touch.uvas_gbs" in m:
+    if gpu and "migrate.256M.cpu_touch.uvas_gbs" in m:
         rows.append(("CPU touching device-resident blocks, GB/s", g("migrate.256M.cpu_touch.uvas_gbs"), 12.0, " GB/s"))
         rows.append(("CPU touching device-resident blocks, of CUDA UM", ratio("migrate.256M.cpu_touch.uvas_gbs", "cuda.cpu_touch_gbs"), 3.0, "x"))
     for what, a, b in (("OpenSHMEM put + quiet, 8 B, latency", "shmem.put_lat.8.oshmem", "shmem.put_lat.8.uvas"),
