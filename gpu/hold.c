@@ -161,7 +161,7 @@ int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
     uvas_hold_release(s, x);
     pthread_mutex_unlock(&x->run);
     /* The policy's moves for the whole set together, then the holds. */
-    uint8_t *prep = calloc(s->nwant ? s->nwant : 1, 1);
+    uint8_t *prep = malloc(s->nwant ? s->nwant : 1); /* prepare sets every entry */
     if (!prep)
         return uvas_fail(UVAS_ERR_NOMEM, "out of memory for a launch's %zu blocks", s->nwant);
     uvas_device_prepare(s->want, s->nwant, prep);

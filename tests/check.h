@@ -204,6 +204,10 @@ void tu_expect_refused(int st, int want, const char *word, const char *what);
 /* One descriptor and len bytes over a Unix socket (SCM_RIGHTS), and back:
  * the received descriptor. */
 void tu_send_fd(int sock, int fd, const void *data, size_t len);
+/* The same with n (1 to 4) descriptors on one message. */
+void tu_send_fds(int sock, const int *fds, int n, const void *data, size_t len);
+/* Descriptors open in this process (/proc/self/fd, the listing's own too). */
+int tu_count_fds(void);
 int tu_recv_fd(int sock, void *data, size_t len);
 
 /* The block holding p is at residence res, with (mapped 1) or without a

@@ -2,6 +2,7 @@
  * The bodies of the test programs' shared helpers (check.h, remote.h,
  * process/common.h), compiled once and linked into every test program.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -396,19 +397,38 @@ void tu_expect_refused(int st, int want, const char *word, const char *what)
     printf("  %s: %s\n", what, uvas_last_error());
 }
 
-void tu_send_fd(int sock, int fd, const void *data, size_t len)
+void tu_send_fds(int sock, const int *fds, int n, const void *data, size_t len)
 {
     struct iovec iov = {(void *)data, len};
-    char cbuf[CMSG_SPACE(sizeof(int))];
+    char cbuf[CMSG_SPACE(4 * sizeof(int))];
     memset(cbuf, 0, sizeof cbuf);
+    CHECK(n >= 1 && n <= 4, "tu_send_fds: %d descriptors (1 to 4)", n);
     struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = sizeof cbuf};
+                       .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
     struct cmsghdr *c = CMSG_FIRSTHDR(&m);
     c->cmsg_level = SOL_SOCKET;
     c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
+    memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
     CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
+}
+
+void tu_send_fd(int sock, int fd, const void *data, size_t len)
+{
+    tu_send_fds(sock, &fd, 1, data, len);
+}
+
+int tu_count_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
 }
 
 int tu_recv_fd(int sock, void *data, size_t len)

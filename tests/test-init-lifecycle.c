@@ -5,7 +5,6 @@
  * range untouched); after finalize the range is released and init with any
  * valid options works again, repeatedly, without leaking descriptors.
  */
-#include <dirent.h>
 #include <sys/mman.h>
 
 #include "check.h"
@@ -16,19 +15,6 @@
 
 #define KiB ((size_t)1024)
 #define MiB (KiB * 1024)
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
-            n++;
-    closedir(d);
-    return n;
-}
 
 /* Is [p, p+len) free of mappings? Probe with MAP_FIXED_NOREPLACE. */
 static int range_is_free(void *p, size_t len)
@@ -124,7 +110,7 @@ int main(void)
     CHECK_OK(uvas_finalize());
 
     /* Cycles release everything: descriptors and the range. */
-    int fds0 = count_fds();
+    int fds0 = tu_count_fds();
     for (int i = 0; i < 20; i++) {
         memset(&o, 0, sizeof o);
         o.size = 16 * MiB;
@@ -137,7 +123,7 @@ int main(void)
         q[0] = 1;
         CHECK_OK(uvas_finalize());
     }
-    int fds1 = count_fds();
+    int fds1 = tu_count_fds();
     CHECK(fds1 == fds0, "descriptor leak: %d open before 20 init/finalize "
           "cycles, %d after", fds0, fds1);
     CHECK(range_is_free((void *)UVAS_DEFAULT_BASE, 16 * MiB),

@@ -15,7 +15,6 @@
  *    from any of these).
  * After each, the channel still works: the next record is read.
  */
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -28,17 +27,6 @@ static int chan[2];
 static uvas_pool_t *pool;
 static uint64_t next_id;
 
-static int open_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    CHECK(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
-    int n = 0;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
 /* A memfd of len bytes, sealed as an exporter's list is. */
 static int sealed_memfd(size_t len)
 {
@@ -47,22 +35,6 @@ static int sealed_memfd(size_t len)
               fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) == 0,
           "sealed memfd: %s", strerror(errno));
     return fd;
-}
-
-/* len bytes with n descriptors attached. */
-static void send_fds(int sock, const int *fds, int n, const void *data, size_t len)
-{
-    struct iovec iov = {(void *)data, len};
-    char cbuf[CMSG_SPACE(4 * sizeof(int))];
-    memset(cbuf, 0, sizeof cbuf);
-    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-                       .msg_controllen = CMSG_SPACE((size_t)n * sizeof(int))};
-    struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN((size_t)n * sizeof(int));
-    memcpy(CMSG_DATA(c), fds, (size_t)n * sizeof(int));
-    CHECK(sendmsg(sock, &m, 0) == (ssize_t)len, "sendmsg: %s", strerror(errno));
 }
 
 /* Send a record head (with fd, if >= 0) and then try to import it. */
@@ -99,7 +71,7 @@ int main(void)
     CHECK_OK(uvas_pool_import(chan[1], &pool));
     const size_t bs = rd.block_size;
 
-    const int fds_before = open_fds();
+    const int fds_before = tu_count_fds();
     int pipe_fd[2];
     CHECK(pipe(pipe_fd) == 0, "pipe: %s", strerror(errno));
     refused((struct pd_rec_head){.size = 300 * bs, .nblocks = 300, .flags = PD_REC_IN_FD}, NULL,
@@ -136,7 +108,7 @@ int main(void)
     int a = memfd_create("extra-a", MFD_CLOEXEC), b = memfd_create("extra-b", MFD_CLOEXEC);
     CHECK(a >= 0 && b >= 0, "memfd: %s", strerror(errno));
     struct pd_slab_msg sm = {PD_SLAB_MAGIC, 3};
-    send_fds(chan[0], (int[2]){a, b}, 2, &sm, sizeof sm);
+    tu_send_fds(chan[0], (int[2]){a, b}, 2, &sm, sizeof sm);
     close(a);
     close(b);
     struct uvas_pool_ptr_data d = {{.magic = UVAS_POOL_DEV_MAGIC, .offset = ++next_id,
@@ -144,8 +116,8 @@ int main(void)
     void *ptr;
     tu_expect_refused(uvas_pool_import_pointer(pool, &d, &ptr), UVAS_ERR_INVAL,
                       "carries 2 descriptors", "a message with two descriptors");
-    CHECK(open_fds() == fds_before, "descriptors open: %d before the hostile messages, %d after",
-          fds_before, open_fds());
+    CHECK(tu_count_fds() == fds_before, "descriptors open: %d before the hostile messages, %d after",
+          fds_before, tu_count_fds());
 
     /* Still read after all that: a well-formed record naming a slab that
      * was never sent is refused for that, not for the channel. */
