@@ -276,7 +276,12 @@ if [ "$what" = bench ] || [ "$what" = all ]; then
 fi
 if [ "$what" = guard ] || [ "$what" = all ]; then
     # The performance guard: every benchmark, each ratio against its floor
-    # (bench/floors/h100.txt); the outputs go to $OUT/guard for perf-table.py.
+    # (bench/floors/h100.txt or h200.txt, as the card is; GUARD_MACHINE
+    # names it by hand); the outputs go to $OUT/guard for perf-table.py.
     use_mpi
-    scripts/perf-check.sh h100 --builddir "$B" --out "$OUT/guard" ${GUARD_ALL:+--all}
+    card=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+    case $card in *H200*) gm=h200 ;; *) gm=h100 ;; esac
+    gm=${GUARD_MACHINE:-$gm}
+    echo "guard: $card, floors bench/floors/$gm.txt"
+    scripts/perf-check.sh "$gm" --builddir "$B" --out "$OUT/guard" ${GUARD_ALL:+--all}
 fi

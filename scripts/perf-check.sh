@@ -3,8 +3,9 @@
 # ratio against its floor in bench/floors/MACHINE.txt (scripts/perf-check.py).
 #
 # usage: scripts/perf-check.sh MACHINE [--builddir DIR] [--out DIR] [--all]
-#   MACHINE    h100 (the lent GPU machine: scripts/device-run.sh guard runs it
-#              there) or lavapipe (the 2-core CI machine, Mesa's software Vulkan)
+#   MACHINE    h100 or h200 (the lent GPU machine, whichever card it has:
+#              scripts/device-run.sh guard picks it from nvidia-smi) or
+#              lavapipe (the 2-core CI machine, Mesa's software Vulkan)
 #   --builddir the build to measure (default build; build-dev on the device)
 #   --out      where the outputs and table.md go (default perf-out/)
 #   --all      run every benchmark, also those no floor of MACHINE needs
@@ -31,7 +32,10 @@ while [ $# -gt 0 ]; do
     shift
 done
 floors=bench/floors/$machine.txt
-[ -f "$floors" ] || { echo "usage: perf-check.sh h100|lavapipe [--builddir DIR] [--out DIR]" >&2; exit 2; }
+[ -f "$floors" ] || { echo "usage: perf-check.sh h100|h200|lavapipe [--builddir DIR] [--out DIR]" >&2; exit 2; }
+# A GPU machine (16 cores, 80-141 GB of device memory) runs the large sizes.
+gpu=0
+case $machine in h100 | h200) gpu=1 ;; esac
 mkdir -p "$out"
 rm -f "$out"/*.txt "$out/attempts.log"
 # The device machine gets a copy of the working tree whose .git is not
@@ -58,7 +62,7 @@ run_all() {
     need query && bench query "$B/bench/uvas-bench" query
     if need migrate; then
         sizes=256
-        [ "$machine" = h100 ] && sizes=256,1024,8192
+        [ $gpu = 1 ] && sizes=256,1024,8192
         bench migrate "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
     fi
     # The host tier in huge pages (UVAS_HUGE_PAGES=1): its rows are
@@ -67,14 +71,14 @@ run_all() {
     # The largest size's pages and some to spare must be free: short of
     # them, a touch gets SIGBUS and the run says nothing of speed.
     sizes=256 hp_need=192
-    [ "$machine" = h100 ] && sizes=256,1024,8192 hp_need=4200
+    [ $gpu = 1 ] && sizes=256,1024,8192 hp_need=4200
     hp_free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo 2>/dev/null)
     if need 'migrate_huge\.' && [ "${hp_free:-0}" -ge "$hp_need" ]; then
         UVAS_HUGE_PAGES=1 bench migrate-huge "$B/bench/uvas-bench" migrate -r 5 -s "$sizes"
     fi
     if need 'kernel\.'; then
         kmib=16
-        [ "$machine" = h100 ] && kmib=256
+        [ $gpu = 1 ] && kmib=256
         bench kernel "$B/bench/uvas-bench" kernel -s $kmib -r 9
     fi
     if need 'path\.'; then
@@ -84,11 +88,11 @@ run_all() {
     if need 'shmem\.'; then
         pre=()
         [ -x "$B/bench-uvas/shmem-bench" ] && [ -x "$B/bench-oshmem/shmem-bench" ] && pre=(--prebuilt)
-        # Both implementations, SHMEM_RUNS times (3 on the H100): the
+        # Both implementations, SHMEM_RUNS times (3 on a GPU machine): the
         # checker takes each metric's median (OSHMEM's figures move 1.6-2x
         # between runs there, docs/performance.md).
         runs=${SHMEM_RUNS:-1}
-        [ "$machine" = h100 ] && runs=${SHMEM_RUNS:-3}
+        [ $gpu = 1 ] && runs=${SHMEM_RUNS:-3}
         bench shmem-bench scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
         for r in $(seq 2 "$runs"); do
             bench shmem-bench-$r scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
