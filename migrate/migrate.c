@@ -15,6 +15,7 @@
 #include "migrate/policy.h"
 #include "migrate/state.h"
 #include "uvas/atomics.h"
+#include "uvas/gate.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/os.h"
@@ -773,10 +774,13 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
     }
     for (size_t c = first; c < first + n && rc == UVAS_OK;) {
         size_t m = 0;
+        /* The run's gates close together: one wait for peers' pins (and
+         * at most one heavy fence per batch) before anything moves. */
+        uvas_gate_batch_begin();
         for (; c < first + n && m < cap && rc == UVAS_OK; c++) {
             struct uvas_block *b = &uvas_g.bt[c];
             struct job x = {.bi = c, .defer_wake = c == defer_bi};
-            if (!uvas_blk_take(b, flags & UVAS_MIG_WAIT, &x.seen))
+            if (!uvas_blk_take_batched(b, flags & UVAS_MIG_WAIT, &x.seen))
                 continue;
             x.from = uvas_blk_res(x.seen);
             /* Host-heap memory stays on the host (uvas/alloc.c: peers may
@@ -796,10 +800,12 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
             }
             if (to == UVAS_RES_HOST) {
                 if (x.from == UVAS_RES_UNPOPULATED) {
+                    uvas_gate_batch_flush();
                     place_on_host(&x);
                     continue;
                 }
                 if (atomic_load_explicit(&b->dup, RLX)) {
+                    uvas_gate_batch_flush();
                     collapse(&x);
                     continue;
                 }
@@ -818,6 +824,7 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
             }
             j[m++] = x;
         }
+        uvas_gate_batch_end();
         int r = to == UVAS_RES_DEVICE ? run_stages(j, m, true, flags, UVAS_OK)
                                       : run_stages(j, m, false, flags, prepare_to_host(j, m));
         if (rc == UVAS_OK)

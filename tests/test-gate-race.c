@@ -7,7 +7,10 @@
  * back as fast as it can. Each increment done under an open gate must
  * survive every migration: at the end every counter equals the number of
  * increments its thread made. Each peer alternates between the counter pin
- * and the quick pin (a per-thread slot). Also: a pin table made while
+ * and the quick pin (a per-thread slot): light slots (a plain store, the
+ * migrator's closes fenced with membarrier) where the kernel offers them,
+ * and in one peer's table, whose light mark is cleared, the exchange; a
+ * run of blocks migrated together fences once. Also: a pin table made while
  * transitions run (a late peer) is honoured from its first pin on; a
  * table whose slots' high-water mark a hostile party set past the end is
  * read only to its end; a second pin in a table whose slot the thread
@@ -112,6 +115,12 @@ int main(void)
         if (i != PEERS - 1)
             CHECK_OK(uvas_gate_pins_get(1 + (unsigned)i, &peers[i].pins, NULL));
     }
+    /* Tables are light where this process joined the heavy fences; peer 1
+     * takes its slots with the exchange all the same. */
+    bool light = atomic_load(&uvas_gate_joined);
+    CHECK_EQ(atomic_load(&uvas_gate_slots_of(peers[0].pins)->light), light,
+             "a table's light mark against the process's heavy fences");
+    atomic_store(&uvas_gate_slots_of(peers[1].pins)->light, 0);
     pthread_t mth;
     CHECK(pthread_create(&mth, NULL, migrator, NULL) == 0, "pthread_create");
     for (int i = 0; i < PEERS; i++)
@@ -122,6 +131,13 @@ int main(void)
         pthread_join(peers[i].th, NULL);
     pthread_join(mth, NULL);
 
+    CHECK_OK(uvas_migrate(area, BLOCKS * bs, UVAS_LOC_HOST, 0));
+    /* A migration's run closes its gates together: one heavy fence for
+     * all of its host-resident blocks, not one each. */
+    uint64_t f0 = uvas_gate_heavy_fences();
+    CHECK_OK(uvas_migrate(area, BLOCKS * bs, UVAS_LOC_DEVICE, 0));
+    CHECK_EQ(uvas_gate_heavy_fences() - f0, atomic_load(&uvas_gate_joined) ? 1 : 0,
+             "heavy fences for one migration of a run of host blocks");
     CHECK_OK(uvas_migrate(area, BLOCKS * bs, UVAS_LOC_HOST, 0));
     uint64_t adds = 0, closed = 0;
     for (int i = 0; i < PEERS; i++) {
@@ -177,9 +193,16 @@ int main(void)
     uint64_t quick = 0;
     for (int i = 0; i < PEERS; i++)
         quick += peers[i].quick;
+    /* Light slots were in use: the migrator's closes of open host blocks fenced. */
+    uint64_t heavy = uvas_gate_heavy_fences();
+    CHECK(!light || heavy > 0, "light slots were in use and no close ran a heavy fence");
+    CHECK(light || heavy == 0, "a heavy fence ran in a process that did not join them");
     printf("gate-race: %lu migrations; %llu increments under open gates, %llu pins found the "
-           "gate closed or away, %llu pins in slots; every increment kept\n", m,
-           (unsigned long long)adds, (unsigned long long)closed, (unsigned long long)quick);
+           "gate closed or away, %llu pins in slots (%s), %llu heavy fences; every increment "
+           "kept\n", m, (unsigned long long)adds, (unsigned long long)closed,
+           (unsigned long long)quick,
+           light ? "light in two tables" : "no membarrier here: every slot exchanged",
+           (unsigned long long)heavy);
     uvas_free(area);
     uvas_gate_pins_teardown();
     CHECK_OK(uvas_finalize());

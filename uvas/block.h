@@ -80,6 +80,7 @@ struct uvas_block {
  * new residence.
  */
 void uvas_gate_close(struct uvas_block *b);
+void uvas_gate_close_batched(struct uvas_block *b); /* uvas/gate.h: batches */
 void uvas_gate_open(struct uvas_block *b, uint32_t state);
 
 static inline int uvas_blk_res(uint32_t state)
@@ -106,7 +107,7 @@ static inline bool uvas_blk_held(uint32_t state)
  * read, or a kernel holds the block. (A device access that moves nothing
  * takes a device-resident block BUSY with its gate open:
  * migrate/device_access.c.) */
-static inline bool uvas_blk_mark_busy(struct uvas_block *b, uint32_t s)
+static inline bool uvas_blk_mark_busy_(struct uvas_block *b, uint32_t s, bool batched)
 {
     if (uvas_blk_held(s))
         return false;
@@ -114,8 +115,16 @@ static inline bool uvas_blk_mark_busy(struct uvas_block *b, uint32_t s)
     if (!atomic_compare_exchange_strong_explicit(&b->state, &expect, s | UVAS_BLK_BUSY,
                                                  memory_order_acq_rel, memory_order_acquire))
         return false;
-    uvas_gate_close(b);
+    if (batched)
+        uvas_gate_close_batched(b);
+    else
+        uvas_gate_close(b);
     return true;
+}
+
+static inline bool uvas_blk_mark_busy(struct uvas_block *b, uint32_t s)
+{
+    return uvas_blk_mark_busy_(b, s, false);
 }
 
 /* Try to take the block for a transition out of residence `from`. On
@@ -133,12 +142,13 @@ static inline bool uvas_blk_try_busy(struct uvas_block *b, int from, uint32_t *s
  * yielding while another transition holds it (they take microseconds to
  * milliseconds) and sleeping while kernels hold it (as long as they run);
  * without, false when either does. *seen: the state before. */
-static inline bool uvas_blk_take(struct uvas_block *b, bool wait, uint32_t *seen)
+static inline bool uvas_blk_take_(struct uvas_block *b, bool wait, uint32_t *seen,
+                                  bool batched)
 {
     for (unsigned i = 0;; i++) {
         uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
         if (!(s & UVAS_BLK_BUSY) && !uvas_blk_held(s)) {
-            if (uvas_blk_mark_busy(b, s)) {
+            if (uvas_blk_mark_busy_(b, s, batched)) {
                 *seen = s;
                 return true;
             }
@@ -153,6 +163,19 @@ static inline bool uvas_blk_take(struct uvas_block *b, bool wait, uint32_t *seen
             sched_yield();
         }
     }
+}
+
+static inline bool uvas_blk_take(struct uvas_block *b, bool wait, uint32_t *seen)
+{
+    return uvas_blk_take_(b, wait, seen, false);
+}
+
+/* The same within a batch of closes (uvas_gate_batch_begin): the wait for
+ * peers' pins comes at the batch's flush or end, before anything of the
+ * block moves. */
+static inline bool uvas_blk_take_batched(struct uvas_block *b, bool wait, uint32_t *seen)
+{
+    return uvas_blk_take_(b, wait, seen, true);
 }
 
 /* End a transition: new residence, next version, BUSY cleared. */

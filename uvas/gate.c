@@ -12,7 +12,17 @@
 #include "uvas/status.h"
 
 void (*uvas_gate_stuck_hook)(size_t block, unsigned table, double seconds);
-static _Atomic uint64_t waits;
+static _Atomic uint64_t waits, heavy_fences;
+
+/* Joining the heavy fences (gate.h: light slots), once per process: before
+ * its first slot and before it makes a table. */
+_Atomic bool uvas_gate_joined;
+static pthread_once_t join_once = PTHREAD_ONCE_INIT;
+
+static void join(void)
+{
+    atomic_store(&uvas_gate_joined, uvas_os_heavy_fence_join());
+}
 
 /* The pin tables. A table is published (its pointer, then its index in
  * live[]) before its descriptor leaves this process, so a transition that
@@ -94,6 +104,7 @@ static void slot_after_fork(void)
 
 static void slot_init(void)
 {
+    pthread_once(&join_once, join);
     slot_key_ok = pthread_key_create(&slot_key, slot_release) == 0;
     pthread_atfork(NULL, NULL, slot_after_fork);
 }
@@ -216,6 +227,8 @@ int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **out, int *fd)
         int f;
         rc = uvas_os_shared_table("uvas-pins", uvas_gate_pins_bytes(), false, &f, &p);
         if (rc == UVAS_OK) {
+            pthread_once(&join_once, join);
+            atomic_store(&uvas_gate_slots_of(p)->light, atomic_load(&uvas_gate_joined));
             pins.fd[t] = f;
             atomic_store(&pins.tab[t], (_Atomic uint32_t *)p);
             unsigned nl = atomic_load(&pins.nlive);
@@ -290,18 +303,106 @@ static void drain(_Atomic uint32_t *tab, unsigned t, size_t bi)
     }
 }
 
-void uvas_gate_close(struct uvas_block *b)
+/* Could a quick pin have gone into the memory of a block whose word was
+ * w: open, and where peers reach it directly? (One that found it
+ * untouched read zeros without touching it: uvas_side_own.) */
+static bool reachable(uint64_t w)
+{
+    int res = uvas_gate_res(w);
+    return uvas_gate_is_open(w) &&
+           (res == UVAS_RES_HOST || (res == UVAS_RES_DEVICE && (w & UVAS_GATE_DIRECT)));
+}
+
+/* Do any of the nl live tables have slots in use? Read after the close: a
+ * thread that raises a mark from 0 later reads the word after the close
+ * too (gate.h). */
+static bool slots_in_use(unsigned nl)
+{
+    for (unsigned k = 0; k < nl; k++) {
+        _Atomic uint32_t *tab = atomic_load_explicit(&pins.tab[pins.live[k]], memory_order_acquire);
+        if (slots_used(uvas_gate_slots_of(tab)))
+            return true;
+    }
+    return false;
+}
+
+/* Wait for the pins on blocks bi[0..n) that were closed, their words
+ * before the close in was[]: one heavy fence first where light slots may
+ * be inside one of them (gate.h). Only tables this process made light
+ * hold such slots. */
+static void drain_closed(const size_t *bi, const uint64_t *was, size_t n)
+{
+    unsigned nl = readers_enter();
+    bool reach = false;
+    for (size_t i = 0; i < n && !reach; i++)
+        reach = reachable(was[i]);
+    if (reach && atomic_load_explicit(&uvas_gate_joined, memory_order_relaxed) &&
+        slots_in_use(nl)) {
+        uvas_os_heavy_fence();
+        atomic_fetch_add_explicit(&heavy_fences, 1, memory_order_relaxed);
+    }
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < nl; k++) {
+            unsigned t = pins.live[k];
+            drain(atomic_load_explicit(&pins.tab[t], memory_order_acquire), t, bi[i]);
+        }
+    readers_leave();
+}
+
+/* This thread's batch of closes waiting for their drain. */
+#define BATCH_MAX 64
+static __thread struct {
+    bool on;
+    size_t n;
+    size_t bi[BATCH_MAX];
+    uint64_t was[BATCH_MAX];
+} batch;
+
+void uvas_gate_batch_begin(void)
+{
+    batch.on = true;
+}
+
+void uvas_gate_batch_flush(void)
+{
+    drain_closed(batch.bi, batch.was, batch.n);
+    batch.n = 0;
+}
+
+void uvas_gate_batch_end(void)
+{
+    uvas_gate_batch_flush();
+    batch.on = false;
+}
+
+static void close_gate(struct uvas_block *b, bool batched)
 {
     if (!uvas_g.gates)
         return;
     size_t bi = (size_t)(b - uvas_g.bt);
-    atomic_fetch_or_explicit(&uvas_g.gates[bi], UVAS_GATE_CLOSED, memory_order_seq_cst);
-    unsigned nl = readers_enter();
-    for (unsigned k = 0; k < nl; k++) {
-        unsigned t = pins.live[k];
-        drain(atomic_load_explicit(&pins.tab[t], memory_order_acquire), t, bi);
+    uint64_t was = atomic_fetch_or_explicit(&uvas_g.gates[bi], UVAS_GATE_CLOSED,
+                                            memory_order_seq_cst);
+    if (!batched || !batch.on) {
+        drain_closed(&bi, &was, 1);
+        return;
     }
-    readers_leave();
+    if (batch.n == BATCH_MAX)
+        uvas_gate_batch_flush();
+    batch.bi[batch.n] = bi;
+    batch.was[batch.n++] = was;
+}
+
+void uvas_gate_close(struct uvas_block *b)
+{
+    close_gate(b, false);
+}
+
+/* Only the closes the batch's owner asks for are deferred: any other on
+ * this thread meanwhile (an eviction that makes room) waits at once, since
+ * its caller moves the block right after. */
+void uvas_gate_close_batched(struct uvas_block *b)
+{
+    close_gate(b, true);
 }
 
 void uvas_gate_open(struct uvas_block *b, uint32_t s)
@@ -323,4 +424,9 @@ void uvas_gate_open(struct uvas_block *b, uint32_t s)
 uint64_t uvas_gate_waits(void)
 {
     return atomic_load_explicit(&waits, memory_order_relaxed);
+}
+
+uint64_t uvas_gate_heavy_fences(void)
+{
+    return atomic_load_explicit(&heavy_fences, memory_order_relaxed);
 }

@@ -23,7 +23,8 @@
  *
  * Quick pins (below) take the counter's place for the accesses that hold
  * one pin for a few instructions: a slot per thread instead of a shared
- * counter, one locked instruction per access instead of two.
+ * counter, one locked instruction per access instead of two, and none
+ * where the kernel offers asymmetric fences (below).
  *
  * word: bit 20 CLOSED, bits 21-22 residence, bit 23 DIRECT (device memory a
  * peer may write: a slab slot, no host duplicate), bits 32-63 device slot.
@@ -105,6 +106,24 @@ static inline void uvas_gate_unpin(_Atomic uint32_t *pin)
  * owner closes the word (an RMW), then reads the mark, then the slots. If
  * the owner's mark misses slot k, the thread's word read comes after the
  * close. The mark is written by the party: the owner clamps it.
+ *
+ * Light slots. The exchange's fence is most of a small put's cost, paid
+ * on every access so that the rare transition can see the pin. Where the
+ * kernel offers membarrier's global expedited command, the owner pays
+ * instead: the slot is taken with a plain store, and a transition that
+ * closes a gate peers could be inside (open, and host-resident or direct
+ * device memory) while some table has slots in use runs a heavy fence
+ * (uvas_os_heavy_fence) between its close and its read of the slots. The
+ * fence runs a full barrier on every thread of every process that joined:
+ * a pinning thread's slot store before that barrier is visible to the
+ * owner's read after it, and its word read after that barrier sees the
+ * close (the liburcu and folly asymmetric fence). The owner marks the
+ * tables it makes `light` when its process joined; a thread takes a slot
+ * with a plain store only where the table is light and its own process
+ * joined too. Either may be missing (an older kernel, a seccomp filter): then
+ * the exchange, as before. A party that clears or sets the mark in its own
+ * table only changes its own protocol: the owner fences by its own
+ * knowledge, never by the mark.
  */
 #define UVAS_GATE_SLOTS 63
 
@@ -115,7 +134,8 @@ struct uvas_gate_slots {
      * kernels, transport/pe/lease.c) watches it and lets go of those whose
      * gate is now closed. */
     _Atomic uint32_t want;
-    char pad[56];
+    _Atomic uint32_t light; /* the owner fences its closes: slots may be light */
+    char pad[52];
     struct {
         _Atomic uint64_t block; /* block index + 1 while pinned, else 0 */
         char pad[56];
@@ -129,6 +149,8 @@ struct uvas_gate_slots *uvas_gate_slots_of(_Atomic uint32_t *pins);
 /* This thread's slot, 1-based: 0 before its first quick pin, -1 when it
  * has none. */
 extern __thread int uvas_gate_slot_mine __attribute__((tls_model("initial-exec")));
+/* This process joined the heavy fences (set before its first slot). */
+extern _Atomic bool uvas_gate_joined;
 int uvas_gate_slot_claim(void);
 void uvas_gate_slots_raise(struct uvas_gate_slots *t, uint32_t hw);
 
@@ -155,6 +177,13 @@ static inline uint64_t uvas_gate_pin_quick(struct uvas_gate_slots *t, _Atomic ui
             uvas_gate_slots_raise(t, (uint32_t)k);
         q->slot = &t->s[k - 1].block;
         q->ctr = NULL;
+        if (atomic_load_explicit(&uvas_gate_joined, memory_order_relaxed) &&
+            atomic_load_explicit(&t->light, memory_order_relaxed)) {
+            /* The owner's heavy fence orders the store before the read. */
+            atomic_store_explicit(q->slot, (uint64_t)bi + 1, memory_order_relaxed);
+            atomic_signal_fence(memory_order_seq_cst);
+            return atomic_load_explicit((_Atomic uint64_t *)word, memory_order_acquire);
+        }
         atomic_exchange_explicit(q->slot, (uint64_t)bi + 1, memory_order_seq_cst);
         return atomic_load_explicit((_Atomic uint64_t *)word, memory_order_seq_cst);
     }
@@ -177,5 +206,16 @@ static inline void uvas_gate_unpin_quick(struct uvas_gate_quick *q)
 extern void (*uvas_gate_stuck_hook)(size_t block, unsigned table, double seconds);
 /* Transitions that had to wait for pins (statistics). */
 uint64_t uvas_gate_waits(void);
+/* Closes that ran a heavy fence for light slots (statistics). */
+uint64_t uvas_gate_heavy_fences(void);
+
+/* Many gates closed at once (a migration's run): between begin and end,
+ * this thread's batched closes (uvas_blk_take_batched) leave their wait
+ * for pins to the end (or to a flush), which runs one heavy fence for all
+ * of them. Nothing of a block closed so may be moved or copied before
+ * then: flush first. Batches do not nest. */
+void uvas_gate_batch_begin(void);
+void uvas_gate_batch_flush(void);
+void uvas_gate_batch_end(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include <cpuid.h>
 #endif
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -342,6 +343,25 @@ bool uvas_os_cpu_intel(void)
 #else
     return false;
 #endif
+}
+
+static long membarrier(int cmd)
+{
+    return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+bool uvas_os_heavy_fence_join(void)
+{
+    long have = membarrier(MEMBARRIER_CMD_QUERY);
+    return have > 0 && (have & MEMBARRIER_CMD_GLOBAL_EXPEDITED) &&
+           (have & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
+           membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0;
+}
+
+void uvas_os_heavy_fence(void)
+{
+    if (membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) != 0)
+        membarrier(MEMBARRIER_CMD_GLOBAL);
 }
 
 static int peer_copy(int pid, void *local, uintptr_t remote, size_t bytes, bool write)

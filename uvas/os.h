@@ -114,6 +114,17 @@ int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page);
 uint32_t uvas_os_file_tag(int fd);
 int uvas_os_pid(void);
 
+/* Asymmetric fences (membarrier(2), global expedited). This process asks
+ * once to take part: true when it does, so every running thread of it will
+ * execute a full memory barrier whenever any process calls
+ * uvas_os_heavy_fence; false where the kernel lacks it or forbids it (a
+ * seccomp filter, gVisor). */
+bool uvas_os_heavy_fence_join(void);
+/* A full memory barrier on every running thread of every process that
+ * joined, before this returns (where the expedited command fails, the
+ * kernel's slow global one, which waits for every CPU). */
+void uvas_os_heavy_fence(void);
+
 /* The per-core second-level cache in bytes; 0 if the system does not say. */
 size_t uvas_os_l2_bytes(void);
 /* Is this an Intel x86 processor (copy_nt.c: where streaming stores pay)? */
