@@ -204,32 +204,20 @@ void uvas_count_remote(uint64_t bi)
     }
 }
 
-/* A translation other than a device-resident block's: none (a fault),
- * or a host-resident block's (counted). */
-uint64_t uvas_translate_other_(uint64_t a, uint64_t bi, uint64_t w)
-{
-    if (!uvas_xlat_set_(w))
-        return uvas_fault(a);
-#ifndef UVAS_NO_COUNTERS
-    if ((uint(w) & UVAS_XLAT_WORD_HOST) != 0u)
-        uvas_count_remote(bi);
-#endif
-    return a + uvas_xlat_delta_(w);
-}
-
 /* The device address of uvas address a: the entry's delta added (an
- * address below the range wraps to a block past its end). A
- * device-resident block's word (set, not host) is told by one test of its
- * low bits and its delta is the word with two bits flipped: a
- * bandwidth-bound kernel spends its issue slots on these. */
+ * address below the range wraps to a block past its end). */
 uint64_t uvas_translate(uint64_t a)
 {
     uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
     uint64_t w = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].word : 0ul;
-    if ((uint(w) & (UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST)) == UVAS_XLAT_WORD_SET &&
-        uint(w >> 32) != 0u)
-        return a + (w ^ ((1ul << 62) | uint64_t(UVAS_XLAT_WORD_SET)));
-    return uvas_translate_other_(a, bi, w);
+    if (!uvas_xlat_set_(w))
+        return uvas_fault(a);
+#ifndef UVAS_NO_COUNTERS
+    /* Device-resident blocks run at full speed: nothing counted. */
+    if ((uint(w) & UVAS_XLAT_WORD_HOST) != 0u)
+        uvas_count_remote(bi);
+#endif
+    return a + uvas_xlat_delta_(w);
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
