@@ -41,6 +41,7 @@
 #include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/os.h"
+#include "uvas/span.h"
 #include "uvas/status.h"
 
 /* ---- UCX: gated RMA on the peer's host alias --------------------------------- */
@@ -377,6 +378,14 @@ static int seg_get(void *dest, const void *src, size_t n, int pe)
     memmove(dest, src, n);
     uvas_job_count(UVAS_PATH_LOCAL, n);
     return UVAS_OK;
+}
+
+bool uvas_pe_put_quick(void *dest, const void *src, size_t n, int pe)
+{
+    /* What uvas_pe_check would accept, then uvas_pe_put's first path. */
+    return n && n <= TINY && uvas_job.up && pe >= 0 && pe < uvas_job.n && pe != uvas_job.me &&
+           uvas_job.peers[pe].local && uvas_in_range(dest) && uvas_span_covers(dest, n) &&
+           one_block(dest, n) && cpu_side(src) && small_put(&uvas_job.peers[pe], dest, src, n);
 }
 
 int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)

@@ -67,6 +67,10 @@ int uvas_pe_check(const char *call, const void *addr, size_t len, int pe);
  * earlier). nbi: src may not be reusable until quiet (the layer may queue).
  */
 int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi);
+/* The small put to a peer of this node in one call, checks included (as
+ * uvas_pe_check's): true when done; false, with nothing done and no error
+ * set, for anything else (uvas_pe_check, then uvas_pe_put, which report). */
+bool uvas_pe_put_quick(void *dest, const void *src, size_t n, int pe);
 /* src symmetric; dest local. On return dest holds the data (nbi: after
  * quiet). */
 int uvas_pe_get(void *dest, const void *src, size_t n, int pe, bool nbi);

@@ -16,7 +16,7 @@
 static void put_bytes(const char *call, void *dest, const void *src, size_t n, int pe,
                       bool nbi)
 {
-    if (n == 0)
+    if (n == 0 || uvas_pe_put_quick(dest, src, n, pe))
         return;
     int st = uvas_pe_check(call, dest, n, pe);
     if (st == UVAS_OK)
