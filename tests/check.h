@@ -208,6 +208,10 @@ void tu_send_fd(int sock, int fd, const void *data, size_t len);
 void tu_send_fds(int sock, const int *fds, int n, const void *data, size_t len);
 /* Descriptors open in this process (/proc/self/fd, the listing's own too). */
 int tu_count_fds(void);
+/* This process's descriptors whose target (as /proc/self/fd shows it)
+ * contains `what` ("memfd:name", "pipe:[inode]"): a leak check that a
+ * library thread's passing descriptor cannot upset, as a count can. */
+int tu_fds_to(const char *what);
 int tu_recv_fd(int sock, void *data, size_t len);
 
 /* The block holding p is at residence res, with (mapped 1) or without a

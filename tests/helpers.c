@@ -431,6 +431,26 @@ int tu_count_fds(void)
     return n;
 }
 
+int tu_fds_to(const char *what)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL, "opendir /proc/self/fd: %s", strerror(errno));
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char target[256];
+        if (e->d_name[0] == '.')
+            continue;
+        ssize_t len = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+        if (len <= 0)
+            continue; /* closed meanwhile (the directory's own, another thread's) */
+        target[len] = 0;
+        n += strstr(target, what) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
 int tu_recv_fd(int sock, void *data, size_t len)
 {
     struct iovec iov = {data, len};
