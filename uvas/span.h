@@ -74,17 +74,20 @@ static inline void uvas_span_changed(void)
  * with the bound check, remembered for the next call on this thread. */
 static inline bool uvas_span_covers(const void *p, size_t len)
 {
-    struct uvas_span_memo *m = &uvas_span_memo;
+    /* The memo by value, never through a pointer: GCC 12 with
+     * -fsanitize=null miscompiles the null check of a pointer to a TLS
+     * variable (a flag test left out: a branch on stale flags). */
+    struct uvas_span_memo m = uvas_span_memo;
     uint64_t e = atomic_load_explicit(&uvas_spans_epoch, memory_order_acquire);
     const char *a = p;
-    if (m->epoch == e && a >= m->base && (size_t)(a - m->base) < m->size &&
-        len <= m->size - (size_t)(a - m->base))
+    if (m.epoch == e && a >= m.base && (size_t)(a - m.base) < m.size &&
+        len <= m.size - (size_t)(a - m.base))
         return true;
     char *base;
     size_t size;
     if (!uvas_span_alloc(p, &base, &size) || len > size - (size_t)(a - base))
         return false;
-    *m = (struct uvas_span_memo){base, size, e};
+    uvas_span_memo = (struct uvas_span_memo){base, size, e};
     return true;
 }
 
