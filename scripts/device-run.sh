@@ -88,10 +88,14 @@ run_tests() {
 # AB_LIBS="old=build-old new=build-dev new-q1=build-dev,UVAS_COPY_QUEUES=1".
 # AB_BENCH=migrate (uvas-bench migrate -s AB_SIZES -r AB_REPS) or shmem
 # (scripts/shmem-bench.sh, uvas only; OSHMEM once before the rounds) or
-# queue (uvas-bench queue -n QUEUE_ITERS).
+# queue (uvas-bench queue -n QUEUE_ITERS) or peers (migrate-peers-bench
+# under mpirun -np 2: migrations while a peer that put to the PE sleeps or
+# spins; -s AB_PEERS_MIB, default 256).
 if [ "$what" = ab ]; then
-    if [ "${AB_BENCH:-migrate}" = shmem ]; then
+    if [ "${AB_BENCH:-migrate}" = shmem ] || [ "${AB_BENCH:-migrate}" = peers ]; then
         use_mpi
+    fi
+    if [ "${AB_BENCH:-migrate}" = shmem ]; then
         timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" --only oshmem ${AB_SHMEM_ARGS:-} 2>&1 |
             grep -v "^metric" | tee -a "$OUT/ab.txt"
     fi
@@ -104,6 +108,11 @@ if [ "$what" = ab ]; then
             if [ "${AB_BENCH:-migrate}" = queue ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
                     "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 |
+                    grep -v "^metric" | tee -a "$OUT/ab.txt"
+            elif [ "${AB_BENCH:-migrate}" = peers ]; then
+                env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
+                    mpirun -np 2 -x LD_LIBRARY_PATH "$B"/bench/migrate-peers-bench \
+                    -s "${AB_PEERS_MIB:-256}" -r "${AB_REPS:-5}" 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
             elif [ "${AB_BENCH:-migrate}" = shmem ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
