@@ -27,26 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-stats.h"
 #include "uvas.h"
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void must(int st, const char *what)
 {
@@ -59,10 +41,10 @@ static void must(int st, const char *what)
 /* Seconds for one round trip of [p, p + len): to the device and back. */
 static double round_trip(char *p, size_t len)
 {
-    double t0 = now_s();
+    double t0 = bench_now_s();
     must(uvas_migrate(p, len, UVAS_LOC_DEVICE, 0), "uvas_migrate to the device");
     must(uvas_migrate(p, len, UVAS_LOC_HOST, 0), "uvas_migrate to the host");
-    return now_s() - t0;
+    return bench_now_s() - t0;
 }
 
 int main(int argc, char **argv)
@@ -146,8 +128,8 @@ int main(int argc, char **argv)
         printf("migrate-peers: PE 0 moves its memory to the device and back, %d reps, medians, "
                "while PE 1 (which has put to it) sleeps (idle) or spins (busy)\n", reps);
         for (int s = 0; s < 2; s++) {
-            double q = 2.0 * (double)sizes[s] / median(t[s][0], reps) / 1e9;
-            double sl = 2.0 * (double)sizes[s] / median(t[s][1], reps) / 1e9;
+            double q = 2.0 * (double)sizes[s] / bench_median_of(t[s][0], reps) / 1e9;
+            double sl = 2.0 * (double)sizes[s] / bench_median_of(t[s][1], reps) / 1e9;
             char tag[16];
             snprintf(tag, sizeof tag, "%zuM", sizes[s] >> 20);
             printf("  %6s  PE 1 idle %7.2f GB/s  busy %7.2f GB/s  busy/idle %.3f\n", tag, q, sl,

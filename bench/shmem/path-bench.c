@@ -61,6 +61,7 @@
 #include <shmem.h>
 #include <uvas.h>
 
+#include "bench-stats.h"
 #include "transport/pe/pe.h"
 
 #define BUF ((size_t)2 << 20) /* one 2 MiB transfer; also the largest block */
@@ -72,25 +73,6 @@ static double batch_target_s = 15e-3;
 static int bw_iters = 5;
 static bool ucx_only;
 static int errors;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ---- the operations ---------------------------------------------------------- */
 
@@ -147,10 +129,10 @@ static void latency(struct cell *c, int kind, char *local, char *remote, size_t 
      * would otherwise size every batch). */
     double per_op = 0;
     for (long k = 1; k <= 8192; k *= 2) {
-        double t0 = now();
+        double t0 = bench_now_s();
         for (long i = 0; i < k; i++)
             op(kind, local, remote, n);
-        double dt = now() - t0;
+        double dt = bench_now_s() - t0;
         per_op = dt / (double)k;
         if (k > 1 && dt > 1e-3)
             break;
@@ -159,13 +141,13 @@ static void latency(struct cell *c, int kind, char *local, char *remote, size_t 
     long iters = it < 1 ? 1 : it > (double)MAX_ITERS ? MAX_ITERS : (long)it;
     double per[MAX_BATCHES];
     for (int bt = 0; bt < nbatches; bt++) {
-        double t0 = now();
+        double t0 = bench_now_s();
         for (long i = 0; i < iters; i++)
             op(kind, local, remote, n);
-        per[bt] = (now() - t0) / (double)iters;
+        per[bt] = (bench_now_s() - t0) / (double)iters;
     }
     stats(&b);
-    c->value = median(per, nbatches) * 1e6;
+    c->value = bench_median_of(per, nbatches) * 1e6;
     cell_paths(c, &a, &b, expect);
 }
 
@@ -180,12 +162,12 @@ static void bandwidth(struct cell *c, int kind, char *local, char *remote, size_
     stats(&a);
     op(kind, local, remote, n);
     for (int i = 0; i < iters; i++) {
-        double t0 = now();
+        double t0 = bench_now_s();
         op(kind, local, remote, n);
-        t[i] = now() - t0;
+        t[i] = bench_now_s() - t0;
     }
     stats(&b);
-    double m = median(t, iters);
+    double m = bench_median_of(t, iters);
     c->value = m > 0 ? (double)n / m / 1e9 : 0;
     cell_paths(c, &a, &b, expect);
 }
