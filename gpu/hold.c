@@ -132,7 +132,7 @@ static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, uint8_t *prep,
     }
     /* Where it is reached while held; the entry goes out with the run
      * (uvas_hold_publish), under the table's lock. */
-    x->reach[bi] = e | (h.remote ? 1 : 0);
+    x->reach[bi] = e | (h.remote ? UVAS_XLAT_REACH_HOST : 0);
     uvas_blk_publish_held(b, h.seen, uvas_blk_res(h.seen));
     /* As any transition's end: faults parked while it was taken go on. */
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
