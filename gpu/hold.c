@@ -133,9 +133,10 @@ static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, uint8_t *prep,
     /* Where it is reached while held; the entry goes out with the run
      * (uvas_hold_publish), under the table's lock. */
     x->reach[bi] = e | (h.remote ? UVAS_XLAT_REACH_HOST : 0);
-    uvas_blk_publish_held(b, h.seen, uvas_blk_res(h.seen));
-    /* As any transition's end: faults parked while it was taken go on. */
-    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+    /* Faults parked while it was taken go on (only if there are any: a
+     * wake is a system call, and a launch holds hundreds of blocks). */
+    if (uvas_blk_publish_held(b, h.seen, uvas_blk_res(h.seen)))
+        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_translations, 1, RLX);
     return UVAS_OK;
 }
@@ -148,7 +149,10 @@ static void unhold_one(struct uvas_xlat *x, size_t bi)
     if (!uvas_blk_unhold(b, &seen, &waiter))
         return;
     uvas_xlat_clear(x, bi);
-    uvas_blk_unbusy(b, seen);
+    /* Parked on the holds, or on the BUSY just now (a CPU touch of a
+     * device-resident block as the last kernel let go of it). */
+    if (uvas_blk_unbusy(b, seen))
+        waiter = true;
     if (waiter)
         uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }

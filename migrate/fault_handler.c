@@ -11,9 +11,11 @@
  *
  * Races: two threads may fault on one block at once. The first handler to
  * set BUSY on the block resolves it; a second message for the block is
- * dropped, because whoever clears BUSY wakes every thread parked in the
- * block after publishing its state (and a thread that parks after its
- * page is mapped does not sleep: the kernel re-checks the PTE). Pages are
+ * dropped once it has marked the block (uvas_blk_park), because whoever
+ * clears BUSY, or lets go of the last kernel hold, wakes every thread
+ * parked in a marked block after publishing its state (and a thread that
+ * parks after its page is mapped does not sleep: the kernel re-checks the
+ * PTE). Every drop marks: an unmarked block's end need not wake. Pages are
  * mapped without waking, so no thread runs on a block before queries and
  * the allocator see its new residence.
  */
@@ -56,6 +58,7 @@ static void first_touch(size_t bi, uintptr_t addr, uint32_t tid)
     uint32_t seen;
     if (!uvas_blk_try_busy(b, UVAS_RES_UNPOPULATED, &seen)) {
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
+        uvas_migrate_park(bi);
         return;
     }
     atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
@@ -88,6 +91,7 @@ static void map_host(size_t bi)
     uint32_t seen;
     if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen)) {
         atomic_fetch_add_explicit(&uvas_g.ctr.faults_spurious, 1, memory_order_relaxed);
+        uvas_migrate_park(bi);
         return;
     }
     char *a = uvas_block_addr(bi);
@@ -116,12 +120,12 @@ static void on_fault(uintptr_t addr, unsigned flags, uint32_t tid)
         return;
     }
     size_t bi = uvas_block_index((void *)addr);
-    uint32_t s = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
-    if ((s & UVAS_BLK_BUSY) || /* whoever holds it wakes the block when done */
-        (uvas_blk_held(s) && uvas_blk_wait_holds(&uvas_g.bt[bi]))) { /* so does a kernel's last holder */
+    /* In a transition, or held by kernels: whoever ends it wakes the block. */
+    if (uvas_blk_park(&uvas_g.bt[bi])) {
         atomic_fetch_add_explicit(&c->faults_spurious, 1, memory_order_relaxed);
         return;
     }
+    uint32_t s = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
     if (flags & UVAS_FAULT_PROTECT) { /* a write to a read-only host copy */
         atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
         uvas_migrate_write_fault(bi);

@@ -64,6 +64,12 @@ static void wake_block(size_t bi)
     uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
+void uvas_migrate_park(size_t bi)
+{
+    if (!uvas_blk_park(&uvas_g.bt[bi]))
+        wake_block(bi);
+}
+
 /* Time spent since *t0 goes to counter c; *t0 moves on. */
 static void lap(_Atomic uint64_t *c, uint64_t *t0)
 {
@@ -335,8 +341,10 @@ static void finish_to_device(struct job *x, int rc)
         atomic_store_explicit(&b->shadow, x->from == UVAS_RES_HOST, RLX);
         atomic_store_explicit(&b->dup, dup, RLX);
         uvas_devtier_lru_add(&uvas_g.devtier, x->bi);
-        uvas_blk_publish(b, x->seen, UVAS_RES_DEVICE);
+        bool parked = uvas_blk_publish(b, x->seen, UVAS_RES_DEVICE);
         count_move(x->bi, x->from, UVAS_RES_DEVICE, x->from == UVAS_RES_UNPOPULATED, false);
+        if (!parked)
+            return; /* no fault parked on it: a wake (a system call a block) wakes nobody */
     }
     wake_block(x->bi); /* parked accessors retry against the new state */
 }
@@ -390,8 +398,12 @@ static void finish_to_host(struct job *x, int rc)
             return; /* the fault path signals its thread, then wakes */
     } else {
         uvas_migrate_drop_device(x->bi, 1);
-        uvas_blk_publish(b, x->seen, UVAS_RES_HOST);
+        bool parked = uvas_blk_publish(b, x->seen, UVAS_RES_HOST);
         count_move(x->bi, UVAS_RES_DEVICE, UVAS_RES_HOST, false, x->shown);
+        /* The block of the fault being served is not parked: its handler
+         * is here. Others only if marked. */
+        if (!parked && !x->defer_wake)
+            return;
     }
     wake_block(x->bi);
 }
@@ -625,8 +637,10 @@ void uvas_migrate_write_fault(size_t bi)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     struct job x = {.bi = bi};
-    if (!uvas_blk_take(b, false, &x.seen))
-        return; /* in a transition: its end wakes the writer */
+    if (!uvas_blk_take(b, false, &x.seen)) {
+        uvas_migrate_park(bi); /* in a transition: its end wakes the writer */
+        return;
+    }
     if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX)) {
         collapse(&x);
         return;
@@ -659,8 +673,10 @@ bool uvas_migrate_cpu_map(size_t bi, bool write)
         return false;
     }
     struct job x = {.bi = bi};
-    if (!uvas_blk_take(b, false, &x.seen))
-        return true; /* in a transition: its end wakes the thread */
+    if (!uvas_blk_take(b, false, &x.seen)) {
+        uvas_migrate_park(bi); /* in a transition: its end wakes the thread */
+        return true;
+    }
     if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
         untake(b, x.seen);
         return true;
@@ -782,8 +798,11 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
         for (; c < first + n && m < cap && rc == UVAS_OK; c++) {
             struct uvas_block *b = &uvas_g.bt[c];
             struct job x = {.bi = c, .defer_wake = c == defer_bi};
-            if (!uvas_blk_take_batched(b, flags & UVAS_MIG_WAIT, &x.seen))
+            if (!uvas_blk_take_batched(b, flags & UVAS_MIG_WAIT, &x.seen)) {
+                if (x.defer_wake) /* the fault's block: its holder wakes it */
+                    uvas_migrate_park(c);
                 continue;
+            }
             x.from = uvas_blk_res(x.seen);
             /* Host-heap memory stays on the host (uvas/alloc.c: peers may
              * hold direct pointers into it). */

@@ -55,6 +55,9 @@ int uvas_migrate_collapse(size_t first, size_t n);
 /* A write fault on block bi (fault path): a duplicated block drops its
  * device copy; a stale protection is lifted. */
 void uvas_migrate_write_fault(size_t bi);
+/* A CPU fault on block bi found it taken: park it for the taker's wake
+ * (uvas_blk_park), or wake it when the block is free again. */
+void uvas_migrate_park(size_t bi);
 
 /* Fault path: a CPU access to device-resident block bi; if the policy
  * says so (by default: the block is advised accessed-by-CPU) and the driver

@@ -7,8 +7,10 @@
  * agent owns the block's transition; whoever clears BUSY wakes faulting
  * threads parked on the block), bits 3-6 how many kernels hold the block
  * (gpu/: while held it cannot be taken, so its translation stays), bit 7
- * a CPU fault parked until the holds end, bits 8-31 a version bumped by
- * every transition so a reader can detect that it raced one.
+ * WAITER: a CPU fault parked until the transition or the holds end (set
+ * only while BUSY or held; whoever ends them clears it and wakes the
+ * block's faults), bits 8-31 a version bumped by every transition so a
+ * reader can detect that it raced one.
  */
 #ifndef UVAS_BLOCK_H
 #define UVAS_BLOCK_H
@@ -24,7 +26,7 @@
 #define UVAS_BLK_BUSY 0x4u
 #define UVAS_BLK_HOLD_ONE 0x8u
 #define UVAS_BLK_HOLD_MASK 0x78u
-#define UVAS_BLK_HOLD_WAITER 0x80u
+#define UVAS_BLK_WAITER 0x80u
 #define UVAS_BLK_VERSION_ONE 0x100u
 
 /* What covers a block (kind, lock-free readable). */
@@ -178,14 +180,17 @@ static inline bool uvas_blk_take_batched(struct uvas_block *b, bool wait, uint32
     return uvas_blk_take_(b, wait, seen, true);
 }
 
-/* End a transition: new residence, next version, BUSY cleared. */
-static inline void uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res)
+/* End a transition: new residence, next version, BUSY cleared. True if a
+ * CPU fault parked on the block meanwhile (uvas_blk_park): wake the
+ * block's faults then. */
+static inline bool uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res)
 {
     uint32_t next = ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
     /* Open the gate while still holding the block: its fields (device
      * slot, duplicate) are ours to read only until the state is stored. */
     uvas_gate_open(b, next);
-    atomic_store_explicit(&b->state, next, memory_order_release);
+    return (atomic_exchange_explicit(&b->state, next, memory_order_acq_rel) &
+            UVAS_BLK_WAITER) != 0;
 }
 
 /*
@@ -206,11 +211,13 @@ static inline void uvas_blk_show(struct uvas_block *b, int res)
         ;
 }
 
-/* End a transition that moved nothing (same residence, same version). */
-static inline void uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
+/* End a transition that moved nothing (same residence, same version).
+ * True if a CPU fault parked meanwhile, as uvas_blk_publish. */
+static inline bool uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
 {
     uvas_gate_open(b, seen);
-    atomic_store_explicit(&b->state, seen, memory_order_release);
+    return (atomic_exchange_explicit(&b->state, seen, memory_order_acq_rel) &
+            UVAS_BLK_WAITER) != 0;
 }
 
 /*
@@ -218,15 +225,23 @@ static inline void uvas_blk_unbusy(struct uvas_block *b, uint32_t seen)
  * brings it where the device reaches it, and ends the transition held;
  * later ones add themselves while it is held. The last to let go gets the
  * block BUSY, to undo what the holds kept (the translation), and ends
- * with uvas_blk_unbusy and, if *waiter, a wake of the block's faults.
+ * with uvas_blk_unbusy and, if *waiter or that returns true, a wake of
+ * the block's faults.
+ *
+ * The first holder's end of its transition; true if a CPU fault parked
+ * meanwhile (wake the block's faults: a thread whose page is not mapped
+ * faults again and parks until the holds end). Only then: a launch holds
+ * hundreds of blocks, and a wake is a system call.
  */
-static inline void uvas_blk_publish_held(struct uvas_block *b, uint32_t seen, int res)
+static inline bool uvas_blk_publish_held(struct uvas_block *b, uint32_t seen, int res)
 {
     uint32_t next = res == uvas_blk_res(seen)
                         ? seen
                         : ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
     uvas_gate_open(b, next);
-    atomic_store_explicit(&b->state, next | UVAS_BLK_HOLD_ONE, memory_order_release);
+    return (atomic_exchange_explicit(&b->state, next | UVAS_BLK_HOLD_ONE,
+                                     memory_order_acq_rel) &
+            UVAS_BLK_WAITER) != 0;
 }
 
 /* One more holder of a held block; false if it is not held (take it) or
@@ -251,26 +266,29 @@ static inline bool uvas_blk_unhold(struct uvas_block *b, uint32_t *seen, bool *w
         uint32_t n = s - UVAS_BLK_HOLD_ONE;
         bool last = !uvas_blk_held(n);
         if (last)
-            n = (n & ~UVAS_BLK_HOLD_WAITER) | UVAS_BLK_BUSY;
+            n = (n & ~UVAS_BLK_WAITER) | UVAS_BLK_BUSY;
         if (atomic_compare_exchange_weak_explicit(&b->state, &s, n, memory_order_acq_rel,
                                                   memory_order_acquire)) {
             if (last) {
                 *seen = n & ~UVAS_BLK_BUSY;
-                *waiter = (s & UVAS_BLK_HOLD_WAITER) != 0;
+                *waiter = (s & UVAS_BLK_WAITER) != 0;
             }
             return last;
         }
     }
 }
 
-/* A CPU fault on a held block: be woken when the holds end. False if it
- * is no longer held (serve the fault now). */
-static inline bool uvas_blk_wait_holds(struct uvas_block *b)
+/* A CPU fault on a block in a transition (BUSY) or held by kernels: mark
+ * it so that whoever ends the transition, or the last hold, wakes the
+ * block's faults. True: parked (the fault's message may be dropped);
+ * false: the block is neither now (serve the fault, or wake it: its
+ * thread retries the access). */
+static inline bool uvas_blk_park(struct uvas_block *b)
 {
     uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
-    while (uvas_blk_held(s) && !(s & UVAS_BLK_BUSY)) {
-        if ((s & UVAS_BLK_HOLD_WAITER) ||
-            atomic_compare_exchange_weak_explicit(&b->state, &s, s | UVAS_BLK_HOLD_WAITER,
+    while ((s & UVAS_BLK_BUSY) || uvas_blk_held(s)) {
+        if ((s & UVAS_BLK_WAITER) ||
+            atomic_compare_exchange_weak_explicit(&b->state, &s, s | UVAS_BLK_WAITER,
                                                   memory_order_acq_rel, memory_order_acquire))
             return true;
     }
