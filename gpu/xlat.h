@@ -3,23 +3,24 @@
  * address (include/uvas.glsl mirrors its layout): a header, then one
  * 64-bit word per block of the range, 0 where the block is not reachable
  * now, else its delta (what to add to a uvas address of the block to get
- * its device address) XOR UVAS_XLAT_WORD_FLIP, with UVAS_XLAT_WORD_SET
- * and, for a host-resident block, UVAS_XLAT_WORD_HOST in its low bits
- * (both addresses are page aligned: the delta's low bits are 0). A kernel
- * reads the word once, checks it and adds. An entry is set only for a
+ * its device address) plus UVAS_XLAT_WORD_BIAS, UVAS_XLAT_WORD_SET and,
+ * for a host-resident block, UVAS_XLAT_WORD_HOST (both addresses are page
+ * aligned: the delta's low bits are 0, and the additions set bits). A
+ * kernel reads the word once, checks it and adds it and a constant to the
+ * address: one three-operand add (uvas.glsl). An entry is set only for a
  * block kernels hold (gpu/hold.c) and the last holder clears it; every
  * change is made under `run`, which a kernel holds while it runs: during a
  * run, the only entries that change are those of blocks it asked for,
  * from none to set.
  *
- * Why the flip and the set bit: a 64-bit load is not one access
+ * Why the bias and the set bit: a 64-bit load is not one access
  * everywhere (lavapipe splits some into two 32-bit loads: a half-written
  * entry read as valid once sent writes to a wild address). Both halves of
- * a set word are nonzero (the set bit in the low half; in the high half,
- * bits 62 and 63 of any delta are equal, both addresses lying below 2^62,
- * and the flip makes them differ), and a set word never changes during a
- * run, so a read torn between none and set has a zero half: no
- * translation. (The table was two reads before, an index then a delta
+ * a set word are nonzero (the set bit in the low half; the high half is
+ * delta + 2^62 over 2^32, and the delta is more than -2^47, device
+ * addresses being positive and user addresses below 2^47, so the sum lies
+ * between 2^61 and 2^63), and a set word never changes during a run, so a
+ * read torn between none and set has a zero half: no translation. (The table was two reads before, an index then a delta
  * addressed by it: the second read waited for the first.)
  *
  * Host-visible, coherent memory (device-local where the device offers
@@ -68,10 +69,10 @@
 #define UVAS_XLAT_FAULTS 16
 /* In an entry's word: set (a translation); the block is host memory,
  * reached through its imported pages (kernels count their accesses to
- * it); the flip that makes a set word's high half nonzero. */
+ * it); the bias that makes a set word's high half nonzero. */
 #define UVAS_XLAT_WORD_SET 2u
 #define UVAS_XLAT_WORD_HOST 1u
-#define UVAS_XLAT_WORD_FLIP (1ull << 62)
+#define UVAS_XLAT_WORD_BIAS (1ull << 62)
 /* Header flags: faulting accesses wait for uvas; uvas gave up on them all. */
 #define UVAS_XLAT_WAIT 1u
 #define UVAS_XLAT_GIVE_UP 2u
@@ -180,7 +181,7 @@ static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t a
         return; /* published by another holder's run: the same */
     uint64_t delta = (r & ~(uint64_t)(UVAS_XLAT_REACH_HOST | UVAS_XLAT_REACH_OUT)) - at;
     atomic_store_explicit(&x->entry[bi].word,
-                          (delta ^ UVAS_XLAT_WORD_FLIP) | UVAS_XLAT_WORD_SET |
+                          delta + UVAS_XLAT_WORD_BIAS + UVAS_XLAT_WORD_SET +
                               (r & UVAS_XLAT_REACH_HOST ? UVAS_XLAT_WORD_HOST : 0),
                           memory_order_release);
     x->reach[bi] = r | UVAS_XLAT_REACH_OUT;

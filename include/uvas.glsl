@@ -64,13 +64,17 @@ const uint UVAS_REQ0_WORDS = (UVAS_NBLOCKS + 31u) / 32u;
 #define UVAS_XLAT_WORD_SET 2u
 
 /* A block's translation: one word, 0 (none) or the delta (what to add)
- * XOR 2^62 with UVAS_XLAT_WORD_SET and, for a host-resident block (whose
- * accesses are counted), UVAS_XLAT_WORD_HOST in its low bits. Both halves
- * of a set word are nonzero, so a read torn between none and set (some
- * devices split a 64-bit load) reads as none (gpu/xlat.h). */
+ * plus 2^62 plus UVAS_XLAT_WORD_SET and, for a host-resident block (whose
+ * accesses are counted), UVAS_XLAT_WORD_HOST: an addition, so that the
+ * device address is one three-operand add of the uvas address, the word
+ * and a constant. Both halves of a set word are nonzero, so a read torn
+ * between none and set (some devices split a 64-bit load) reads as none
+ * (gpu/xlat.h). */
 struct uvas_xlat_entry {
     uint64_t word;
 };
+
+#define UVAS_XLAT_BIAS_ ((1ul << 62) + uint64_t(UVAS_XLAT_WORD_SET))
 
 /* Is w a translation, and its delta. */
 bool uvas_xlat_set_(uint64_t w)
@@ -79,7 +83,7 @@ bool uvas_xlat_set_(uint64_t w)
 }
 uint64_t uvas_xlat_delta_(uint64_t w)
 {
-    return (w ^ (1ul << 62)) & ~uint64_t(UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST);
+    return w - (UVAS_XLAT_BIAS_ + uint64_t(uint(w) & UVAS_XLAT_WORD_HOST));
 }
 
 layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
@@ -204,20 +208,34 @@ void uvas_count_remote(uint64_t bi)
     }
 }
 
-/* The device address of uvas address a: the entry's delta added (an
- * address below the range wraps to a block past its end). */
-uint64_t uvas_translate(uint64_t a)
+/* The translation of an access that is not to a device-resident block:
+ * a host-resident one (counted), or none (a fault). */
+uint64_t uvas_translate_slow_(uint64_t a, uint64_t w, uint bi)
 {
-    uint64_t bi = (a - UVAS_BASE) >> UVAS_SHIFT;
-    uint64_t w = bi < uint64_t(UVAS_NBLOCKS) ? uvas_xlat_ro.entry[uint(bi)].word : 0ul;
     if (!uvas_xlat_set_(w))
         return uvas_fault(a);
 #ifndef UVAS_NO_COUNTERS
-    /* Device-resident blocks run at full speed: nothing counted. */
-    if ((uint(w) & UVAS_XLAT_WORD_HOST) != 0u)
-        uvas_count_remote(bi);
+    uvas_count_remote(uint64_t(bi));
 #endif
     return a + uvas_xlat_delta_(w);
+}
+
+/* The device address of uvas address a: the entry's delta added. A block
+ * index is 32 bits (a >> UVAS_SHIFT truncated); the high word's test
+ * refuses an address at or past 2^(32 + UVAS_SHIFT), whose index would
+ * wrap into the range (the range itself lies below 2^47, where user
+ * space ends). One test for the common case, a device-resident block
+ * (set, not host); the rest is uvas_translate_slow_'s. */
+uint64_t uvas_translate(uint64_t a)
+{
+    uint bi = uint(a >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT);
+    uint64_t w = bi < UVAS_NBLOCKS && uint(a >> 32) < (1u << min(UVAS_SHIFT, 31u))
+                     ? uvas_xlat_ro.entry[bi].word
+                     : 0ul;
+    if ((uint(w) & (UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST)) != UVAS_XLAT_WORD_SET ||
+        uint(w >> 32) == 0u)
+        return uvas_translate_slow_(a, w, bi);
+    return a + w - UVAS_XLAT_BIAS_;
 }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }

@@ -241,6 +241,13 @@ int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
     bool in_place = how & UVAS_DEV_IN_PLACE;
     *h = (struct uvas_device_hold){0};
     for (int round = 0; round < 8; round++) {
+        /* Moved away again before the device could use it: the CPU wants
+         * it as much. Served where it is from the third try on, as UVM
+         * maps a thrashing page remotely, rather than chased (a launch
+         * while two threads read the same blocks failed, "kept moving",
+         * under ASan: tests/gpu/test-gpu-touch-unhold.c). */
+        if (round >= 2)
+            in_place = true;
         if (!take_in_place(b, &h->seen) && !uvas_blk_take(b, wait, &h->seen)) {
             h->busy = true;
             return UVAS_OK;

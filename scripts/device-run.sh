@@ -106,13 +106,17 @@ if [ "$what" = ab ]; then
             dir=${rest%%,*} vars=
             [ "$rest" != "$dir" ] && vars=${rest#*,}
             echo "== round $r: $label ($dir${vars:+, $vars})" | tee -a "$OUT/ab.txt"
+            # A label's own uvas-bench where its directory has one: the
+            # kernels' SPIR-V (include/uvas.glsl) is built into it.
+            ub="$B"/bench/uvas-bench
+            [ -x "$dir"/bench/uvas-bench ] && ub="$dir"/bench/uvas-bench
             if [ "${AB_BENCH:-migrate}" = queue ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
-                    "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 |
+                    "$ub" queue -n "${QUEUE_ITERS:-1000}" 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
             elif [ "${AB_BENCH:-migrate}" = kernel ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
-                    "$B"/bench/uvas-bench kernel -r "${AB_REPS:-9}" 2>&1 |
+                    "$ub" kernel -r "${AB_REPS:-9}" 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
             elif [ "${AB_BENCH:-migrate}" = peers ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
@@ -125,7 +129,7 @@ if [ "$what" = ab ]; then
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
             else
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
-                    "$B"/bench/uvas-bench migrate -s "${AB_SIZES:-2,256,1024}" \
+                    "$ub" migrate -s "${AB_SIZES:-2,256,1024}" \
                     -r "${AB_REPS:-5}" 2>&1 | grep -v "^metric" | tee -a "$OUT/ab.txt"
             fi
         done

@@ -89,6 +89,21 @@ int main(void)
     for (int w = 0; w < 4; w++)
         expect_named(uvas_kernel_launch(k, g1, &a, sizeof a, ways[w]), UVAS_ERR_NOT_OWNED,
                      (void *)0x1000, "outside", "outside the range");
+    /* Past the range by 2^(32 + shift): a block index cut to 32 bits
+     * would be target 0's block (uvas.glsl refuses it by the high word). */
+    struct uvas_range_desc rd;
+    CHECK_OK(uvas_range(&rd));
+    unsigned shift = (unsigned)__builtin_ctzll(rd.block_size);
+    const void *wraps = (const char *)target[0] + (1ull << (32 + shift));
+    table[3] = (uintptr_t)wraps;
+    uvas_gpu_hold_t *h0; /* target 0's translation set throughout the launches */
+    CHECK_OK(uvas_gpu_hold_range(target[0], 4, &h0));
+    for (int w = 0; w < 4; w++)
+        expect_named(uvas_kernel_launch(k, g1, &a, sizeof a, ways[w]), UVAS_ERR_NOT_OWNED,
+                     wraps, "outside", "an index that would wrap");
+    uvas_gpu_release(h0);
+    CHECK(target[0][0] == a.value, "target 0 = %#x: written through an address 2^%u past "
+          "it", target[0][0], 32 + shift);
 
     uint32_t *again = uvas_malloc(100000);
     CHECK(again, "uvas_malloc: %s", uvas_last_error());
