@@ -93,11 +93,12 @@ static int touch(VkBuffer buf, VkDeviceSize off, size_t n, int write, unsigned c
 
 static void give_back(size_t bi, uint32_t seen, int res)
 {
-    if (res == uvas_blk_res(seen))
-        uvas_blk_unbusy(&uvas_g.bt[bi], seen);
-    else
-        uvas_blk_publish(&uvas_g.bt[bi], seen, res);
-    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+    bool parked = res == uvas_blk_res(seen) ? uvas_blk_unbusy(&uvas_g.bt[bi], seen)
+                                            : uvas_blk_publish(&uvas_g.bt[bi], seen, res);
+    /* Only a block a parked fault marked (uvas/block.h): a launch places
+     * and takes hundreds, and a wake is a system call. */
+    if (parked)
+        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
 }
 
 /* A device-resident block (no host duplicate) taken for a device access
