@@ -308,6 +308,15 @@ static void protect_read_mostly(struct job *j, size_t a, size_t b)
                                      true) == 0;
 }
 
+/* Unmap [addr, addr + len) of the range (spread over the service
+ * threads), timed as page-table work. */
+static void unmap_range(uintptr_t addr, size_t len)
+{
+    uint64_t t0 = uvas_os_now_ns();
+    uvas_fault_unmap_blocks(addr, len);
+    lap(&uvas_g.ctr.migrate_ns_map, &t0);
+}
+
 static void unmap_stage(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = uvas_os_now_ns();
@@ -514,6 +523,54 @@ static int lone_to_host(struct job *j, int rc)
     return rc;
 }
 
+/*
+ * A lone host block to the device (its migration's only stage): unmapped
+ * and copied in two halves, the second half unmapped while the first
+ * copies, each half split over the copy queues. Unmapping a block of 4
+ * KiB pages is one page table under one lock, most of such a migration's
+ * time, and nothing overlapped it (docs/migration.md). Each half is
+ * unmapped before its copy is submitted, so what the CPU writes lands in
+ * pages before they are copied or parks until the block is published. A
+ * read-mostly block is write-protected whole instead (protect_read_mostly)
+ * and stays mapped. Status.
+ */
+static int lone_to_device(struct job *j, int rc)
+{
+    struct uvas_copy_op op, a[2], b[2];
+    struct uvas_copy_ticket ta = {0}, tb = {0};
+    size_t na = 0, nb = 0, half = 0;
+    uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
+    if (rc == UVAS_OK) {
+        protect_read_mostly(j, 0, 1);
+        rc = stage_ops(j, 0, 1, true, &op);
+    }
+    if (rc == UVAS_OK) {
+        uvas_copy_halve(&op, 1, a, &na, b, &nb);
+        for (size_t i = 0; i < na; i++)
+            half += a[i].size;
+        if (!j->dup)
+            unmap_range(at, half);
+        rc = uvas_copier_submit(&uvas_mg.copier, a, na, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &ta);
+    }
+    if (rc == UVAS_OK) {
+        if (!j->dup)
+            unmap_range(at + half, uvas_g.block_size - half);
+        rc = uvas_copier_submit(&uvas_mg.copier, b, nb, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &tb);
+        tb.bytes += ta.bytes; /* b queues behind a: as lone_to_host */
+        if (rc != UVAS_OK)
+            stage_wait(&ta);
+    }
+    if (rc == UVAS_OK) {
+        rc = stage_wait(&ta);
+        int rb = stage_wait(&tb);
+        if (rc == UVAS_OK)
+            rc = rb;
+    }
+    stage_put(j, 0, 1);
+    finish_to_device(j, rc);
+    return rc;
+}
+
 /* ---- the pipeline -------------------------------------------------------------- */
 
 /* Stage k's jobs: [stage_at(k), stage_at(k + 1)) clipped to m. (A small
@@ -542,6 +599,9 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
     if (m == 1 && !to_device && !(flags & UVAS_MIG_NO_MAP) &&
         uvas_g.block_size >= 2 * uvas_g.uffd.page)
         return lone_to_host(j, rc);
+    if (m == 1 && to_device && j->from == UVAS_RES_HOST &&
+        uvas_g.block_size >= 2 * uvas_g.uffd.page)
+        return lone_to_device(j, rc);
     size_t nst = 0;
     while (stage_at(nst, m) < m)
         nst++;
