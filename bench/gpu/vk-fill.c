@@ -34,6 +34,23 @@ static double now_us(void)
         }                                                                                \
     } while (0)
 
+/* One primary command buffer at a time from cp, and a fence to wait on. */
+static VkCommandBufferAllocateInfo one_buffer(VkCommandPool cp)
+{
+    return (VkCommandBufferAllocateInfo){.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                         .commandPool = cp,
+                                         .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                         .commandBufferCount = 1};
+}
+
+static VkFence new_fence(VkDevice d)
+{
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fe;
+    CHECK_VK(vkCreateFence(d, &fci, NULL, &fe));
+    return fe;
+}
+
 #ifdef VK_FILL_KERNEL
 static const uint32_t fill_raw_spv[] =
 #include "fill-raw.spv.h"
@@ -51,13 +68,8 @@ static double dispatch_loop(VkDevice d, VkQueue q, VkCommandPool cp, VkPipeline 
                             VkPipelineLayout pl, VkQueryPool qp, double ns_per_tick,
                             uint64_t x, VkDeviceSize size, int n, int dep)
 {
-    VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                       .commandPool = cp,
-                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                       .commandBufferCount = 1};
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    VkFence fe;
-    CHECK_VK(vkCreateFence(d, &fci, NULL, &fe));
+    VkCommandBufferAllocateInfo cai = one_buffer(cp);
+    VkFence fe = new_fence(d);
     VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                           .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
                           .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT};
@@ -287,13 +299,8 @@ int main(int argc, char **argv)
                                        .queueFamilyIndex = f};
         VkCommandPool cp;
         CHECK_VK(vkCreateCommandPool(d, &cpi, NULL, &cp));
-        VkCommandBufferAllocateInfo cai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                           .commandPool = cp,
-                                           .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                           .commandBufferCount = 1};
-        VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-        VkFence fe;
-        CHECK_VK(vkCreateFence(d, &fci, NULL, &fe));
+        VkCommandBufferAllocateInfo cai = one_buffer(cp);
+        VkFence fe = new_fence(d);
         static const VkDeviceSize sizes[] = {2u << 20, 16u << 20, 64u << 20};
         for (int s = 0; s < 3; s++) {
             double best = 1e30;
