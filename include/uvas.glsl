@@ -238,6 +238,61 @@ uint64_t uvas_translate(uint64_t a)
     return a + w - UVAS_XLAT_BIAS_;
 }
 
+/*
+ * A translation kept for one array a kernel walks: an access that stays
+ * in the block the span's last access reached adds the kept delta and
+ * reads no table entry. A grid-stride loop whose stride is half a block
+ * stays in it every other access; a thread walking its own run of
+ * elements, nearly always. One span per array (one kept for several
+ * arrays would be evicted by each in turn), each made by
+ * uvas_span_none() in the kernel and used for this launch only. Only
+ * device-resident blocks are kept: accesses to a host-resident block are
+ * counted one by one, and a block that faults is looked up again.
+ *
+ *     uvas_span sx = uvas_span_none(), sy = uvas_span_none();
+ *     for (uint i = first; i < args.n; i += stride)
+ *         uvas_store_f32_in(sy, args.y + 4ul * i, 2.0 * uvas_load_f32_in(sx, args.x + 4ul * i));
+ */
+struct uvas_span {
+    uint bi;        /* the block kept: an index below UVAS_NBLOCKS, or none */
+    uint64_t delta; /* what to add to an address in it */
+};
+
+uvas_span uvas_span_none() { return uvas_span(0xffffffffu, 0ul); }
+
+/* uvas_translate, through span s. */
+uint64_t uvas_translate_in(inout uvas_span s, uint64_t a)
+{
+    uint bi = uint(a >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT);
+    /* In the range (as uvas_translate tests it), which also keeps a
+     * span that holds no block from matching: its index is none. */
+    bool in_range = bi < UVAS_NBLOCKS && uint(a >> 32) < (1u << min(UVAS_SHIFT, 31u));
+    if (in_range && bi == s.bi)
+        return a + s.delta;
+    uint64_t w = in_range ? uvas_xlat_ro.entry[bi].word : 0ul;
+    if ((uint(w) & (UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST)) != UVAS_XLAT_WORD_SET ||
+        uint(w >> 32) == 0u)
+        return uvas_translate_slow_(a, w, bi);
+    s.bi = bi;
+    s.delta = w - UVAS_XLAT_BIAS_;
+    return a + s.delta;
+}
+
+uint uvas_load_u32_in(inout uvas_span s, uint64_t a) { return uvas_ref_u32(uvas_translate_in(s, a)).v; }
+void uvas_store_u32_in(inout uvas_span s, uint64_t a, uint v) { uvas_ref_u32(uvas_translate_in(s, a)).v = v; }
+int uvas_load_i32_in(inout uvas_span s, uint64_t a) { return uvas_ref_i32(uvas_translate_in(s, a)).v; }
+void uvas_store_i32_in(inout uvas_span s, uint64_t a, int v) { uvas_ref_i32(uvas_translate_in(s, a)).v = v; }
+float uvas_load_f32_in(inout uvas_span s, uint64_t a) { return uvas_ref_f32(uvas_translate_in(s, a)).v; }
+void uvas_store_f32_in(inout uvas_span s, uint64_t a, float v) { uvas_ref_f32(uvas_translate_in(s, a)).v = v; }
+uint64_t uvas_load_u64_in(inout uvas_span s, uint64_t a) { return uvas_ref_u64(uvas_translate_in(s, a)).v; }
+void uvas_store_u64_in(inout uvas_span s, uint64_t a, uint64_t v) { uvas_ref_u64(uvas_translate_in(s, a)).v = v; }
+double uvas_load_f64_in(inout uvas_span s, uint64_t a) { return uvas_ref_f64(uvas_translate_in(s, a)).v; }
+void uvas_store_f64_in(inout uvas_span s, uint64_t a, double v) { uvas_ref_f64(uvas_translate_in(s, a)).v = v; }
+vec4 uvas_load_vec4_in(inout uvas_span s, uint64_t a) { return uvas_ref_vec4(uvas_translate_in(s, a)).v; }
+void uvas_store_vec4_in(inout uvas_span s, uint64_t a, vec4 v) { uvas_ref_vec4(uvas_translate_in(s, a)).v = v; }
+uvec4 uvas_load_uvec4_in(inout uvas_span s, uint64_t a) { return uvas_ref_uvec4(uvas_translate_in(s, a)).v; }
+void uvas_store_uvec4_in(inout uvas_span s, uint64_t a, uvec4 v) { uvas_ref_uvec4(uvas_translate_in(s, a)).v = v; }
+
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
 void uvas_store_u32(uint64_t a, uint v) { uvas_ref_u32(uvas_translate(a)).v = v; }
 uint uvas_atomic_add_u32(uint64_t a, uint v) { return atomicAdd(uvas_ref_u32(uvas_translate(a)).v, v); }
