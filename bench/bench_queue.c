@@ -22,12 +22,23 @@
 static const uint32_t fill_spv[] =
 #include "fill.spv.h"
     ;
+static const uint32_t fill_span_spv[] =
+#include "fill-span.spv.h"
+    ;
 #endif
 
 struct fill_args {
     uint64_t x;
     uint32_t n, v;
 };
+
+/* "m.SIZE.field" (m: queue, or queue_span for -S). */
+static void queue_metric(const char *m, const char *field, double value, const char *size)
+{
+    char fmt[64];
+    snprintf(fmt, sizeof fmt, "%s.%%s.%s", m, field);
+    bench_metric(fmt, value, size);
+}
 
 /* A workgroup per 256 elements, at most max_groups (1024 by default, as
  * bench/cuda/malloc-async.cu's grid; -g sets both). */
@@ -48,18 +59,20 @@ int bench_queue(int argc, char **argv)
     int iters = 1000;
     size_t max_mib = 64;
     long max_groups = 1024;
-    int opt;
+    int opt, span = 0;
     optind = 1;
-    while ((opt = getopt(argc, argv, "n:m:g:")) != -1) {
+    while ((opt = getopt(argc, argv, "n:m:g:S")) != -1) {
         if (opt == 'n')
             iters = atoi(optarg);
         else if (opt == 'm')
             max_mib = strtoull(optarg, NULL, 10);
         else if (opt == 'g')
             max_groups = atol(optarg);
+        else if (opt == 'S')
+            span = 1;
         else {
             fprintf(stderr, "usage: uvas-bench queue [-n iterations] [-m max MiB] "
-                            "[-g max workgroups]\n");
+                            "[-g max workgroups] [-S: the kernel through a span]\n");
             return 2;
         }
     }
@@ -68,7 +81,11 @@ int bench_queue(int argc, char **argv)
         return 2;
     }
     uvas_kernel_t *k;
-    if (uvas_kernel_load(fill_spv, sizeof fill_spv, "main", &k)) {
+    /* -S: the same fill through a span (uvas.glsl's uvas_span), its
+     * metrics named queue_span. */
+    const char *m = span ? "queue_span" : "queue";
+    if (span ? uvas_kernel_load(fill_span_spv, sizeof fill_span_spv, "main", &k)
+             : uvas_kernel_load(fill_spv, sizeof fill_spv, "main", &k)) {
         fprintf(stderr, "queue: %s\n", uvas_last_error());
         return uvas_last_error()[0] ? 77 : 1;
     }
@@ -108,8 +125,9 @@ int bench_queue(int argc, char **argv)
         fprintf(stderr, "queue: warm-up: %s\n", uvas_last_error());
         return 1;
     }
-    printf("queue: %d iterations per size of alloc, a kernel writing every element, free "
-           "(at most %ld workgroups of 256)\n", iters, max_groups);
+    printf("queue: %d iterations per size of alloc, a kernel writing every element%s, free "
+           "(at most %ld workgroups of 256)\n", iters, span ? " through a span" : "",
+           max_groups);
     printf("  %10s %16s %16s %14s\n", "size", "async us/iter", "sync us/iter", "reserved end");
     static const size_t sizes[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -163,12 +181,12 @@ int bench_queue(int argc, char **argv)
                "submissions)\n",
                name, async_us, sync_us, u.reserved >> 10, enqueue_us, gpu_us,
                (unsigned long long)subs);
-        bench_metric("queue.%s.enqueue_us", enqueue_us, name);
-        bench_metric("queue.%s.device_us", gpu_us, name);
-        bench_metric("queue.%s.submissions", (double)subs, name);
-        bench_metric("queue.%s.async_us", async_us, name);
-        bench_metric("queue.%s.sync_us", sync_us, name);
-        bench_metric("queue.%s.reserved_kib", (double)(u.reserved >> 10), name);
+        queue_metric(m, "enqueue_us", enqueue_us, name);
+        queue_metric(m, "device_us", gpu_us, name);
+        queue_metric(m, "submissions", (double)subs, name);
+        queue_metric(m, "async_us", async_us, name);
+        queue_metric(m, "sync_us", sync_us, name);
+        queue_metric(m, "reserved_kib", (double)(u.reserved >> 10), name);
     }
     uvas_queue_destroy(q);
     uvas_kernel_free(k);
