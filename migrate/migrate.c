@@ -599,8 +599,12 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
     if (m == 1 && !to_device && !(flags & UVAS_MIG_NO_MAP) &&
         uvas_g.block_size >= 2 * uvas_g.uffd.page)
         return lone_to_host(j, rc);
+    /* In halves only where unmapping a block costs what its copy does:
+     * 256 pages and more (2 MiB of 4 KiB pages: docs/migration.md); a
+     * small block's pages unmap in microseconds, less than a second
+     * submission costs. */
     if (m == 1 && to_device && j->from == UVAS_RES_HOST &&
-        uvas_g.block_size >= 2 * uvas_g.uffd.page)
+        uvas_g.block_size >= 256 * uvas_g.uffd.page)
         return lone_to_device(j, rc);
     size_t nst = 0;
     while (stage_at(nst, m) < m)

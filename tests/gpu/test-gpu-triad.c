@@ -45,6 +45,13 @@ int main(void)
     for (uint32_t i = 0; i < n; i++)
         a[i] = (float)(3 * i);
     x.s = 2.0f;
+    /* Settled on the host first: the CPU's sequential reads of c start
+     * read-ahead migrations that may still be in flight, and a block
+     * another agent holds when the launch gathers its moves is moved
+     * alone after it (one submission, or two in halves), which the count
+     * below would take for unbatched work. */
+    CHECK_OK(uvas_migrate(c, n * sizeof *c, UVAS_LOC_HOST, 0));
+    CHECK_OK(uvas_migrate(a, n * sizeof *a, UVAS_LOC_HOST, 0));
     struct uvas_stats s0 = tu_stats();
     CHECK_OK(tu_launch(k, n, &x, sizeof x));
     struct uvas_stats s1 = tu_stats();
