@@ -220,20 +220,28 @@ uint64_t uvas_translate_slow_(uint64_t a, uint64_t w, uint bi)
     return a + uvas_xlat_delta_(w);
 }
 
-/* The device address of uvas address a: the entry's delta added. A block
- * index is 32 bits (a >> UVAS_SHIFT truncated); the high word's test
- * refuses an address at or past 2^(32 + UVAS_SHIFT), whose index would
- * wrap into the range (the range itself lies below 2^47, where user
- * space ends). One test for the common case, a device-resident block
- * (set, not host); the rest is uvas_translate_slow_'s. */
+/* Address a's block index, 32 bits (a >> UVAS_SHIFT truncated), and
+ * whether it is in the range: the high word's test refuses an address at
+ * or past 2^(32 + UVAS_SHIFT), whose index would wrap into the range (the
+ * range itself lies below 2^47, where user space ends). Macros, so that
+ * uvas_translate and uvas_translate_in compile to the same instructions
+ * as written out. */
+#define UVAS_BLOCK_OF_(a) (uint((a) >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT))
+#define UVAS_IN_RANGE_(a, bi) ((bi) < UVAS_NBLOCKS && uint((a) >> 32) < (1u << min(UVAS_SHIFT, 31u)))
+/* Entry word w is not a device-resident block's (set, not host, both
+ * halves read whole): the slow path's. */
+#define UVAS_NOT_DEVICE_(w)                                                                \
+    ((uint(w) & (UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST)) != UVAS_XLAT_WORD_SET ||        \
+     uint((w) >> 32) == 0u)
+
+/* The device address of uvas address a: the entry's delta added. One
+ * test for the common case, a device-resident block; the rest is
+ * uvas_translate_slow_'s. */
 uint64_t uvas_translate(uint64_t a)
 {
-    uint bi = uint(a >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT);
-    uint64_t w = bi < UVAS_NBLOCKS && uint(a >> 32) < (1u << min(UVAS_SHIFT, 31u))
-                     ? uvas_xlat_ro.entry[bi].word
-                     : 0ul;
-    if ((uint(w) & (UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST)) != UVAS_XLAT_WORD_SET ||
-        uint(w >> 32) == 0u)
+    uint bi = UVAS_BLOCK_OF_(a);
+    uint64_t w = UVAS_IN_RANGE_(a, bi) ? uvas_xlat_ro.entry[bi].word : 0ul;
+    if (UVAS_NOT_DEVICE_(w))
         return uvas_translate_slow_(a, w, bi);
     return a + w - UVAS_XLAT_BIAS_;
 }
@@ -263,15 +271,14 @@ uvas_span uvas_span_none() { return uvas_span(0xffffffffu, 0ul); }
 /* uvas_translate, through span s. */
 uint64_t uvas_translate_in(inout uvas_span s, uint64_t a)
 {
-    uint bi = uint(a >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT);
-    /* In the range (as uvas_translate tests it), which also keeps a
-     * span that holds no block from matching: its index is none. */
-    bool in_range = bi < UVAS_NBLOCKS && uint(a >> 32) < (1u << min(UVAS_SHIFT, 31u));
+    uint bi = UVAS_BLOCK_OF_(a);
+    /* The range test also keeps a span that holds no block from
+     * matching: its index is none. */
+    bool in_range = UVAS_IN_RANGE_(a, bi);
     if (in_range && bi == s.bi)
         return a + s.delta;
     uint64_t w = in_range ? uvas_xlat_ro.entry[bi].word : 0ul;
-    if ((uint(w) & (UVAS_XLAT_WORD_SET | UVAS_XLAT_WORD_HOST)) != UVAS_XLAT_WORD_SET ||
-        uint(w >> 32) == 0u)
+    if (UVAS_NOT_DEVICE_(w))
         return uvas_translate_slow_(a, w, bi);
     s.bi = bi;
     s.delta = w - UVAS_XLAT_BIAS_;

@@ -117,8 +117,8 @@ static double dispatch_loop(VkDevice d, VkQueue q, VkCommandPool cp, VkPipeline 
 
 /* The fill kernel's dispatch loop on the first compute family (the one
  * uvas launches kernels on), at the queue benchmark's sizes. */
-static void kernel_loops(VkDevice d, VkPhysicalDevice p, const VkQueueFamilyProperties *qf,
-                         uint32_t nf, VkBuffer b, VkBuffer bx, float period)
+static void kernel_loops(VkDevice d, const VkQueueFamilyProperties *qf, uint32_t nf,
+                         VkBuffer b, VkBuffer bx, float period)
 {
     uint32_t f = 0;
     while (f < nf && !((qf[f].queueFlags & VK_QUEUE_COMPUTE_BIT) &&
@@ -131,7 +131,6 @@ static void kernel_loops(VkDevice d, VkPhysicalDevice p, const VkQueueFamilyProp
         printf("vk-fill: no compute family with timestamps: no kernel loop\n");
         return;
     }
-    (void)p;
     VkQueue q;
     vkGetDeviceQueue(d, f, 0, &q);
     VkShaderModuleCreateInfo smi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -367,7 +366,7 @@ int main(int argc, char **argv)
         }
     }
     if (bda)
-        kernel_loops(d, p, qf, nf, b, bx, pp.limits.timestampPeriod);
+        kernel_loops(d, qf, nf, b, bx, pp.limits.timestampPeriod);
     if (bx) {
         vkDestroyBuffer(d, bx, NULL);
         vkFreeMemory(d, mx, NULL);
