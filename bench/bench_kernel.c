@@ -57,8 +57,8 @@ static const uint32_t triad4_raw_spv[] =
 static const uint32_t chase_spv[] =
 #include "chase.spv.h"
     ;
-static const uint32_t triad_span_spv[] =
-#include "triad-span.spv.h"
+static const uint32_t triad_array_spv[] =
+#include "triad-array.spv.h"
     ;
 
 struct args {
@@ -400,11 +400,11 @@ int bench_kernel(int argc, char **argv)
         return 1;
     }
     uvas_range(&d);
-    uvas_kernel_t *k, *k4, *kn, *ks;
+    uvas_kernel_t *k, *k4, *kn, *ka;
     if (uvas_kernel_load(triad_spv, sizeof triad_spv, "main", &k) ||
         uvas_kernel_load(triad4_spv, sizeof triad4_spv, "main", &k4) ||
         uvas_kernel_load(triad_nocount_spv, sizeof triad_nocount_spv, "main", &kn) ||
-        uvas_kernel_load(triad_span_spv, sizeof triad_span_spv, "main", &ks) ||
+        uvas_kernel_load(triad_array_spv, sizeof triad_array_spv, "main", &ka) ||
         uvas_gpu_info(&R.gi)) {
         fprintf(stderr, "kernel: %s\n", uvas_last_error());
         return 1;
@@ -425,8 +425,9 @@ int bench_kernel(int argc, char **argv)
     struct pair p4 = triad_pair(k4, 1, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0, NULL);
     struct pair ph = triad_pair(k, 0, n, groups, reps, UVAS_HINT_HOST, -1, sysmem, notdev,
                                 NULL);
-    /* A span per array (uvas.glsl's uvas_span) against the same raw kernel. */
-    struct pair ps = triad_pair(ks, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0, NULL);
+    /* Through uvas_array (one translation per array, the launch's runs)
+     * against the same raw kernel. */
+    struct pair pa = triad_pair(ka, 0, n, groups, reps, 0, UVAS_LOC_DEVICE, local, 0, NULL);
     /* The same shader without counters, in the same loop as pd's. */
     struct pair pn = {.uvas = pd.alt, .raw = pd.raw};
     double udev = pd.uvas, rdev = pd.raw, udev4 = p4.uvas, rdev4 = p4.raw;
@@ -440,8 +441,8 @@ int bench_kernel(int argc, char **argv)
            100.0 * (1.0 - (udev / rdev) / (pn.uvas / pn.raw)));
     printf("  host-resident, float:   uvas %7.1f GB/s  raw     %7.1f GB/s  ratio %.3f\n", uhost,
            rhost, uhost / rhost);
-    printf("  spans, float:           uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f "
-           "(a span per array)\n", ps.uvas, ps.raw, ps.uvas / ps.raw);
+    printf("  arrays, float:          uvas %7.1f GB/s  raw BDA %7.1f GB/s  ratio %.3f "
+           "(uvas_array: a translation per array)\n", pa.uvas, pa.raw, pa.uvas / pa.raw);
     printf("  launch beyond the kernel: %.0f us (device-resident), %.0f us (host-resident), "
            "%zu blocks each\n", over_dev, over_host, 3 * ((n * 4 + d.block_size - 1) / d.block_size));
     bench_metric("kernel.triad.uvas_gbs", udev, NULL);
@@ -453,8 +454,8 @@ int bench_kernel(int argc, char **argv)
     bench_metric("kernel.launch_overhead_us", over_dev, NULL);
     bench_metric("kernel.triad_nocount.uvas_gbs", pn.uvas, NULL);
     bench_metric("kernel.triad_nocount.raw_gbs", pn.raw, NULL);
-    bench_metric("kernel.triad_span.uvas_gbs", ps.uvas, NULL);
-    bench_metric("kernel.triad_span.raw_gbs", ps.raw, NULL);
+    bench_metric("kernel.triad_array.uvas_gbs", pa.uvas, NULL);
+    bench_metric("kernel.triad_array.raw_gbs", pa.raw, NULL);
     uvas_kernel_t *kc;
     if (uvas_kernel_load(chase_spv, sizeof chase_spv, "main", &kc)) {
         fprintf(stderr, "kernel: %s\n", uvas_last_error());
@@ -466,7 +467,7 @@ int bench_kernel(int argc, char **argv)
     uvas_kernel_free(k);
     uvas_kernel_free(k4);
     uvas_kernel_free(kn);
-    uvas_kernel_free(ks);
+    uvas_kernel_free(ka);
     raw_teardown();
     uvas_finalize();
     return 0;

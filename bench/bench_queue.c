@@ -22,8 +22,8 @@
 static const uint32_t fill_spv[] =
 #include "fill.spv.h"
     ;
-static const uint32_t fill_span_spv[] =
-#include "fill-span.spv.h"
+static const uint32_t fill_array_spv[] =
+#include "fill-array.spv.h"
     ;
 #endif
 
@@ -32,7 +32,7 @@ struct fill_args {
     uint32_t n, v;
 };
 
-/* "m.SIZE.field" (m: queue, or queue_span for -S). */
+/* "m.SIZE.field" (m: queue, or queue_array for -A). */
 static void queue_metric(const char *m, const char *field, double value, const char *size)
 {
     char fmt[64];
@@ -59,20 +59,20 @@ int bench_queue(int argc, char **argv)
     int iters = 1000;
     size_t max_mib = 64;
     long max_groups = 1024;
-    int opt, span = 0;
+    int opt, array = 0;
     optind = 1;
-    while ((opt = getopt(argc, argv, "n:m:g:S")) != -1) {
+    while ((opt = getopt(argc, argv, "n:m:g:A")) != -1) {
         if (opt == 'n')
             iters = atoi(optarg);
         else if (opt == 'm')
             max_mib = strtoull(optarg, NULL, 10);
         else if (opt == 'g')
             max_groups = atol(optarg);
-        else if (opt == 'S')
-            span = 1;
+        else if (opt == 'A')
+            array = 1;
         else {
             fprintf(stderr, "usage: uvas-bench queue [-n iterations] [-m max MiB] "
-                            "[-g max workgroups] [-S: the kernel through a span]\n");
+                            "[-g max workgroups] [-A: the kernel through uvas_array]\n");
             return 2;
         }
     }
@@ -81,10 +81,10 @@ int bench_queue(int argc, char **argv)
         return 2;
     }
     uvas_kernel_t *k;
-    /* -S: the same fill through a span (uvas.glsl's uvas_span), its
-     * metrics named queue_span. */
-    const char *m = span ? "queue_span" : "queue";
-    if (span ? uvas_kernel_load(fill_span_spv, sizeof fill_span_spv, "main", &k)
+    /* -A: the same fill through uvas.glsl's uvas_array, its metrics
+     * named queue_array. */
+    const char *m = array ? "queue_array" : "queue";
+    if (array ? uvas_kernel_load(fill_array_spv, sizeof fill_array_spv, "main", &k)
              : uvas_kernel_load(fill_spv, sizeof fill_spv, "main", &k)) {
         fprintf(stderr, "queue: %s\n", uvas_last_error());
         return uvas_last_error()[0] ? 77 : 1;
@@ -126,7 +126,7 @@ int bench_queue(int argc, char **argv)
         return 1;
     }
     printf("queue: %d iterations per size of alloc, a kernel writing every element%s, free "
-           "(at most %ld workgroups of 256)\n", iters, span ? " through a span" : "",
+           "(at most %ld workgroups of 256)\n", iters, array ? " through uvas_array" : "",
            max_groups);
     printf("  %10s %16s %16s %14s\n", "size", "async us/iter", "sync us/iter", "reserved end");
     static const size_t sizes[] = {4u << 10, 64u << 10, 1u << 20, 16u << 20, 64u << 20};

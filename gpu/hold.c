@@ -240,12 +240,39 @@ void uvas_hold_count(const struct uvas_hold_set *s, struct uvas_xlat *x, uint64_
         count_one(x, s->extra[i], scale);
 }
 
+/* The runs of the blocks asked for (xlat.h): k consecutive blocks, each
+ * held by this set, device-resident, in consecutive device memory. Only
+ * this set's blocks: its release zeroes them, so no count outlives a
+ * hold it relies on (another set's count over the same blocks is zeroed
+ * as well: a kernel then translates per access, slower, not wrong). */
+static void publish_runs(const struct uvas_hold_set *s, struct uvas_xlat *x)
+{
+    const uint64_t flags = UVAS_XLAT_REACH_HOST | UVAS_XLAT_REACH_OUT;
+    uint32_t k = 0;
+    uint64_t next = 0; /* the device address of want[i + 1], in a run */
+    for (size_t i = s->nheld; i-- > 0;) {
+        size_t bi = s->want[i];
+        uint64_t r = x->reach[bi];
+        if (r & UVAS_XLAT_REACH_HOST) {
+            k = 0;
+        } else {
+            uint64_t at = r & ~flags;
+            bool joins = k && k < UINT32_MAX && s->want[i + 1] == bi + 1 &&
+                         next == at + uvas_g.block_size;
+            k = joins ? k + 1 : 1;
+            next = at;
+        }
+        uvas_xlat_set_run(x, bi, k);
+    }
+}
+
 void uvas_hold_publish(struct uvas_hold_set *s, struct uvas_xlat *x)
 {
     for (size_t i = 0; i < s->nheld; i++)
         uvas_xlat_publish(x, s->want[i], (uintptr_t)uvas_block_addr(s->want[i]));
     for (size_t i = 0; i < s->nextra; i++)
         uvas_xlat_publish(x, s->extra[i], (uintptr_t)uvas_block_addr(s->extra[i]));
+    publish_runs(s, x);
 }
 
 void uvas_hold_span(const struct uvas_hold_set *s, size_t *lo, size_t *hi)
@@ -274,8 +301,11 @@ void uvas_hold_release(struct uvas_hold_set *s, struct uvas_xlat *x)
 {
     while (s->nextra)
         unhold_one(x, s->extra[--s->nextra]);
-    while (s->nheld)
-        unhold_one(x, s->want[--s->nheld]);
+    while (s->nheld) {
+        size_t bi = s->want[--s->nheld];
+        uvas_xlat_set_run(x, bi, 0);
+        unhold_one(x, bi);
+    }
 }
 
 void uvas_hold_free(struct uvas_hold_set *s)

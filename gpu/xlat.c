@@ -14,12 +14,16 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     memset(x, 0, sizeof *x);
     pthread_mutex_init(&x->run, NULL);
     x->dev = d;
-    if (!(x->reach = calloc(nblocks, sizeof *x->reach)))
+    if (!(x->reach = calloc(nblocks, sizeof *x->reach)) ||
+        !(x->runs_now = calloc(nblocks, sizeof *x->runs_now))) {
+        uvas_xlat_fini(x);
         return uvas_fail(UVAS_ERR_NOMEM, "out of memory for the translation table");
+    }
     x->nreq0 = (nblocks + 31) / 32;
     x->nreq1 = (x->nreq0 + 31) / 32;
     size_t req_off = sizeof(struct uvas_xlat_header) + nblocks * sizeof(struct uvas_xlat_entry);
-    x->bytes = req_off + (x->nreq0 + x->nreq1) * sizeof(uint32_t);
+    size_t runs_off = req_off + (x->nreq0 + x->nreq1) * sizeof(uint32_t);
+    x->bytes = runs_off + nblocks * sizeof(uint32_t);
     /* Device-local if it can be: every access of a kernel reads an entry. */
     int rc = uvas_gpu_buffer_make(d, x->bytes, UINT32_MAX, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                                   &x->buf, &x->mem, "translation table");
@@ -35,6 +39,7 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->entry = (struct uvas_xlat_entry *)((char *)p + sizeof(struct uvas_xlat_header));
     x->req0 = (volatile uint32_t *)((char *)p + req_off);
     x->req1 = x->req0 + x->nreq0;
+    x->runs = (volatile uint32_t *)((char *)p + runs_off);
     rc = uvas_gpu_buffer_make(d, UVAS_XLAT_SINK_BYTES, d->dev_type, 0, &x->sink, &x->sink_mem,
                               "fault sink");
     /* Counters where the atomics are cheap, read by the CPU from a copy in
@@ -60,6 +65,7 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
     x->hdr->sink = uvas_vulkan_address(d, x->sink);
     x->hdr->req = uvas_vulkan_address(d, x->buf) + req_off;
     x->hdr->counts = uvas_vulkan_address(d, x->counts);
+    x->hdr->runs = uvas_vulkan_address(d, x->buf) + runs_off;
     /* Counters start at zero (device memory does not). */
     x->zero_counts = true;
     x->win_lo = 1; /* no run yet: an empty window */
@@ -73,6 +79,7 @@ void uvas_xlat_fini(struct uvas_xlat *x)
     if (!d)
         return;
     free(x->reach);
+    free(x->runs_now);
     pthread_mutex_destroy(&x->run);
     if (x->hdr)
         vkUnmapMemory(d->dev, x->mem);

@@ -35,6 +35,14 @@
  * device, after the kernel, in the run's own command buffer; the launcher
  * reads the blocks it held from the copy (uvas_xlat_take_count).
  *
+ * Runs: per block, 0, or how many blocks from it on (it included) a run
+ * holds at one delta (device-resident, in consecutive slots): a kernel
+ * that reads k there addresses the k blocks' bytes by adding the first
+ * one's delta, with no entry per access (uvas.glsl's uvas_array). Written
+ * before a run for the blocks it holds and zeroed when they are let go
+ * (gpu/hold.c), under `run`: a nonzero count a kernel reads is its own
+ * run's, over blocks held until it ends.
+ *
  * While a kernel runs, an access that finds no translation asks for its
  * block in a two-level bitmap after the entries (a bit per block, and a
  * bit per word of those) and waits on its entry: uvas publishes the
@@ -100,7 +108,7 @@ struct uvas_xlat_header {
                          * start 16-aligned: none straddles a cache line */
     uint64_t peers;     /* device address of the leases on peers' blocks (shmem.glsl,
                          * transport/pe/lease.h), 0: none */
-    uint64_t pad;
+    uint64_t runs;      /* device address of the runs, a u32 per block (below) */
     uint64_t fault[UVAS_XLAT_FAULTS];
 };
 _Static_assert(sizeof(struct uvas_xlat_header) == 96 + 8 * UVAS_XLAT_FAULTS,
@@ -109,6 +117,8 @@ _Static_assert(sizeof(struct uvas_xlat_header) % 16 == 0,
                "translation entries (16 bytes) start 16-aligned");
 _Static_assert(offsetof(struct uvas_xlat_header, counts) == 8 * 7,
                "uvas.glsl reads counts as header[UVAS_XLAT_COUNTS_WORD = 7]");
+_Static_assert(offsetof(struct uvas_xlat_header, runs) == 8 * 11,
+               "uvas.glsl reads runs as header[UVAS_XLAT_RUNS_WORD = 11]");
 
 struct uvas_xlat_entry {
     _Atomic uint64_t word; /* 0, or the delta encoded as above */
@@ -130,6 +140,8 @@ struct uvas_xlat {
     volatile struct uvas_xlat_header *hdr;
     struct uvas_xlat_entry *entry;
     volatile uint32_t *req0, *req1; /* a bit per block; a bit per req0 word */
+    volatile uint32_t *runs;        /* the runs, in the table's memory */
+    uint32_t *runs_now;             /* what runs[] holds: written only where it changes */
     size_t nreq0, nreq1;
     VkBuffer sink;
     VkDeviceMemory sink_mem;
@@ -185,6 +197,15 @@ static inline void uvas_xlat_publish(struct uvas_xlat *x, size_t bi, uintptr_t a
                               (r & UVAS_XLAT_REACH_HOST ? UVAS_XLAT_WORD_HOST : 0),
                           memory_order_release);
     x->reach[bi] = r | UVAS_XLAT_REACH_OUT;
+}
+
+/* Block bi's run (x->run held): k blocks from it on at its delta, 0 none. */
+static inline void uvas_xlat_set_run(struct uvas_xlat *x, size_t bi, uint32_t k)
+{
+    if (x->runs_now[bi] != k) {
+        x->runs[bi] = k;
+        x->runs_now[bi] = k;
+    }
 }
 
 /* No translation for block bi any more (run held; its last holder). */

@@ -102,7 +102,7 @@ layout(set = 0, binding = 0, std430) buffer uvas_xlat_table {
     uint n_pes;   /* and the job's PEs; 1 without shmem_init */
     uint64_t proxy;     /* the request ring (shmem.glsl); entries start 16-aligned */
     uint64_t peers;     /* leases on other PEs' device memory (shmem.glsl); 0: none */
-    uint64_t pad_;
+    uint64_t runs;      /* the runs (uvas_array), a uint per block */
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat;
@@ -125,7 +125,7 @@ layout(set = 0, binding = 0, std430) coherent volatile buffer uvas_xlat_live {
     uint n_pes;
     uint64_t proxy;
     uint64_t peers;
-    uint64_t pad_;
+    uint64_t runs;
     uint64_t fault[UVAS_XLAT_FAULTS];
     uvas_xlat_entry entry[];
 } uvas_xlat_v;
@@ -247,58 +247,61 @@ uint64_t uvas_translate(uint64_t a)
 }
 
 /*
- * A translation kept for one array a kernel walks: an access that stays
- * in the block the span's last access reached adds the kept delta and
- * reads no table entry. A grid-stride loop whose stride is half a block
- * stays in it every other access; a thread walking its own run of
- * elements, nearly always. One span per array (one kept for several
- * arrays would be evicted by each in turn), each made by
- * uvas_span_none() in the kernel and used for this launch only. Only
- * device-resident blocks are kept: accesses to a host-resident block are
- * counted one by one, and a block that faults is looked up again.
+ * An array a kernel indexes from one base address: uvas_array_at(base)
+ * reads the base's translation once, and with it how many blocks from
+ * there on the launch holds on the device in consecutive memory (the
+ * table's runs, gpu/xlat.h). An access at a byte offset below that reach
+ * adds the base's delta and reads nothing; any other access (past the
+ * run, before the base, a host-resident block, a fault) translates as
+ * uvas_translate does, so every offset is correct and only the common
+ * case is cheap. The run is the launch's: an array is made in the kernel
+ * and used for that launch only.
  *
- *     uvas_span sx = uvas_span_none(), sy = uvas_span_none();
+ *     uvas_array x = uvas_array_at(args.x), y = uvas_array_at(args.y);
  *     for (uint i = first; i < args.n; i += stride)
- *         uvas_store_f32_in(sy, args.y + 4ul * i, 2.0 * uvas_load_f32_in(sx, args.x + 4ul * i));
+ *         uvas_array_store_f32(y, 4ul * i, 2.0 * uvas_array_load_f32(x, 4ul * i));
  */
-struct uvas_span {
-    uint bi;        /* the block kept: an index below UVAS_NBLOCKS, or none */
-    uint64_t delta; /* what to add to an address in it */
+struct uvas_array {
+    uint64_t base;   /* the uvas address the offsets count from */
+    uint64_t dev;    /* its device address, where direct > 0 */
+    uint64_t direct; /* offsets below this go to dev + offset */
 };
 
-uvas_span uvas_span_none() { return uvas_span(0xffffffffu, 0ul); }
+layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly buffer uvas_ref_runs_ { uint v; };
+#define UVAS_XLAT_RUNS_WORD 11 /* header[11]: the runs */
 
-/* uvas_translate, through span s. */
-uint64_t uvas_translate_in(inout uvas_span s, uint64_t a)
+uvas_array uvas_array_at(uint64_t a)
 {
     uint bi = UVAS_BLOCK_OF_(a);
-    /* The range test also keeps a span that holds no block from
-     * matching: its index is none. */
-    bool in_range = UVAS_IN_RANGE_(a, bi);
-    if (in_range && bi == s.bi)
-        return a + s.delta;
-    uint64_t w = in_range ? uvas_xlat_ro.entry[bi].word : 0ul;
+    uint64_t w = UVAS_IN_RANGE_(a, bi) ? uvas_xlat_ro.entry[bi].word : 0ul;
     if (UVAS_NOT_DEVICE_(w))
-        return uvas_translate_slow_(a, w, bi);
-    s.bi = bi;
-    s.delta = w - UVAS_XLAT_BIAS_;
-    return a + s.delta;
+        return uvas_array(a, 0ul, 0ul);
+    /* A published entry holds for the run: the rest of its block at least. */
+    uint k = max(uvas_ref_runs_(uvas_xlat_ro.header[UVAS_XLAT_RUNS_WORD] + 4ul * bi).v, 1u);
+    uint64_t into = a & ((1ul << UVAS_SHIFT) - 1ul);
+    return uvas_array(a, a + w - UVAS_XLAT_BIAS_, (uint64_t(k) << UVAS_SHIFT) - into);
 }
 
-uint uvas_load_u32_in(inout uvas_span s, uint64_t a) { return uvas_ref_u32(uvas_translate_in(s, a)).v; }
-void uvas_store_u32_in(inout uvas_span s, uint64_t a, uint v) { uvas_ref_u32(uvas_translate_in(s, a)).v = v; }
-int uvas_load_i32_in(inout uvas_span s, uint64_t a) { return uvas_ref_i32(uvas_translate_in(s, a)).v; }
-void uvas_store_i32_in(inout uvas_span s, uint64_t a, int v) { uvas_ref_i32(uvas_translate_in(s, a)).v = v; }
-float uvas_load_f32_in(inout uvas_span s, uint64_t a) { return uvas_ref_f32(uvas_translate_in(s, a)).v; }
-void uvas_store_f32_in(inout uvas_span s, uint64_t a, float v) { uvas_ref_f32(uvas_translate_in(s, a)).v = v; }
-uint64_t uvas_load_u64_in(inout uvas_span s, uint64_t a) { return uvas_ref_u64(uvas_translate_in(s, a)).v; }
-void uvas_store_u64_in(inout uvas_span s, uint64_t a, uint64_t v) { uvas_ref_u64(uvas_translate_in(s, a)).v = v; }
-double uvas_load_f64_in(inout uvas_span s, uint64_t a) { return uvas_ref_f64(uvas_translate_in(s, a)).v; }
-void uvas_store_f64_in(inout uvas_span s, uint64_t a, double v) { uvas_ref_f64(uvas_translate_in(s, a)).v = v; }
-vec4 uvas_load_vec4_in(inout uvas_span s, uint64_t a) { return uvas_ref_vec4(uvas_translate_in(s, a)).v; }
-void uvas_store_vec4_in(inout uvas_span s, uint64_t a, vec4 v) { uvas_ref_vec4(uvas_translate_in(s, a)).v = v; }
-uvec4 uvas_load_uvec4_in(inout uvas_span s, uint64_t a) { return uvas_ref_uvec4(uvas_translate_in(s, a)).v; }
-void uvas_store_uvec4_in(inout uvas_span s, uint64_t a, uvec4 v) { uvas_ref_uvec4(uvas_translate_in(s, a)).v = v; }
+/* The device address of byte `off` of array r. */
+uint64_t uvas_array_addr(uvas_array r, uint64_t off)
+{
+    return off < r.direct ? r.dev + off : uvas_translate(r.base + off);
+}
+
+uint uvas_array_load_u32(uvas_array r, uint64_t off) { return uvas_ref_u32(uvas_array_addr(r, off)).v; }
+void uvas_array_store_u32(uvas_array r, uint64_t off, uint v) { uvas_ref_u32(uvas_array_addr(r, off)).v = v; }
+int uvas_array_load_i32(uvas_array r, uint64_t off) { return uvas_ref_i32(uvas_array_addr(r, off)).v; }
+void uvas_array_store_i32(uvas_array r, uint64_t off, int v) { uvas_ref_i32(uvas_array_addr(r, off)).v = v; }
+float uvas_array_load_f32(uvas_array r, uint64_t off) { return uvas_ref_f32(uvas_array_addr(r, off)).v; }
+void uvas_array_store_f32(uvas_array r, uint64_t off, float v) { uvas_ref_f32(uvas_array_addr(r, off)).v = v; }
+uint64_t uvas_array_load_u64(uvas_array r, uint64_t off) { return uvas_ref_u64(uvas_array_addr(r, off)).v; }
+void uvas_array_store_u64(uvas_array r, uint64_t off, uint64_t v) { uvas_ref_u64(uvas_array_addr(r, off)).v = v; }
+double uvas_array_load_f64(uvas_array r, uint64_t off) { return uvas_ref_f64(uvas_array_addr(r, off)).v; }
+void uvas_array_store_f64(uvas_array r, uint64_t off, double v) { uvas_ref_f64(uvas_array_addr(r, off)).v = v; }
+vec4 uvas_array_load_vec4(uvas_array r, uint64_t off) { return uvas_ref_vec4(uvas_array_addr(r, off)).v; }
+void uvas_array_store_vec4(uvas_array r, uint64_t off, vec4 v) { uvas_ref_vec4(uvas_array_addr(r, off)).v = v; }
+uvec4 uvas_array_load_uvec4(uvas_array r, uint64_t off) { return uvas_ref_uvec4(uvas_array_addr(r, off)).v; }
+void uvas_array_store_uvec4(uvas_array r, uint64_t off, uvec4 v) { uvas_ref_uvec4(uvas_array_addr(r, off)).v = v; }
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
 void uvas_store_u32(uint64_t a, uint v) { uvas_ref_u32(uvas_translate(a)).v = v; }

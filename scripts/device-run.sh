@@ -148,8 +148,8 @@ fi
 if [ "$what" = queue ] || [ "$what" = all ]; then
     # Queue-ordered allocation beside cudaMallocAsync (docs/queues.md).
     "$B"/bench/uvas-bench queue -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue.txt"
-    # The same with the kernel's translations kept in a span (uvas.glsl).
-    "$B"/bench/uvas-bench queue -S -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue-span.txt"
+    # The same with the fill through uvas_array (uvas.glsl).
+    "$B"/bench/uvas-bench queue -A -n "${QUEUE_ITERS:-1000}" 2>&1 | tee "$OUT/queue-array.txt"
     # Fill rates per queue family: where placement's zero fills run (docs/migration.md).
     "$B"/bench/vk-fill 2>&1 | tee "$OUT/vk-fill.txt"
     [ -x /tmp/malloc-async ] && /tmp/malloc-async "${QUEUE_ITERS:-1000}" | tee "$OUT/cuda-queue.txt"

@@ -4,8 +4,8 @@ uvas-bench queue's output (queue.txt) beside bench/cuda/malloc-async.cu's
 (cuda-queue.txt) in the same run, as time per iteration and ratios, and
 where vk-fill.txt has it, the same kernel over plain device addresses in
 plain Vulkan, 1000 dependent dispatches (the device's time per dispatch:
-the floor Vulkan sets under uvas's loop), and where queue-span.txt has
-it (uvas-bench queue -S), uvas's loop with the fill through a span.
+the floor Vulkan sets under uvas's loop), and where queue-array.txt has
+it (uvas-bench queue -A), uvas's loop with the fill through uvas_array.
 
 usage: queue-table.py RESULTS_DIR DOC...   (RESULTS_DIR holds queue.txt,
 cuda-queue.txt and commit.txt)
@@ -31,7 +31,7 @@ def main():
     d, docs = sys.argv[1], sys.argv[2:]
     u, c = metrics(os.path.join(d, "queue.txt")), metrics(os.path.join(d, "cuda-queue.txt"))
     v = metrics(os.path.join(d, "vk-fill.txt"))
-    sp = metrics(os.path.join(d, "queue-span.txt"))  # the fill through a span, if run
+    sp = metrics(os.path.join(d, "queue-array.txt"))  # the fill through uvas_array, if run
     commit = open(os.path.join(d, "commit.txt")).read().strip()
     # The card, where the run says (device.txt: "NVIDIA H200, driver ..."); H100 before.
     card = "H100"
@@ -45,7 +45,7 @@ def main():
              "",
              "| size | uvas queue-ordered | of it, the device busy | uvas synchronous | "
              "cudaMallocAsync | uvas queue / CUDA | " +
-             ("uvas queue-ordered, the fill through a span (of CUDA's) | " if sp else "") +
+             ("uvas queue-ordered, the fill through uvas_array (of CUDA's) | " if sp else "") +
              "plain Vulkan, the kernel alone (device) | reserved at end (uvas, CUDA) |",
              "| --- | --- | --- | --- | --- | --- | " + ("--- | " if sp else "") + "--- | --- |"]
     for s in sizes:
@@ -55,7 +55,7 @@ def main():
         cr = c.get("cuda_queue.%s.reserved_kib" % s)
         dev = u.get("queue.%s.device_us" % s)
         raw = v.get("vk_fill.kernel.%s.dependent_us" % s)
-        spa = sp.get("queue_span.%s.async_us" % s)
+        spa = sp.get("queue_array.%s.async_us" % s)
         span_cell = ("%.1f (%.2fx) | " % (spa, spa / ca) if spa and ca else "- | ") if sp else ""
         lines.append("| %s | %.1f | %s | %.1f | %s | %s | %s%s | %d KiB, %s |" % (
             s, a, "%.1f" % dev if dev is not None else "-", sy, "%.1f" % ca if ca else "-",

@@ -17,6 +17,29 @@
 
 static int grow(struct uvas_devtier *t);
 
+/* Slab slot `slot` is free (lock held). */
+static void put_free(struct uvas_devtier *t, uint32_t slot)
+{
+    uint32_t i = slot - 1;
+    t->free_map[i / 64] |= 1ull << (i % 64);
+    t->nfree++;
+    if (i / 64 < t->free_lo)
+        t->free_lo = i / 64;
+}
+
+/* The lowest free slab slot, taken (lock held, nfree > 0). */
+static uint32_t take_lowest_free(struct uvas_devtier *t)
+{
+    uint32_t w = t->free_lo;
+    while (!t->free_map[w])
+        w++;
+    uint32_t b = (uint32_t)__builtin_ctzll(t->free_map[w]);
+    t->free_map[w] &= t->free_map[w] - 1;
+    t->nfree--;
+    t->free_lo = w;
+    return w * 64 + b + 1;
+}
+
 /* Drivers export descriptors without close-on-exec (vkGetMemoryFdKHR has
  * no flag for it). */
 static void cloexec(int fd)
@@ -46,8 +69,8 @@ int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t
     size_t total = (size_t)t->max_slabs * t->slots_per_slab;
     t->ded_base = (uint32_t)total + 1;
     t->slabs = calloc(t->max_slabs ? t->max_slabs : 1, sizeof *t->slabs);
-    t->free_slots = calloc(total ? total : 1, sizeof *t->free_slots);
-    if (!t->slabs || !t->free_slots) {
+    t->free_map = calloc(total / 64 + 1, sizeof *t->free_map);
+    if (!t->slabs || !t->free_map) {
         uvas_devtier_close(t);
         return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the device tier's tables");
     }
@@ -98,7 +121,7 @@ void uvas_devtier_close(struct uvas_devtier *t)
     free(t->ded);
     free(t->free_ded);
     free(t->slabs);
-    free(t->free_slots);
+    free(t->free_map);
     uvas_vulkan_close(&t->dev);
     pthread_mutex_destroy(&t->mu);
     memset(t, 0, sizeof *t);
@@ -220,9 +243,8 @@ static int grow(struct uvas_devtier *t)
     t->refusals = 0;
     uint32_t base = t->nslabs * t->slots_per_slab;
     t->slabs[t->nslabs++] = s;
-    /* Pushed in reverse so slots are handed out in address order. */
-    for (uint32_t i = t->slots_per_slab; i-- > 0;)
-        t->free_slots[t->nfree++] = base + i + 1;
+    for (uint32_t i = 0; i < t->slots_per_slab; i++)
+        put_free(t, base + i + 1);
     return UVAS_OK;
 refused:
     /* Out of device memory, perhaps for a while (another process holds
@@ -244,7 +266,7 @@ int uvas_devtier_slot_alloc(struct uvas_devtier *t, uint32_t *slot)
              : t->nfree                                      ? UVAS_OK
                                                              : grow(t);
     if (rc == UVAS_OK)
-        *slot = t->free_slots[--t->nfree];
+        *slot = take_lowest_free(t);
     pthread_mutex_unlock(&t->mu);
     return rc;
 }
@@ -267,7 +289,7 @@ void uvas_devtier_slot_free(struct uvas_devtier *t, uint32_t slot)
     } else if (uvas_devtier_is_dedicated(t, slot))
         t->free_ded[t->nfree_ded++] = slot - t->ded_base;
     else
-        t->free_slots[t->nfree++] = slot;
+        put_free(t, slot);
     pthread_mutex_unlock(&t->mu);
 }
 

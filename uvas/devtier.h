@@ -61,8 +61,12 @@ struct uvas_devtier {
     uint32_t slots_per_slab;
     struct uvas_dslab *slabs;
     uint32_t nslabs, max_slabs;
-    uint32_t *free_slots;     /* stack of free slot numbers */
-    uint32_t nfree;
+    /* Free slab slots, a bit per slot (slot numbers from 1): the lowest
+     * free one is handed out, so blocks placed one after another get
+     * consecutive slots, and kernels reach a run of them at one delta
+     * (gpu/hold.c's runs). free_lo: no free bit below this word. */
+    uint64_t *free_map;
+    uint32_t nfree, free_lo;
     uint32_t lru_head, lru_tail; /* device-resident blocks, block index + 1 */
     uint64_t retry_ns;        /* the driver refused a slab: no growth before */
     uint32_t refusals;        /* slabs refused in a row (the back-off doubles) */

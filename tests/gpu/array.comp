@@ -1,0 +1,27 @@
+#version 460
+#extension GL_GOOGLE_include_directive : require
+#include "uvas.glsl"
+
+layout(local_size_x = 64) in;
+layout(push_constant) uniform Args {
+    uint64_t a, b, c;
+    uint64_t reach; /* the three arrays' direct reach, as the kernel saw it */
+    float s;
+    uint n;
+} args;
+
+/* c = a + s * b over n floats through uvas_array, a grid-stride loop (a
+ * few workgroups: each invocation walks every block). */
+void main()
+{
+    uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    uvas_array a = uvas_array_at(args.a), b = uvas_array_at(args.b), c = uvas_array_at(args.c);
+    if (gl_GlobalInvocationID.x == 0u) {
+        uvas_store_u64(args.reach, a.direct);
+        uvas_store_u64(args.reach + 8ul, b.direct);
+        uvas_store_u64(args.reach + 16ul, c.direct);
+    }
+    for (uint i = gl_GlobalInvocationID.x; i < args.n; i += stride)
+        uvas_array_store_f32(c, 4ul * i,
+                             uvas_array_load_f32(a, 4ul * i) + args.s * uvas_array_load_f32(b, 4ul * i));
+}
