@@ -220,11 +220,15 @@ static VkResult make_pipe(const struct uvas_kernel *k, VkPipelineCreateFlags fla
         uint64_t base;
         uint32_t shift, nblocks;
         VkBool32 waits;
-    } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks, fault_waits()};
-    const VkSpecializationMapEntry me[4] = {
+        uint32_t pad;
+        uint64_t runs;
+    } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks, fault_waits(), 0,
+            G.xlat.hdr->runs};
+    const VkSpecializationMapEntry me[5] = {
         {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
-        {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4}};
-    VkSpecializationInfo spec = {.mapEntryCount = 4,
+        {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4},
+        {UVAS_XLAT_SPEC_RUNS, 24, 8}};
+    VkSpecializationInfo spec = {.mapEntryCount = 5,
                                  .pMapEntries = me,
                                  .dataSize = sizeof sv,
                                  .pData = &sv};
@@ -1009,7 +1013,8 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
                                       .fault_waits_spec = fault_waits(),
                                       .range_base = (uintptr_t)uvas_g.base,
                                       .block_shift = uvas_g.shift,
-                                      .nblocks = (uint32_t)uvas_g.nblocks};
+                                      .nblocks = (uint32_t)uvas_g.nblocks,
+                                      .runs_address = G.xlat.hdr->runs};
     pthread_mutex_unlock(&G.mu);
     return rc;
 }

@@ -69,6 +69,7 @@
 #define UVAS_XLAT_SPEC_SHIFT 2033u
 #define UVAS_XLAT_SPEC_NBLOCKS 2034u
 #define UVAS_XLAT_SPEC_WAITS 2035u
+#define UVAS_XLAT_SPEC_RUNS 2036u
 
 /* The access counters' sample (uvas.glsl): every this many accesses of
  * a workgroup's first invocation. */

@@ -51,6 +51,10 @@ layout(constant_id = 2034) const uint UVAS_NBLOCKS = 0;
 /* Can a faulting access wait here (uvas_gpu_info's fault_waits)? Where it
  * cannot, the waiting code is compiled out of every access. */
 layout(constant_id = 2035) const bool UVAS_FAULTS_WAIT = true;
+/* The device address of the table's runs (uvas_array), fixed for the
+ * process; 0 (a pipeline that does not set it): read from the table's
+ * header, one more dependent read per array. */
+layout(constant_id = 2036) const uint64_t UVAS_RUNS = 0;
 
 /* Mirrors gpu/xlat.h: change both together. */
 #define UVAS_XLAT_FAULTS 16
@@ -277,7 +281,8 @@ uvas_array uvas_array_at(uint64_t a)
     if (UVAS_NOT_DEVICE_(w))
         return uvas_array(a, 0ul, 0ul);
     /* A published entry holds for the run: the rest of its block at least. */
-    uint k = max(uvas_ref_runs_(uvas_xlat_ro.header[UVAS_XLAT_RUNS_WORD] + 4ul * bi).v, 1u);
+    uint64_t runs = UVAS_RUNS != 0ul ? UVAS_RUNS : uvas_xlat_ro.header[UVAS_XLAT_RUNS_WORD];
+    uint k = max(uvas_ref_runs_(runs + 4ul * bi).v, 1u);
     uint64_t into = a & ((1ul << UVAS_SHIFT) - 1ul);
     return uvas_array(a, a + w - UVAS_XLAT_BIAS_, (uint64_t(k) << UVAS_SHIFT) - into);
 }

@@ -133,11 +133,13 @@ struct uvas_gpu_info {
      * CPU adds (tests/gpu/test-gpu-host-atomics.c, docs/kernels.md).
      * Kernels' atomics among themselves are atomic everywhere. */
     int host_atomics;
-    /* uvas.glsl's specialization constants (ids 2032, 2033, 2034, 2035):
-     * a pipeline of the user's own sets them to these. */
+    /* uvas.glsl's specialization constants (ids 2032 to 2036): a pipeline
+     * of the user's own sets them to these (2036 may stay 0: uvas_array
+     * then reads the address from the table). */
     uint64_t range_base;
     uint32_t block_shift, nblocks;
     uint32_t fault_waits_spec;       /* VkBool32 for id 2035: fault_waits */
+    uint64_t runs_address;           /* id 2036: where the table's runs are */
 };
 int uvas_gpu_info(struct uvas_gpu_info *out);
 
