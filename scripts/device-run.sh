@@ -88,7 +88,7 @@ run_tests() {
 # AB_LIBS="old=build-old new=build-dev new-q1=build-dev,UVAS_COPY_QUEUES=1".
 # AB_BENCH=migrate (uvas-bench migrate -s AB_SIZES -r AB_REPS) or shmem
 # (scripts/shmem-bench.sh, uvas only; OSHMEM once before the rounds) or
-# queue (uvas-bench queue -n QUEUE_ITERS) or kernel (uvas-bench kernel -r
+# queue (uvas-bench queue -n QUEUE_ITERS AB_QUEUE_ARGS) or kernel (uvas-bench kernel -r
 # AB_REPS: translation's cost, a launch's beyond its kernel) or peers (migrate-peers-bench
 # under mpirun -np 2: migrations while a peer that put to the PE sleeps or
 # spins; -s AB_PEERS_MIB, default 256).
@@ -112,7 +112,7 @@ if [ "$what" = ab ]; then
             [ -x "$dir"/bench/uvas-bench ] && ub="$dir"/bench/uvas-bench
             if [ "${AB_BENCH:-migrate}" = queue ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
-                    "$ub" queue -n "${QUEUE_ITERS:-1000}" 2>&1 |
+                    "$ub" queue -n "${QUEUE_ITERS:-1000}" ${AB_QUEUE_ARGS:-} 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
             elif [ "${AB_BENCH:-migrate}" = kernel ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
