@@ -277,12 +277,17 @@ layout(buffer_reference, std430, buffer_reference_align = 4) restrict readonly b
 uvas_array uvas_array_at(uint64_t a)
 {
     uint bi = UVAS_BLOCK_OF_(a);
-    uint64_t w = UVAS_IN_RANGE_(a, bi) ? uvas_xlat_ro.entry[bi].word : 0ul;
-    if (UVAS_NOT_DEVICE_(w))
+    bool in_range = UVAS_IN_RANGE_(a, bi);
+    /* The entry and the run read together, at an index that exists
+     * (a load after the entry's test would wait for it). */
+    uint bj = in_range ? bi : 0u;
+    uint64_t runs = UVAS_RUNS != 0ul ? UVAS_RUNS : uvas_xlat_ro.header[UVAS_XLAT_RUNS_WORD];
+    uint64_t w = uvas_xlat_ro.entry[bj].word;
+    uint k = uvas_ref_runs_(runs + 4ul * bj).v;
+    if (!in_range || UVAS_NOT_DEVICE_(w))
         return uvas_array(a, 0ul, 0ul);
     /* A published entry holds for the run: the rest of its block at least. */
-    uint64_t runs = UVAS_RUNS != 0ul ? UVAS_RUNS : uvas_xlat_ro.header[UVAS_XLAT_RUNS_WORD];
-    uint k = max(uvas_ref_runs_(runs + 4ul * bi).v, 1u);
+    k = max(k, 1u);
     uint64_t into = a & ((1ul << UVAS_SHIFT) - 1ul);
     return uvas_array(a, a + w - UVAS_XLAT_BIAS_, (uint64_t(k) << UVAS_SHIFT) - into);
 }
