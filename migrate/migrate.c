@@ -467,55 +467,80 @@ static int recheck_shadows(struct job *j, size_t a, size_t b)
     return rc;
 }
 
+/* A lone block's pieces: its copy cut in LONE_PIECES where its pages'
+ * unmapping or mapping can overlap the rest (lone_to_host,
+ * lone_to_device): from 256 pages (2 MiB of 4 KiB pages), where they
+ * cost what the copy does; two below. Four against two and eight on the
+ * H200: docs/migration.md. */
+#define LONE_PIECES 4
+#define LONE_PIECES_MAX 4
+
+static size_t lone_pieces(void)
+{
+    return uvas_g.block_size >= 256 * uvas_g.uffd.page ? LONE_PIECES : 2;
+}
+
+/* Bytes [off, off + len) of a copy or fill. */
+static struct uvas_copy_op op_piece(const struct uvas_copy_op *op, size_t off, size_t len)
+{
+    struct uvas_copy_op p = *op;
+    p.dst_off += off;
+    if (p.src != VK_NULL_HANDLE)
+        p.src_off += off;
+    p.size = len;
+    return p;
+}
+
 /*
  * A lone block back to the host and mapped (its migration's only stage,
- * not an eviction, which leaves the pages unmapped): copied as two
- * halves, each split over the copy queues, the first half's pages mapped
- * while the second half copies. The mapping after the copy was a quarter
- * of such a migration's time, and nothing overlapped it
- * (docs/migration.md). Both halves are submitted before anything is
+ * not an eviction, which leaves the pages unmapped): copied in pieces
+ * (lone_pieces), each split over the copy queues, each piece's pages
+ * mapped while the later pieces copy. The mapping after the copy was a
+ * quarter of such a migration's time, and nothing overlapped it
+ * (docs/migration.md). Every piece is submitted before anything is
  * mapped, so only a failed copy (a lost device) can come after a mapping;
- * then the mapped half is unmapped again and the block stays where it
- * was. The CPU may reach the first half before the block is published:
+ * then what was mapped is unmapped again and the block stays where it
+ * was. The CPU may reach the first pieces before the block is published:
  * the device copy cannot change while the block is taken, and what the
  * CPU writes there lands in the pages that become the data. Status.
  */
 static int lone_to_host(struct job *j, int rc)
 {
-    struct uvas_copy_op op, a[2], b[2];
-    struct uvas_copy_ticket ta = {0}, tb = {0};
-    size_t na = 0, nb = 0, mapped = 0;
+    struct uvas_copy_op op, piece[LONE_PIECES_MAX];
+    struct uvas_copy_ticket t[LONE_PIECES_MAX];
+    memset(t, 0, sizeof t);
+    size_t n = lone_pieces(), len = uvas_g.block_size / n, sent = 0, mapped = 0;
     uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
     if (rc == UVAS_OK)
         rc = recheck_shadows(j, 0, 1);
     if (rc == UVAS_OK)
         rc = stage_ops(j, 0, 1, false, &op);
-    if (rc == UVAS_OK) {
-        uvas_copy_halve(&op, 1, a, &na, b, &nb);
-        rc = uvas_copier_submit(&uvas_mg.copier, a, na, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &ta);
+    for (; rc == UVAS_OK && sent < n; sent++) {
+        piece[sent] = op_piece(&op, sent * len, len);
+        rc = uvas_copier_submit(&uvas_mg.copier, &piece[sent], 1,
+                                UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[sent]);
+        /* Each piece queues behind the one before on the same queues:
+         * its time from submission covers them all (the wait's poll and
+         * the pace it learns). */
+        if (rc == UVAS_OK && sent)
+            t[sent].bytes += t[sent - 1].bytes;
     }
-    if (rc == UVAS_OK) {
-        rc = uvas_copier_submit(&uvas_mg.copier, b, nb, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &tb);
-        /* b queues behind a on the same queues: its time from submission
-         * covers both halves (the wait's poll and the pace it learns). */
-        tb.bytes += ta.bytes;
-        if (rc != UVAS_OK)
-            stage_wait(&ta); /* a ran; nothing is mapped */
-    }
-    if (rc == UVAS_OK) {
-        rc = stage_wait(&ta);
-        if (rc == UVAS_OK) {
-            for (size_t i = 0; i < na; i++)
-                mapped += a[i].size;
-            show_host(j);
-            map_range(at, mapped);
+    if (rc != UVAS_OK) {
+        for (size_t p = 0; p < n && t[p].bytes; p++)
+            stage_wait(&t[p]); /* what went ran; nothing is mapped */
+    } else {
+        for (size_t p = 0; p < n; p++) {
+            int rp = stage_wait(&t[p]);
+            if (rc == UVAS_OK)
+                rc = rp;
+            if (rc != UVAS_OK)
+                continue; /* the later pieces are waited for, not mapped */
+            if (p == 0)
+                show_host(j);
+            map_range(at + mapped, len);
+            mapped += len;
         }
-        int rb = stage_wait(&tb);
-        if (rc == UVAS_OK)
-            rc = rb;
-        if (rc == UVAS_OK)
-            map_range(at + mapped, uvas_g.block_size - mapped);
-        else if (mapped)
+        if (rc != UVAS_OK && mapped)
             uvas_fault_unmap_blocks(at, mapped); /* the device copy stays the data */
     }
     stage_put(j, 0, 1);
@@ -525,10 +550,10 @@ static int lone_to_host(struct job *j, int rc)
 
 /*
  * A lone host block to the device (its migration's only stage): unmapped
- * and copied in two halves, the second half unmapped while the first
- * copies, each half split over the copy queues. Unmapping a block of 4
+ * and copied in pieces (lone_pieces), each piece unmapped while the ones
+ * before it copy, each split over the copy queues. Unmapping a block of 4
  * KiB pages is one page table under one lock, most of such a migration's
- * time, and nothing overlapped it (docs/migration.md). Each half is
+ * time, and nothing overlapped it (docs/migration.md). Each piece is
  * unmapped before its copy is submitted, so what the CPU writes lands in
  * pages before they are copied or parks until the block is published. A
  * read-mostly block is write-protected whole instead (protect_read_mostly)
@@ -536,35 +561,28 @@ static int lone_to_host(struct job *j, int rc)
  */
 static int lone_to_device(struct job *j, int rc)
 {
-    struct uvas_copy_op op, a[2], b[2];
-    struct uvas_copy_ticket ta = {0}, tb = {0};
-    size_t na = 0, nb = 0, half = 0;
+    struct uvas_copy_op op, piece[LONE_PIECES_MAX];
+    struct uvas_copy_ticket t[LONE_PIECES_MAX];
+    memset(t, 0, sizeof t);
+    size_t n = lone_pieces(), len = uvas_g.block_size / n;
     uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
     if (rc == UVAS_OK) {
         protect_read_mostly(j, 0, 1);
         rc = stage_ops(j, 0, 1, true, &op);
     }
-    if (rc == UVAS_OK) {
-        uvas_copy_halve(&op, 1, a, &na, b, &nb);
-        for (size_t i = 0; i < na; i++)
-            half += a[i].size;
+    for (size_t p = 0; rc == UVAS_OK && p < n; p++) {
         if (!j->dup)
-            unmap_range(at, half);
-        rc = uvas_copier_submit(&uvas_mg.copier, a, na, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &ta);
+            unmap_range(at + p * len, len);
+        piece[p] = op_piece(&op, p * len, len);
+        rc = uvas_copier_submit(&uvas_mg.copier, &piece[p], 1,
+                                UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[p]);
+        if (rc == UVAS_OK && p)
+            t[p].bytes += t[p - 1].bytes; /* queued behind: as lone_to_host */
     }
-    if (rc == UVAS_OK) {
-        if (!j->dup)
-            unmap_range(at + half, uvas_g.block_size - half);
-        rc = uvas_copier_submit(&uvas_mg.copier, b, nb, UVAS_COPY_SOON | UVAS_COPY_SPREAD, &tb);
-        tb.bytes += ta.bytes; /* b queues behind a: as lone_to_host */
-        if (rc != UVAS_OK)
-            stage_wait(&ta);
-    }
-    if (rc == UVAS_OK) {
-        rc = stage_wait(&ta);
-        int rb = stage_wait(&tb);
+    for (size_t p = 0; p < n && t[p].bytes; p++) {
+        int rp = stage_wait(&t[p]);
         if (rc == UVAS_OK)
-            rc = rb;
+            rc = rp;
     }
     stage_put(j, 0, 1);
     finish_to_device(j, rc);
@@ -594,12 +612,12 @@ static size_t stage_at(size_t k, size_t m)
  */
 static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
-    /* Halves are mapped apart: each must be whole pages of the range (a
+    /* Pieces are mapped apart: each must be whole pages of the range (a
      * block of one huge page is mapped in one step, which costs little). */
     if (m == 1 && !to_device && !(flags & UVAS_MIG_NO_MAP) &&
         uvas_g.block_size >= 2 * uvas_g.uffd.page)
         return lone_to_host(j, rc);
-    /* In halves only where unmapping a block costs what its copy does:
+    /* In pieces only where unmapping a block costs what its copy does:
      * 256 pages and more (2 MiB of 4 KiB pages: docs/migration.md); a
      * small block's pages unmap in microseconds, less than a second
      * submission costs. */
