@@ -1,21 +1,22 @@
 /*
- * A lone block migrated to the device goes in two halves, each unmapped
- * just before its copy (migrate/migrate.c, lone_to_device): no write
- * made to either half while the other copies may be lost. One block of
- * the default size (2 MiB, 4 KiB pages: the halves path) moves to the
- * device and back, a fixed number of times, while two writers store an
- * increasing counter into words of the first and of the second half
- * (one of them a page from the middle, where the halves meet), each
- * first reading its words back: they must hold what it stored last. A
- * reader checks the words nobody writes. At the end, on the device and
- * back on the host, every word holds its last value or its pattern.
+ * A lone block migrated goes in pieces, each unmapped just before its
+ * copy to the device or mapped just after its copy back
+ * (migrate/migrate.c, lone_to_device, lone_to_host): no write made to
+ * one piece while another copies may be lost. One block of the default
+ * size (2 MiB, 4 KiB pages: four pieces) moves to the device and back, a
+ * fixed number of times, while four writers store an increasing counter
+ * into words of each quarter (from the quarter's first page on, where
+ * two pieces meet), each first reading its words back: they must hold
+ * what it stored last. A reader checks the words nobody writes. At the
+ * end, on the device and back on the host, every word holds its last
+ * value or its pattern.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 
 #include "check.h"
 
-#define WRITERS 2
+#define WRITERS 4
 #define MOVES 200 /* migrations each way */
 #define WORDS 8   /* owned words per writer */
 
@@ -23,12 +24,13 @@ static uint64_t *area;
 static size_t words, bs;
 static atomic_int stop;
 
-/* Writer t's words: in the first half for t = 0, the second for t = 1,
- * from the page before the middle (t = 0) or after it (t = 1) outwards. */
+/* Writer t's words: in quarter t, a page apart from its first word on;
+ * writer 0's from the last word of quarter 0 back (the boundary's other
+ * side). */
 static size_t word_of(int t, int k)
 {
-    size_t mid = words / 2, page = 4096 / sizeof *area;
-    return t == 0 ? mid - 1 - (size_t)k * page : mid + (size_t)k * page;
+    size_t q = words / WRITERS, page = 4096 / sizeof *area;
+    return t == 0 ? q - 1 - (size_t)k * page : (size_t)t * q + (size_t)k * page;
 }
 
 static bool owned(size_t i)
@@ -55,10 +57,9 @@ static void *writer(void *arg)
             size_t i = word_of(t, k);
             uint64_t want = v == 1 ? pattern(i) : ((v - 1) << 8) | (uint64_t)t;
             uint64_t got = ((volatile uint64_t *)area)[i];
-            CHECK(got == want, "writer %d, pass %llu: word %zu (%s half) holds %#llx, last "
-                  "stored %#llx: a write was lost", t, (unsigned long long)v, i,
-                  i < words / 2 ? "first" : "second", (unsigned long long)got,
-                  (unsigned long long)want);
+            CHECK(got == want, "writer %d, pass %llu: word %zu (quarter %zu) holds %#llx, "
+                  "last stored %#llx: a write was lost", t, (unsigned long long)v, i,
+                  i / (words / WRITERS), (unsigned long long)got, (unsigned long long)want);
             ((volatile uint64_t *)area)[i] = (v << 8) | (uint64_t)t;
         }
     }
@@ -124,8 +125,9 @@ int main(void)
                 CHECK(area[i] == pattern(i), "after the run: unowned word %zu changed", i);
     }
     struct uvas_stats s1 = tu_stats();
-    printf("%d moves each way; writers %llu/%llu passes; %llu blocks to the device\n", MOVES,
-           (unsigned long long)last[0], (unsigned long long)last[1],
+    printf("%d moves each way; writers %llu/%llu/%llu/%llu passes; %llu blocks to the device\n",
+           MOVES, (unsigned long long)last[0], (unsigned long long)last[1],
+           (unsigned long long)last[2], (unsigned long long)last[3],
            (unsigned long long)(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE]));
     CHECK(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE] >= MOVES,
           "the block did not move to the device each time");
