@@ -480,6 +480,19 @@ static size_t lone_pieces(void)
     return uvas_g.block_size >= 256 * uvas_g.uffd.page ? LONE_PIECES : 2;
 }
 
+/* Piece p waits on its copy queue behind the pieces before it there
+ * (pieces under a MiB go to one queue each, in turn): its ticket counts
+ * their bytes too, for the wait's poll and the pace it learns. */
+static void count_queued(struct uvas_copy_ticket *t, const struct uvas_copy_op *piece, size_t p)
+{
+    for (size_t e = 0; e < p; e++)
+        for (size_t q = 0; q < UVAS_COPY_QUEUES_MAX; q++)
+            if (t[e].part[q].value && t[p].part[q].value) {
+                t[p].bytes += piece[e].size;
+                break;
+            }
+}
+
 /* Bytes [off, off + len) of a copy or fill. */
 static struct uvas_copy_op op_piece(const struct uvas_copy_op *op, size_t off, size_t len)
 {
@@ -519,11 +532,8 @@ static int lone_to_host(struct job *j, int rc)
         piece[sent] = op_piece(&op, sent * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[sent], 1,
                                 UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[sent]);
-        /* Each piece queues behind the one before on the same queues:
-         * its time from submission covers them all (the wait's poll and
-         * the pace it learns). */
-        if (rc == UVAS_OK && sent)
-            t[sent].bytes += t[sent - 1].bytes;
+        if (rc == UVAS_OK)
+            count_queued(t, piece, sent);
     }
     if (rc != UVAS_OK) {
         for (size_t p = 0; p < n && t[p].bytes; p++)
@@ -576,8 +586,8 @@ static int lone_to_device(struct job *j, int rc)
         piece[p] = op_piece(&op, p * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[p], 1,
                                 UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[p]);
-        if (rc == UVAS_OK && p)
-            t[p].bytes += t[p - 1].bytes; /* queued behind: as lone_to_host */
+        if (rc == UVAS_OK)
+            count_queued(t, piece, p);
     }
     for (size_t p = 0; p < n && t[p].bytes; p++) {
         int rp = stage_wait(&t[p]);
