@@ -5,7 +5,8 @@
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Args {
     uint64_t a, b, c;
-    uint64_t reach; /* the three arrays' direct reach, as the kernel saw it */
+    uint64_t reach; /* the three arrays' direct reach, as the kernel saw it; then a
+                     * count of invocations */
     float s;
     uint n;
 } args;
@@ -16,6 +17,9 @@ void main()
 {
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     uvas_array a = uvas_array_at(args.a), b = uvas_array_at(args.b), c = uvas_array_at(args.c);
+    /* Atomics through an array: its device address, a uvas_ref_* type. */
+    uvas_array r = uvas_array_at(args.reach);
+    atomicAdd(uvas_ref_u32(uvas_array_addr(r, 24ul)).v, 1u);
     if (gl_GlobalInvocationID.x == 0u) {
         uvas_store_u64(args.reach, a.direct);
         uvas_store_u64(args.reach + 8ul, b.direct);

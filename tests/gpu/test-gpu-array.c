@@ -15,7 +15,9 @@
  *    addresses would read the blocker's slot: wrong values), and every
  *    element is still right (the rest translates);
  *  - under the "host" policy nothing is direct (runs are device memory
- *    only), every access is counted, the values are right.
+ *    only), every access is counted, the values are right;
+ *  - every launch, each invocation adds one to a counter through
+ *    uvas_array_addr (atomics on an array go through its address).
  */
 #include "check.h"
 
@@ -31,7 +33,11 @@ struct args {
 static void launch(uvas_kernel_t *k, float *a, float *b, float *c, uint64_t *out, float s)
 {
     struct args x = {(uintptr_t)a, (uintptr_t)b, (uintptr_t)c, (uintptr_t)out, s, N};
+    out[3] = 0;
     CHECK_OK(uvas_kernel_launch(k, (uint32_t[3]){4, 1, 1}, &x, sizeof x, 0));
+    /* Every invocation added one through uvas_array_addr. */
+    CHECK(out[3] == 4 * 64, "atomics through an array counted %llu invocations of 256",
+          (unsigned long long)out[3]);
 }
 
 static void expect_triad(const char *what, const float *c, uint32_t times)
