@@ -292,7 +292,9 @@ uvas_array uvas_array_at(uint64_t a)
     return uvas_array(a, a + w - UVAS_XLAT_BIAS_, (uint64_t(k) << UVAS_SHIFT) - into);
 }
 
-/* The device address of byte `off` of array r. */
+/* The device address of byte `off` of array r: for what the typed
+ * accessors below do not cover, e.g.
+ * atomicAdd(uvas_ref_u32(uvas_array_addr(r, off)).v, 1u). */
 uint64_t uvas_array_addr(uvas_array r, uint64_t off)
 {
     return off < r.direct ? r.dev + off : uvas_translate(r.base + off);
