@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -223,6 +224,39 @@ void tu_fill_random(uint64_t *rng, unsigned char *dst, size_t n);
 
 /* Every block covering [p, p+len) has residence res. */
 void tu_expect_blocks(const void *p, size_t len, int res, const char *what);
+
+/*
+ * Owned words: writers that each own words of an area, store an
+ * increasing counter into each of theirs in turn ((pass << 8) | t), and
+ * first read the word back: it must hold what the writer stored last (or
+ * its pattern, on the first pass): a lost write or a stale read fails.
+ * A reader checks every read_step-th unowned word keeps its pattern.
+ * Fill in the fields above `owner`, put every word's pattern in the
+ * area, tu_owners_start; tu_owners_stop stops and joins them (last[t]:
+ * writer t's last pass) and tu_owners_check checks the whole area.
+ */
+#define TU_OWNERS_MAX 8
+struct tu_owners {
+    volatile uint64_t *area;
+    size_t words;
+    int writers;                        /* at most TU_OWNERS_MAX */
+    const size_t *word[TU_OWNERS_MAX];  /* writer t's words, nword[t] of them */
+    size_t nword[TU_OWNERS_MAX];
+    uint64_t (*pattern)(size_t i);      /* an unowned word's value */
+    const char *unit;                   /* for messages: word i is in unit i / unit_words */
+    size_t unit_words;
+    size_t read_step;
+    /* tu_owners_start's */
+    uint8_t *owner; /* per word: its writer + 1, 0 unowned */
+    atomic_int stop;
+    pthread_t wt[TU_OWNERS_MAX], rt;
+    uint64_t last[TU_OWNERS_MAX], reads;
+};
+void tu_owners_start(struct tu_owners *o);
+void tu_owners_stop(struct tu_owners *o);
+/* Every owned word holds its writer's last value, every other word its
+ * pattern (when: for the message). */
+void tu_owners_check(const struct tu_owners *o, const char *when);
 
 /* Every block covering [p, p+len) reaches residence res within 10 s. For
  * blocks that a migration this thread did not wait for may still be

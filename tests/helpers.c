@@ -542,6 +542,98 @@ bool tu_stat_endpoint(pid_t pid, uid_t uid, struct sockaddr_un *a, socklen_t *le
     return found;
 }
 
+
+/* Owned words (check.h). */
+struct tu_owner_arg {
+    struct tu_owners *o;
+    int t;
+};
+
+static void *owner_writer(void *arg)
+{
+    struct tu_owner_arg *a = arg;
+    struct tu_owners *o = a->o;
+    int t = a->t;
+    free(a);
+    uint64_t v = 0;
+    while (!atomic_load(&o->stop)) {
+        v++;
+        for (size_t k = 0; k < o->nword[t]; k++) {
+            size_t i = o->word[t][k];
+            uint64_t want = v == 1 ? o->pattern(i) : ((v - 1) << 8) | (uint64_t)t;
+            uint64_t got = o->area[i];
+            CHECK(got == want, "writer %d, pass %llu: word %zu (%s %zu) holds %#llx, last "
+                  "stored %#llx: a lost write or a stale read", t, (unsigned long long)v, i,
+                  o->unit, i / o->unit_words, (unsigned long long)got,
+                  (unsigned long long)want);
+            o->area[i] = (v << 8) | (uint64_t)t;
+        }
+    }
+    return (void *)(uintptr_t)v;
+}
+
+static void *owner_reader(void *arg)
+{
+    struct tu_owners *o = arg;
+    uint64_t passes = 0;
+    while (!atomic_load(&o->stop)) {
+        for (size_t i = 0; i < o->words; i += o->read_step)
+            if (!o->owner[i])
+                CHECK(o->area[i] == o->pattern(i), "reader: unowned word %zu (%s %zu) holds "
+                      "%#llx, expected %#llx", i, o->unit, i / o->unit_words,
+                      (unsigned long long)o->area[i], (unsigned long long)o->pattern(i));
+        passes++;
+    }
+    return (void *)(uintptr_t)passes;
+}
+
+void tu_owners_start(struct tu_owners *o)
+{
+    CHECK(o->writers > 0 && o->writers <= TU_OWNERS_MAX && o->read_step > 0 && o->unit_words,
+          "tu_owners: %d writers (1 to %d), read step %zu", o->writers, TU_OWNERS_MAX,
+          o->read_step);
+    o->owner = calloc(o->words, 1);
+    CHECK(o->owner != NULL, "calloc");
+    for (int t = 0; t < o->writers; t++)
+        for (size_t k = 0; k < o->nword[t]; k++) {
+            size_t i = o->word[t][k];
+            CHECK(i < o->words && !o->owner[i], "tu_owners: word %zu given twice or past the "
+                  "area", i);
+            o->owner[i] = (uint8_t)(t + 1);
+        }
+    atomic_store(&o->stop, 0);
+    for (int t = 0; t < o->writers; t++) {
+        struct tu_owner_arg *a = malloc(sizeof *a);
+        CHECK(a != NULL, "malloc");
+        *a = (struct tu_owner_arg){o, t};
+        CHECK(pthread_create(&o->wt[t], NULL, owner_writer, a) == 0, "pthread_create");
+    }
+    CHECK(pthread_create(&o->rt, NULL, owner_reader, o) == 0, "pthread_create");
+}
+
+void tu_owners_stop(struct tu_owners *o)
+{
+    atomic_store(&o->stop, 1);
+    void *r;
+    for (int t = 0; t < o->writers; t++) {
+        pthread_join(o->wt[t], &r);
+        o->last[t] = (uint64_t)(uintptr_t)r;
+    }
+    pthread_join(o->rt, &r);
+    o->reads = (uint64_t)(uintptr_t)r;
+}
+
+void tu_owners_check(const struct tu_owners *o, const char *when)
+{
+    for (size_t i = 0; i < o->words; i++) {
+        int t = o->owner[i] - 1;
+        uint64_t want = t < 0 ? o->pattern(i) : (o->last[t] << 8) | (uint64_t)t;
+        CHECK(o->area[i] == want, "%s: word %zu (%s %zu, writer %d) holds %#llx, expected "
+              "%#llx", when, i, o->unit, i / o->unit_words, t, (unsigned long long)o->area[i],
+              (unsigned long long)want);
+    }
+}
+
 /* ---- remote.h ---- */
 
 static void remote_serve(int in, int out)

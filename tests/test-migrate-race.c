@@ -22,50 +22,12 @@
 #define CALLS 1000 /* uvas_migrate calls per migrator */
 
 static uint64_t *area, *pattern;
-static size_t words, bs;
-static atomic_int stop;
+static size_t bs;
 static atomic_long calls_done;
 
-/* Word i is owned by writer i % WRITERS if i % STRIDE < WRITERS. */
-static int owner(size_t i)
+static uint64_t pattern_of(size_t i)
 {
-    return i % STRIDE < WRITERS ? (int)(i % STRIDE) : -1;
-}
-
-static void *writer(void *arg)
-{
-    int t = (int)(intptr_t)arg;
-    uint64_t v = 0;
-    while (!atomic_load(&stop)) {
-        v++;
-        for (size_t i = (size_t)t; i < words; i += STRIDE) {
-            uint64_t want = v == 1 ? pattern[i] : ((v - 1) << 8) | (uint64_t)t;
-            uint64_t got = ((volatile uint64_t *)area)[i];
-            CHECK(got == want, "writer %d, pass %llu: word %zu (block %zu) holds %#llx, "
-                  "last stored %#llx: lost write or stale read", t, (unsigned long long)v, i,
-                  i * 8 / bs, (unsigned long long)got, (unsigned long long)want);
-            ((volatile uint64_t *)area)[i] = (v << 8) | (uint64_t)t;
-        }
-    }
-    return (void *)(uintptr_t)v;
-}
-
-static void *reader(void *arg)
-{
-    (void)arg;
-    uint64_t passes = 0;
-    while (!atomic_load(&stop)) {
-        for (size_t i = 0; i < words; i += 5) {
-            if (owner(i) >= 0)
-                continue;
-            uint64_t got = ((volatile uint64_t *)area)[i];
-            CHECK(got == pattern[i], "reader: unowned word %zu (block %zu) holds %#llx, "
-                  "expected %#llx", i, i * 8 / bs, (unsigned long long)got,
-                  (unsigned long long)pattern[i]);
-        }
-        passes++;
-    }
-    return (void *)(uintptr_t)passes;
+    return pattern[i];
 }
 
 static void *migrator(void *arg)
@@ -98,44 +60,42 @@ int main(void)
     size_t len = BLOCKS * bs;
     area = uvas_aligned_alloc(bs, len, 0);
     CHECK(area != NULL, "uvas_aligned_alloc");
-    words = len / sizeof *area;
+    size_t words = len / sizeof *area;
     pattern = malloc(len);
     CHECK(pattern != NULL, "malloc");
     uint64_t rng = 0xabcdefull;
     for (size_t i = 0; i < words; i++)
         pattern[i] = tu_rand(&rng) | 1;
     memcpy(area, pattern, len);
+    /* Writer t owns words t, t + STRIDE, t + 2 STRIDE, ... over all six
+     * blocks (check.h's owned words). */
+    size_t per = (words + STRIDE - 1) / STRIDE;
+    struct tu_owners o = {.area = area, .words = words, .writers = WRITERS,
+                          .pattern = pattern_of, .unit = "block", .unit_words = bs / 8,
+                          .read_step = 5};
+    for (int t = 0; t < WRITERS; t++) {
+        size_t *w = malloc(per * sizeof *w), n = 0;
+        CHECK(w != NULL, "malloc");
+        for (size_t i = (size_t)t; i < words; i += STRIDE)
+            w[n++] = i;
+        o.word[t] = w;
+        o.nword[t] = n;
+    }
     struct uvas_stats s0 = tu_stats();
-
-    pthread_t wt[WRITERS], rt, mt[2];
-    for (int t = 0; t < WRITERS; t++)
-        CHECK(pthread_create(&wt[t], NULL, writer, (void *)(intptr_t)t) == 0, "pthread_create");
-    CHECK(pthread_create(&rt, NULL, reader, NULL) == 0, "pthread_create");
+    tu_owners_start(&o);
+    pthread_t mt[2];
     for (int m = 0; m < 2; m++)
         CHECK(pthread_create(&mt[m], NULL, migrator, (void *)(intptr_t)m) == 0,
               "pthread_create");
     for (int m = 0; m < 2; m++)
         pthread_join(mt[m], NULL);
-    atomic_store(&stop, 1);
-    uint64_t last[WRITERS];
-    void *r;
-    for (int t = 0; t < WRITERS; t++) {
-        pthread_join(wt[t], &r);
-        last[t] = (uint64_t)(uintptr_t)r;
-    }
-    pthread_join(rt, &r);
-    uint64_t reads = (uint64_t)(uintptr_t)r;
+    tu_owners_stop(&o);
 
     /* Check on the device and again on the host. */
     for (int pass = 0; pass < 2; pass++) {
         CHECK_OK(uvas_migrate(area, len, pass ? UVAS_LOC_HOST : UVAS_LOC_DEVICE, 0));
-        for (size_t i = 0; i < words; i++) {
-            int t = owner(i);
-            uint64_t want = t < 0 ? pattern[i] : (last[t] << 8) | (uint64_t)t;
-            CHECK(area[i] == want, "after the run (%s): word %zu (block %zu, owner %d) holds "
-                  "%#llx, expected %#llx", pass ? "back on the host" : "read from the device",
-                  i, i * 8 / bs, t, (unsigned long long)area[i], (unsigned long long)want);
-        }
+        tu_owners_check(&o, pass ? "after the run, back on the host"
+                                 : "after the run, read from the device");
     }
     struct uvas_stats s1 = tu_stats();
     printf("%ld migrate calls: %llu blocks to device, %llu to host, %llu CPU faults on device "
@@ -144,10 +104,13 @@ int main(void)
            (unsigned long long)(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE]),
            (unsigned long long)(s1.migrations[UVAS_RES_HOST] - s0.migrations[UVAS_RES_HOST]),
            (unsigned long long)(s1.faults_device - s0.faults_device),
-           (unsigned long long)last[0], (unsigned long long)last[1],
-           (unsigned long long)last[2], (unsigned long long)reads);
+           (unsigned long long)o.last[0], (unsigned long long)o.last[1],
+           (unsigned long long)o.last[2], (unsigned long long)o.reads);
     CHECK(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE] >= 50,
           "too few blocks moved to the device for the test to mean anything");
+    for (int t = 0; t < WRITERS; t++)
+        free((void *)o.word[t]);
+    free(o.owner);
     free(pattern);
     CHECK_OK(uvas_try_free(area));
     CHECK_OK(uvas_finalize());
