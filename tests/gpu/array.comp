@@ -5,8 +5,8 @@
 layout(local_size_x = 64) in;
 layout(push_constant) uniform Args {
     uint64_t a, b, c;
-    uint64_t reach; /* the three arrays' direct reach, as the kernel saw it; then a
-                     * count of invocations */
+    uint64_t reach; /* the three arrays' direct reach, as the kernel saw it; a
+                     * count of invocations; the runs' address, twice */
     float s;
     uint n;
 } args;
@@ -21,6 +21,11 @@ void main()
     uvas_array r = uvas_array_at(args.reach);
     atomicAdd(uvas_ref_u32(uvas_array_addr(r, 24ul)).v, 1u);
     if (gl_GlobalInvocationID.x == 0u) {
+        /* Where the runs are, as a pipeline of uvas's (specialization
+         * constant 2036) and one of the user's that leaves it 0 (the
+         * table's header) find them: the same. */
+        uvas_store_u64(args.reach + 32ul, UVAS_RUNS);
+        uvas_store_u64(args.reach + 40ul, uvas_xlat_ro.header[UVAS_XLAT_RUNS_WORD]);
         uvas_store_u64(args.reach, a.direct);
         uvas_store_u64(args.reach + 8ul, b.direct);
         uvas_store_u64(args.reach + 16ul, c.direct);

@@ -17,7 +17,10 @@
  *  - under the "host" policy nothing is direct (runs are device memory
  *    only), every access is counted, the values are right;
  *  - every launch, each invocation adds one to a counter through
- *    uvas_array_addr (atomics on an array go through its address).
+ *    uvas_array_addr (atomics on an array go through its address), and
+ *    the runs' address is the same in specialization constant 2036, in
+ *    the table's header (where a user's pipeline that leaves 2036 0
+ *    finds it) and in uvas_gpu_info.
  */
 #include "check.h"
 
@@ -38,6 +41,14 @@ static void launch(uvas_kernel_t *k, float *a, float *b, float *c, uint64_t *out
     /* Every invocation added one through uvas_array_addr. */
     CHECK(out[3] == 4 * 64, "atomics through an array counted %llu invocations of 256",
           (unsigned long long)out[3]);
+    /* A user's pipeline that does not set constant 2036 reads the runs'
+     * address from the table's header: it must be the constant's. */
+    struct uvas_gpu_info gi;
+    CHECK_OK(uvas_gpu_info(&gi));
+    CHECK(out[4] && out[4] == out[5] && out[4] == gi.runs_address,
+          "the runs' address: constant 2036 %#llx, the header %#llx, uvas_gpu_info %#llx",
+          (unsigned long long)out[4], (unsigned long long)out[5],
+          (unsigned long long)gi.runs_address);
 }
 
 static void expect_triad(const char *what, const float *c, uint32_t times)
