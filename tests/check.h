@@ -257,6 +257,9 @@ void tu_owners_stop(struct tu_owners *o);
 /* Every owned word holds its writer's last value, every other word its
  * pattern (when: for the message). */
 void tu_owners_check(const struct tu_owners *o, const char *when);
+/* The same with [p, p + len) (the area's allocation) moved to the
+ * device first, then back to the host. */
+void tu_owners_check_moved(const struct tu_owners *o, void *p, size_t len);
 
 /* Every block covering [p, p+len) reaches residence res within 10 s. For
  * blocks that a migration this thread did not wait for may still be

@@ -634,6 +634,15 @@ void tu_owners_check(const struct tu_owners *o, const char *when)
     }
 }
 
+void tu_owners_check_moved(const struct tu_owners *o, void *p, size_t len)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        CHECK_OK(uvas_migrate(p, len, pass ? UVAS_LOC_HOST : UVAS_LOC_DEVICE, 0));
+        tu_owners_check(o, pass ? "after the run, back on the host"
+                                : "after the run, read from the device");
+    }
+}
+
 /* ---- remote.h ---- */
 
 static void remote_serve(int in, int out)

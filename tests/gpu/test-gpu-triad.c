@@ -48,7 +48,7 @@ int main(void)
     /* Settled on the host first: the CPU's sequential reads of c start
      * read-ahead migrations that may still be in flight, and a block
      * another agent holds when the launch gathers its moves is moved
-     * alone after it (one submission, or two in halves), which the count
+     * alone after it (one submission, or more in pieces), which the count
      * below would take for unbatched work. */
     CHECK_OK(uvas_migrate(c, n * sizeof *c, UVAS_LOC_HOST, 0));
     CHECK_OK(uvas_migrate(a, n * sizeof *a, UVAS_LOC_HOST, 0));
