@@ -531,11 +531,21 @@ static void foreign_unref(struct uvas_devtier *t, uint32_t id)
     *f = (struct uvas_foreign){.fd = -1};
 }
 
+int uvas_devtier_own_fd(const struct uvas_devtier *t, int fd)
+{
+    int own = t->fd_mappable ? uvas_os_reopen(fd) : -1;
+    if (own < 0)
+        return fd;
+    close(fd);
+    return own;
+}
+
 int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_t fd_base,
                         uint32_t *id)
 {
     struct uvas_vulkan *d = &t->dev;
     struct uvas_foreign f = {.fd = -1};
+    fd = uvas_devtier_own_fd(t, fd);
     /* Vulkan owns fd once imported; a CPU view needs a descriptor of its
      * own, at the offset this device's own slabs show. */
     if (t->fd_mappable && fd_base == t->fd_base)

@@ -165,6 +165,13 @@ long uvas_os_huge_pages_free(void)
     return n;
 }
 
+int uvas_os_reopen(int fd)
+{
+    char path[48];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
 size_t uvas_os_fd_size(int fd)
 {
     struct stat st;

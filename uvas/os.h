@@ -65,6 +65,11 @@ int uvas_os_allocate(int fd, size_t off, size_t len);
 long uvas_os_huge_pages_free(void);
 /* The file's size in bytes, or 0 if it cannot be read. */
 size_t uvas_os_fd_size(int fd);
+/* A new open file description of the file behind fd, read-write and
+ * close-on-exec, with a file offset of its own (a descriptor passed
+ * between processes shares one); -1 where the file cannot be opened
+ * again (not a memfd or a file of a path). */
+int uvas_os_reopen(int fd);
 
 /* How a mapping is made (uvas_os_map, uvas_os_reserve). */
 enum {

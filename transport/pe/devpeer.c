@@ -125,6 +125,7 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
     int rc = uvas_window_slab_fd(p, i, &fd);
     if (rc)
         return rc;
+    fd = uvas_devtier_own_fd(&uvas_g.devtier, fd);
     if (p->dev.fd_mappable) {
         s->map_len = p->dev.fd_base + p->dev.slab_bytes;
         void *m;
