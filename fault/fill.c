@@ -2,6 +2,7 @@
 #include "fault/fill.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -22,26 +23,49 @@ struct uvas_fill_job {
     int err;
 };
 
-int uvas_fill_init(struct uvas_fill *f, unsigned helpers)
+int uvas_fill_init(struct uvas_fill *f, unsigned threads)
 {
     memset(f, 0, sizeof *f);
-    f->helpers = helpers;
-    f->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (f->evfd < 0)
-        return uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service's fill: %s",
-                         strerror(errno));
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->done_cv, NULL);
+    f->evfd = calloc(threads ? threads : 1, sizeof *f->evfd);
+    if (!f->evfd) {
+        uvas_fill_fini(f);
+        return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the fault service's fill");
+    }
+    for (f->threads = 0; f->threads < threads; f->threads++) {
+        f->evfd[f->threads] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (f->evfd[f->threads] < 0) {
+            int rc = uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service's fill: %s",
+                               strerror(errno));
+            uvas_fill_fini(f);
+            return rc;
+        }
+    }
+    f->helpers = threads ? threads - 1 : 0;
     return 0;
 }
 
 void uvas_fill_fini(struct uvas_fill *f)
 {
-    if (f->evfd >= 0)
-        close(f->evfd);
+    for (unsigned i = 0; i < f->threads; i++)
+        close(f->evfd[i]);
+    free(f->evfd);
     pthread_mutex_destroy(&f->mu);
     pthread_cond_destroy(&f->done_cv);
-    f->evfd = -1;
+    memset(f, 0, sizeof *f);
+}
+
+/* Ask k threads, the next ones in turn, to help. A thread asked while busy
+ * (serving a fault) helps when it is done, or finds nothing left. */
+static void ask_helpers(struct uvas_fill *f, unsigned k)
+{
+    uint64_t one = 1;
+    unsigned at = atomic_fetch_add_explicit(&f->wake_at, k, RLX);
+    for (unsigned i = 0; i < k; i++)
+        if (write(f->evfd[(at + i) % f->threads], &one, sizeof one) < 0) {
+            /* Not heard: the caller runs every chunk nobody claims. */
+        }
 }
 
 /* Claim the next chunk of j (mutex held); UINT32_MAX if none is left. */
@@ -101,10 +125,7 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
     j.next = f->jobs;
     f->jobs = &j;
     pthread_mutex_unlock(&f->mu);
-    uint64_t one = 1;
-    if (write(f->evfd, &one, sizeof one) < 0) {
-        /* No helper will hear of it; we fill every chunk ourselves. */
-    }
+    ask_helpers(f, j.n - 1 < f->helpers ? j.n - 1 : f->helpers);
     while (c != UINT32_MAX) {
         run_chunk(f, &j, c);
         pthread_mutex_lock(&f->mu);
@@ -124,10 +145,10 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
     return err;
 }
 
-void uvas_fill_help(struct uvas_fill *f)
+void uvas_fill_help(struct uvas_fill *f, unsigned i)
 {
     uint64_t v;
-    if (read(f->evfd, &v, sizeof v) < 0 && errno != EAGAIN)
+    if (read(f->evfd[i], &v, sizeof v) < 0 && errno != EAGAIN)
         return;
     for (;;) {
         pthread_mutex_lock(&f->mu);

@@ -14,6 +14,8 @@
 #define UVAS_FILL_H
 
 #include <pthread.h>
+
+#include "uvas/atomics.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,11 +25,17 @@ struct uvas_fill {
     pthread_mutex_t mu;
     pthread_cond_t done_cv;
     struct uvas_fill_job *jobs; /* jobs with unclaimed chunks */
-    int evfd;                   /* readable while jobs wait for help */
+    int *evfd;                  /* one per service thread: readable when asked to help */
+    unsigned threads;           /* service threads */
     unsigned helpers;           /* threads that may help (service threads - 1) */
+    _Atomic unsigned wake_at;   /* the next thread asked (round robin) */
 };
 
-int uvas_fill_init(struct uvas_fill *f, unsigned helpers);
+/* A job of n chunks asks n - 1 threads, each by its own descriptor: one
+ * descriptor polled by every thread woke them all for each job, and the
+ * caller paid for every wake-up before starting its own chunk
+ * (docs/fault-path.md). */
+int uvas_fill_init(struct uvas_fill *f, unsigned threads);
 void uvas_fill_fini(struct uvas_fill *f);
 
 enum uvas_fill_op {
@@ -47,7 +55,7 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
 /* The chunk for zero fills. */
 #define UVAS_FILL_ZERO_CHUNK ((size_t)256 << 10)
 
-/* Called by a service thread when f->evfd is readable: fill claimed chunks. */
-void uvas_fill_help(struct uvas_fill *f);
+/* Called by service thread i when f->evfd[i] is readable: fill claimed chunks. */
+void uvas_fill_help(struct uvas_fill *f, unsigned i);
 
 #endif

@@ -222,7 +222,7 @@ static void *worker_main(void *arg)
     struct uffd_msg msg[MSG_BATCH];
     struct pollfd pfd[4] = {{.fd = s->uffd, .events = POLLIN},
                             {.fd = s->stopfd, .events = POLLIN},
-                            {.fd = s->fill.evfd, .events = POLLIN},
+                            {.fd = s->fill.evfd[w - s->w], .events = POLLIN},
                             {.fd = s->qfd, .events = POLLIN}};
 
     for (;;) {
@@ -235,7 +235,7 @@ static void *worker_main(void *arg)
         if (pfd[1].revents)
             return NULL;
         if (pfd[2].revents)
-            uvas_fill_help(&s->fill);
+            uvas_fill_help(&s->fill, (unsigned)(w - s->w));
         if (pfd[3].revents)
             serve_queued(s);
         if (!(pfd[0].revents & POLLIN))
@@ -280,7 +280,7 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
     int rc = s->stopfd < 0 || s->qfd < 0 || s->kickfd < 0
                  ? uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
                              strerror(errno))
-                 : uvas_fill_init(&s->fill, n - 1);
+                 : uvas_fill_init(&s->fill, n);
     if (rc) {
         if (s->stopfd >= 0)
             close(s->stopfd);
