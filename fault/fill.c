@@ -23,16 +23,19 @@ struct uvas_fill_job {
     int err;
 };
 
-int uvas_fill_init(struct uvas_fill *f, unsigned threads)
+int uvas_fill_init(struct uvas_fill *f, unsigned threads, const int *cpus, unsigned ncpu)
 {
     memset(f, 0, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->done_cv, NULL);
     f->evfd = calloc(threads ? threads : 1, sizeof *f->evfd);
-    if (!f->evfd) {
+    f->cpu = calloc(threads ? threads : 1, sizeof *f->cpu);
+    if (!f->evfd || !f->cpu) {
         uvas_fill_fini(f);
         return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the fault service's fill");
     }
+    for (unsigned i = 0; i < threads; i++)
+        f->cpu[i] = ncpu ? cpus[i % ncpu] : -1;
     for (f->threads = 0; f->threads < threads; f->threads++) {
         f->evfd[f->threads] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         if (f->evfd[f->threads] < 0) {
@@ -51,21 +54,29 @@ void uvas_fill_fini(struct uvas_fill *f)
     for (unsigned i = 0; i < f->threads; i++)
         close(f->evfd[i]);
     free(f->evfd);
+    free(f->cpu);
     pthread_mutex_destroy(&f->mu);
     pthread_cond_destroy(&f->done_cv);
     memset(f, 0, sizeof *f);
 }
 
-/* Ask k threads, the next ones in turn, to help. A thread asked while busy
- * (serving a fault) helps when it is done, or finds nothing left. */
+/* Ask k threads, the next ones in turn, to help, not the one pinned to
+ * this CPU. A thread asked while busy (serving a fault) helps when it is
+ * done, or finds nothing left. */
 static void ask_helpers(struct uvas_fill *f, unsigned k)
 {
     uint64_t one = 1;
+    int me = uvas_os_cpu();
     unsigned at = atomic_fetch_add_explicit(&f->wake_at, k, RLX);
-    for (unsigned i = 0; i < k; i++)
-        if (write(f->evfd[(at + i) % f->threads], &one, sizeof one) < 0) {
+    for (unsigned i = 0, asked = 0; i < f->threads && asked < k; i++) {
+        unsigned t = (at + i) % f->threads;
+        if (me >= 0 && f->cpu[t] == me)
+            continue;
+        asked++;
+        if (write(f->evfd[t], &one, sizeof one) < 0) {
             /* Not heard: the caller runs every chunk nobody claims. */
         }
+    }
 }
 
 /* Claim the next chunk of j (mutex held); UINT32_MAX if none is left. */
@@ -125,7 +136,7 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
     j.next = f->jobs;
     f->jobs = &j;
     pthread_mutex_unlock(&f->mu);
-    ask_helpers(f, j.n - 1 < f->helpers ? j.n - 1 : f->helpers);
+    ask_helpers(f, j.n < f->helpers ? j.n : f->helpers);
     while (c != UINT32_MAX) {
         run_chunk(f, &j, c);
         pthread_mutex_lock(&f->mu);

@@ -26,16 +26,19 @@ struct uvas_fill {
     pthread_cond_t done_cv;
     struct uvas_fill_job *jobs; /* jobs with unclaimed chunks */
     int *evfd;                  /* one per service thread: readable when asked to help */
+    int *cpu;                   /* the CPU each is pinned to (-1: none) */
     unsigned threads;           /* service threads */
     unsigned helpers;           /* threads that may help (service threads - 1) */
     _Atomic unsigned wake_at;   /* the next thread asked (round robin) */
 };
 
-/* A job of n chunks asks n - 1 threads, each by its own descriptor: one
+/* A job of n chunks asks n threads (n - 1 to help, one spare for one
+ * that is busy), each by its own descriptor, never the one pinned to the
+ * asking thread's CPU (it could not run before the asker is done): one
  * descriptor polled by every thread woke them all for each job, and the
  * caller paid for every wake-up before starting its own chunk
- * (docs/fault-path.md). */
-int uvas_fill_init(struct uvas_fill *f, unsigned threads);
+ * (docs/fault-path.md). Thread i is pinned to cpus[i % ncpu] (-1: none). */
+int uvas_fill_init(struct uvas_fill *f, unsigned threads, const int *cpus, unsigned ncpu);
 void uvas_fill_fini(struct uvas_fill *f);
 
 enum uvas_fill_op {

@@ -280,7 +280,7 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
     int rc = s->stopfd < 0 || s->qfd < 0 || s->kickfd < 0
                  ? uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
                              strerror(errno))
-                 : uvas_fill_init(&s->fill, n);
+                 : uvas_fill_init(&s->fill, n, cpus, ncpu);
     if (rc) {
         if (s->stopfd >= 0)
             close(s->stopfd);
@@ -299,7 +299,7 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
     pthread_sigmask(SIG_SETMASK, &all, &old);
     for (unsigned i = 0; i < n; i++) {
         s->w[i].s = s;
-        s->w[i].cpu = cpus[i % ncpu];
+        s->w[i].cpu = cpus[i % ncpu]; /* as the fill has it */
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 256 << 10);

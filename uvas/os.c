@@ -12,6 +12,7 @@
 #endif
 #include <errno.h>
 #include <linux/membarrier.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -339,6 +340,11 @@ size_t uvas_os_l2_bytes(void)
 {
     long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
     return v > 0 ? (size_t)v : 0;
+}
+
+int uvas_os_cpu(void)
+{
+    return sched_getcpu();
 }
 
 bool uvas_os_cpu_intel(void)

@@ -132,6 +132,8 @@ void uvas_os_heavy_fence(void);
 
 /* The per-core second-level cache in bytes; 0 if the system does not say. */
 size_t uvas_os_l2_bytes(void);
+/* The CPU the calling thread runs on now; -1 if the system does not say. */
+int uvas_os_cpu(void);
 /* Is this an Intel x86 processor (copy_nt.c: where streaming stores pay)? */
 bool uvas_os_cpu_intel(void);
 
