@@ -14,10 +14,10 @@
 #define UVAS_FILL_H
 
 #include <pthread.h>
-
-#include "uvas/atomics.h"
 #include <stddef.h>
 #include <stdint.h>
+
+#include "uvas/atomics.h"
 
 struct uvas_fill_job;
 

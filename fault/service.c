@@ -299,7 +299,7 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
     pthread_sigmask(SIG_SETMASK, &all, &old);
     for (unsigned i = 0; i < n; i++) {
         s->w[i].s = s;
-        s->w[i].cpu = cpus[i % ncpu]; /* as the fill has it */
+        s->w[i].cpu = cpus[i % ncpu];
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setstacksize(&attr, 256 << 10);
