@@ -14,3 +14,9 @@ def patch(root, path, old, new):
                  f"scripts/diag/: {old.strip().splitlines()[0]!r}")
     with open(p, "w") as f:
         f.write(s.replace(old, new))
+
+
+def after(root, path, line, add):
+    """Insert add after the one line of path that is exactly line (its
+    indentation included)."""
+    patch(root, path, "\n" + line + "\n", "\n" + line + "\n" + add + "\n")
