@@ -300,20 +300,17 @@ uint64_t uvas_array_addr(uvas_array r, uint64_t off)
     return off < r.direct ? r.dev + off : uvas_translate(r.base + off);
 }
 
-uint uvas_array_load_u32(uvas_array r, uint64_t off) { return uvas_ref_u32(uvas_array_addr(r, off)).v; }
-void uvas_array_store_u32(uvas_array r, uint64_t off, uint v) { uvas_ref_u32(uvas_array_addr(r, off)).v = v; }
-int uvas_array_load_i32(uvas_array r, uint64_t off) { return uvas_ref_i32(uvas_array_addr(r, off)).v; }
-void uvas_array_store_i32(uvas_array r, uint64_t off, int v) { uvas_ref_i32(uvas_array_addr(r, off)).v = v; }
-float uvas_array_load_f32(uvas_array r, uint64_t off) { return uvas_ref_f32(uvas_array_addr(r, off)).v; }
-void uvas_array_store_f32(uvas_array r, uint64_t off, float v) { uvas_ref_f32(uvas_array_addr(r, off)).v = v; }
-uint64_t uvas_array_load_u64(uvas_array r, uint64_t off) { return uvas_ref_u64(uvas_array_addr(r, off)).v; }
-void uvas_array_store_u64(uvas_array r, uint64_t off, uint64_t v) { uvas_ref_u64(uvas_array_addr(r, off)).v = v; }
-double uvas_array_load_f64(uvas_array r, uint64_t off) { return uvas_ref_f64(uvas_array_addr(r, off)).v; }
-void uvas_array_store_f64(uvas_array r, uint64_t off, double v) { uvas_ref_f64(uvas_array_addr(r, off)).v = v; }
-vec4 uvas_array_load_vec4(uvas_array r, uint64_t off) { return uvas_ref_vec4(uvas_array_addr(r, off)).v; }
-void uvas_array_store_vec4(uvas_array r, uint64_t off, vec4 v) { uvas_ref_vec4(uvas_array_addr(r, off)).v = v; }
-uvec4 uvas_array_load_uvec4(uvas_array r, uint64_t off) { return uvas_ref_uvec4(uvas_array_addr(r, off)).v; }
-void uvas_array_store_uvec4(uvas_array r, uint64_t off, uvec4 v) { uvas_ref_uvec4(uvas_array_addr(r, off)).v = v; }
+/* uvas_array_load_T(r, off) and uvas_array_store_T(r, off, v). */
+#define UVAS_ARRAY_ACCESS_(NAME, T)                                                               \
+    T uvas_array_load_##NAME(uvas_array r, uint64_t off) { return uvas_ref_##NAME(uvas_array_addr(r, off)).v; } \
+    void uvas_array_store_##NAME(uvas_array r, uint64_t off, T v) { uvas_ref_##NAME(uvas_array_addr(r, off)).v = v; }
+UVAS_ARRAY_ACCESS_(u32, uint)
+UVAS_ARRAY_ACCESS_(i32, int)
+UVAS_ARRAY_ACCESS_(f32, float)
+UVAS_ARRAY_ACCESS_(u64, uint64_t)
+UVAS_ARRAY_ACCESS_(f64, double)
+UVAS_ARRAY_ACCESS_(vec4, vec4)
+UVAS_ARRAY_ACCESS_(uvec4, uvec4)
 
 uint uvas_load_u32(uint64_t a) { return uvas_ref_u32(uvas_translate(a)).v; }
 void uvas_store_u32(uint64_t a, uint v) { uvas_ref_u32(uvas_translate(a)).v = v; }
