@@ -127,6 +127,16 @@ static inline bool uvas_devtier_is_dedicated(const struct uvas_devtier *t, uint3
 }
 VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint32_t slot);
 
+/* A descriptor passed from another process, made ready to import: where
+ * slab descriptors are memory files (lavapipe), a new open description of
+ * the same file (fd closed), else fd itself. Mesa's import seeks to 0 and
+ * reads a header, and a passed descriptor shares its file offset with the
+ * owner's and every other importer's: two processes importing one slab
+ * at once read at each other's offsets, and an import failed with
+ * VK_ERROR_INVALID_EXTERNAL_HANDLE (CI's sanitizer run, Nov 28,
+ * docs/reliability.md). */
+int uvas_devtier_own_fd(const struct uvas_devtier *t, int fd);
+
 /*
  * Memory another process of the node exported from its device tier (a
  * slab of slab_bytes), imported through fd, which is consumed: *id names
@@ -137,15 +147,6 @@ VkDeviceMemory uvas_devtier_dedicated_memory(const struct uvas_devtier *t, uint3
  * fd_base: where the memory starts in the exporter's descriptor (its CPU
  * views map it there), SIZE_MAX if it does not map.
  */
-/* A descriptor passed from another process, made ready to import: where
- * slab descriptors are memory files (lavapipe), a new open description of
- * the same file (fd closed), else fd itself. Mesa's import seeks to 0 and
- * reads a header, and a passed descriptor shares its file offset with the
- * owner's and every other importer's: two processes importing one slab
- * at once read at each other's offsets, and an import failed with
- * VK_ERROR_INVALID_EXTERNAL_HANDLE (CI's sanitizer run, Nov 28,
- * docs/reliability.md). */
-int uvas_devtier_own_fd(const struct uvas_devtier *t, int fd);
 int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_t fd_base,
                         uint32_t *id);
 int uvas_devtier_foreign_slot(struct uvas_devtier *t, uint32_t id, VkDeviceSize off,
