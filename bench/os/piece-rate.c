@@ -1,0 +1,200 @@
+/*
+ * How long the kernel takes to map (UFFDIO_CONTINUE) and unmap
+ * (MADV_DONTNEED) the 512 pages of ONE 2 MiB page table of a memory file,
+ * whole on one thread, in four pieces on one thread, or in pieces on two
+ * or four threads that are already awake (spinning on a flag, so no
+ * wake-up is timed): can a lone block's pieces (docs/migration.md) be
+ * mapped or unmapped side by side, or does the page table's lock make
+ * them take turns? Plain Linux: userfaultfd in minor mode over a shared
+ * memfd mapping, its pages kept in the file by a second mapping.
+ * usage: piece-rate [chunks [first-cpu]]   (median microseconds per 2 MiB
+ * chunk; the threads on first-cpu and the CPUs after it)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHUNK ((size_t)2 << 20)
+#define MAX_THREADS 4
+#define MAX_CHUNKS 256
+
+static char *view; /* registered with userfaultfd: what is mapped and unmapped */
+static int uffd, ncpu, cpu0;
+static size_t nchunks = 64;
+
+/* One timed operation: nth threads, each doing pieces/nth pieces of the chunk. */
+static struct {
+    _Atomic long go; /* generation: a worker starts when it changes */
+    _Atomic int done;
+    int nth, pieces, map; /* map: CONTINUE, else DONTNEED */
+    size_t chunk;
+} job;
+
+static double now_us(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+static void pin(int cpu)
+{
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET((cpu0 + cpu) % ncpu, &s);
+    pthread_setaffinity_np(pthread_self(), sizeof s, &s);
+}
+
+static void piece(size_t chunk, int i, int pieces, int map)
+{
+    size_t len = CHUNK / (size_t)pieces;
+    char *p = view + chunk * CHUNK + (size_t)i * len;
+    if (map) {
+        struct uffdio_continue c = {.range = {.start = (unsigned long)p, .len = len}};
+        if (ioctl(uffd, UFFDIO_CONTINUE, &c) != 0) {
+            perror("UFFDIO_CONTINUE");
+            exit(1);
+        }
+    } else if (madvise(p, len, MADV_DONTNEED) != 0) {
+        perror("madvise");
+        exit(1);
+    }
+}
+
+/* Thread id's share of the job's pieces: id, id + nth, ... */
+static void share(int id)
+{
+    for (int i = id; i < job.pieces; i += job.nth)
+        piece(job.chunk, i, job.pieces, job.map);
+}
+
+static void *worker(void *arg)
+{
+    int id = (int)(long)arg;
+    pin(id);
+    long seen = 0;
+    for (;;) {
+        long g;
+        while ((g = atomic_load_explicit(&job.go, memory_order_acquire)) == seen)
+            ;
+        seen = g;
+        if (g < 0)
+            return NULL;
+        if (id < job.nth)
+            share(id);
+        atomic_fetch_add_explicit(&job.done, 1, memory_order_acq_rel);
+    }
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median microseconds per chunk of mapping (map) or unmapping every chunk
+ * with nth threads (the caller is thread 0) and pieces per chunk. */
+static double timed(int nth, int pieces, int map, int helpers)
+{
+    static double t[MAX_CHUNKS];
+    for (size_t c = 0; c < nchunks; c++) {
+        /* Bring the chunk to the other state first, untimed. */
+        piece(c, 0, 1, 0);
+        if (!map)
+            piece(c, 0, 1, 1);
+        job.nth = nth;
+        job.pieces = pieces;
+        job.map = map;
+        job.chunk = c;
+        atomic_store(&job.done, 0);
+        double s = now_us();
+        atomic_fetch_add_explicit(&job.go, 1, memory_order_release);
+        share(0);
+        while (atomic_load_explicit(&job.done, memory_order_acquire) < helpers)
+            ;
+        t[c] = now_us() - s;
+    }
+    qsort(t, nchunks, sizeof t[0], cmp);
+    return t[nchunks / 2];
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        nchunks = (size_t)atoi(argv[1]);
+    if (nchunks < 1 || nchunks > MAX_CHUNKS) {
+        fprintf(stderr, "piece-rate: chunks must be 1..%d\n", MAX_CHUNKS);
+        return 1;
+    }
+    ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (argc > 2)
+        cpu0 = atoi(argv[2]);
+    size_t len = nchunks * CHUNK;
+    int fd = memfd_create("piece-rate", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)len) != 0) {
+        perror("memfd");
+        return 1;
+    }
+    /* A 2 MiB-aligned view, so each chunk is exactly one page table. */
+    char *raw = mmap(NULL, len + CHUNK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *alias = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (raw == MAP_FAILED || alias == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    view = (char *)(((unsigned long)raw + CHUNK - 1) & ~(CHUNK - 1));
+    if (mmap(view, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        perror("mmap view");
+        return 1;
+    }
+    memset(alias, 1, len);
+    uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_MINOR_SHMEM};
+    struct uffdio_register reg = {.range = {.start = (unsigned long)view, .len = len},
+                                  .mode = UFFDIO_REGISTER_MODE_MINOR};
+    if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) != 0 || ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
+        fprintf(stderr, "piece-rate: userfaultfd in minor mode over shmem unavailable: %s\n",
+                strerror(errno));
+        return 77;
+    }
+    madvise(view, len, MADV_DONTNEED);
+
+    pin(0);
+    int nthreads = ncpu < MAX_THREADS ? ncpu : MAX_THREADS;
+    pthread_t t[MAX_THREADS];
+    for (long i = 1; i < nthreads; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+
+    printf("piece-rate: one 2 MiB page table of 4 KiB memory-file pages, %zu chunks, %d CPUs, "
+           "median us per chunk (helpers awake), from CPU %d\n", nchunks, ncpu, cpu0);
+    printf("%-22s %10s %10s\n", "how", "map", "unmap");
+    static const struct { int nth, pieces; const char *name; } ways[] = {
+        {1, 1, "1 thread, whole"}, {1, 4, "1 thread, 4 pieces"},
+        {2, 2, "2 threads, halves"}, {2, 4, "2 threads, 4 pieces"},
+        {4, 4, "4 threads, 4 pieces"},
+    };
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        if (ways[w].nth > nthreads)
+            continue;
+        double m = timed(ways[w].nth, ways[w].pieces, 1, nthreads - 1);
+        double u = timed(ways[w].nth, ways[w].pieces, 0, nthreads - 1);
+        printf("%-22s %10.1f %10.1f\n", ways[w].name, m, u);
+        printf("metric piece.t%d.p%d.map_us %.2f\nmetric piece.t%d.p%d.unmap_us %.2f\n",
+               ways[w].nth, ways[w].pieces, m, ways[w].nth, ways[w].pieces, u);
+    }
+    atomic_store(&job.go, -1);
+    for (int i = 1; i < nthreads; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
