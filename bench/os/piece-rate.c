@@ -5,8 +5,12 @@
  * or four threads that are already awake (spinning on a flag, so no
  * wake-up is timed): can a lone block's pieces (docs/migration.md) be
  * mapped or unmapped side by side, or does the page table's lock make
- * them take turns? Plain Linux: userfaultfd in minor mode over a shared
- * memfd mapping, its pages kept in the file by a second mapping.
+ * them take turns? Then, on one thread, pages the CPU has written (dirty,
+ * in its TLB, as a migration to the device finds them): unmapping against
+ * write-protecting (UFFDIO_WRITEPROTECT), which keeps the pages mapped
+ * and readable. Plain Linux: userfaultfd in minor mode (and write-protect
+ * mode where the kernel has it for shmem) over a shared memfd mapping,
+ * its pages kept in the file by a second mapping.
  * usage: piece-rate [chunks [first-cpu]]   (median microseconds per 2 MiB
  * chunk; the threads on first-cpu and the CPUs after it)
  */
@@ -30,14 +34,14 @@
 #define MAX_CHUNKS 256
 
 static char *view; /* registered with userfaultfd: what is mapped and unmapped */
-static int uffd, ncpu, cpu0;
+static int uffd, ncpu, cpu0, wp;
 static size_t nchunks = 64;
 
 /* One timed operation: nth threads, each doing pieces/nth pieces of the chunk. */
 static struct {
     _Atomic long go; /* generation: a worker starts when it changes */
     _Atomic int done;
-    int nth, pieces, map; /* map: CONTINUE, else DONTNEED */
+    int nth, pieces, op;
     size_t chunk;
 } job;
 
@@ -56,11 +60,20 @@ static void pin(int cpu)
     pthread_setaffinity_np(pthread_self(), sizeof s, &s);
 }
 
-static void piece(size_t chunk, int i, int pieces, int map)
+enum { UNMAP, MAP, PROTECT, UNPROTECT };
+
+static void piece(size_t chunk, int i, int pieces, int op)
 {
     size_t len = CHUNK / (size_t)pieces;
     char *p = view + chunk * CHUNK + (size_t)i * len;
-    if (map) {
+    if (op == PROTECT || op == UNPROTECT) {
+        struct uffdio_writeprotect w = {.range = {.start = (unsigned long)p, .len = len},
+                                        .mode = op == PROTECT ? UFFDIO_WRITEPROTECT_MODE_WP : 0};
+        if (ioctl(uffd, UFFDIO_WRITEPROTECT, &w) != 0) {
+            perror("UFFDIO_WRITEPROTECT");
+            exit(1);
+        }
+    } else if (op == MAP) {
         struct uffdio_continue c = {.range = {.start = (unsigned long)p, .len = len}};
         if (ioctl(uffd, UFFDIO_CONTINUE, &c) != 0) {
             perror("UFFDIO_CONTINUE");
@@ -76,7 +89,7 @@ static void piece(size_t chunk, int i, int pieces, int map)
 static void share(int id)
 {
     for (int i = id; i < job.pieces; i += job.nth)
-        piece(job.chunk, i, job.pieces, job.map);
+        piece(job.chunk, i, job.pieces, job.op);
 }
 
 static void *worker(void *arg)
@@ -103,19 +116,22 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Median microseconds per chunk of mapping (map) or unmapping every chunk
- * with nth threads (the caller is thread 0) and pieces per chunk. */
-static double timed(int nth, int pieces, int map, int helpers)
+/* Median microseconds per chunk of op on every chunk with nth threads
+ * (the caller is thread 0) and pieces per chunk; dirty: the caller writes
+ * every page first. */
+static double timed(int nth, int pieces, int op, int helpers, int dirty)
 {
     static double t[MAX_CHUNKS];
     for (size_t c = 0; c < nchunks; c++) {
-        /* Bring the chunk to the other state first, untimed. */
-        piece(c, 0, 1, 0);
-        if (!map)
-            piece(c, 0, 1, 1);
+        /* Bring the chunk to the state op starts from, untimed. */
+        piece(c, 0, 1, UNMAP);
+        if (op != MAP)
+            piece(c, 0, 1, MAP);
+        if (dirty)
+            memset(view + c * CHUNK, 2, CHUNK);
         job.nth = nth;
         job.pieces = pieces;
-        job.map = map;
+        job.op = op;
         job.chunk = c;
         atomic_store(&job.done, 0);
         double s = now_us();
@@ -124,6 +140,8 @@ static double timed(int nth, int pieces, int map, int helpers)
         while (atomic_load_explicit(&job.done, memory_order_acquire) < helpers)
             ;
         t[c] = now_us() - s;
+        if (op == PROTECT)
+            piece(c, 0, 1, UNPROTECT);
     }
     qsort(t, nchunks, sizeof t[0], cmp);
     return t[nchunks / 2];
@@ -159,11 +177,22 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(alias, 1, len);
-    uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
-    struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_MINOR_SHMEM};
-    struct uffdio_register reg = {.range = {.start = (unsigned long)view, .len = len},
-                                  .mode = UFFDIO_REGISTER_MODE_MINOR};
-    if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api) != 0 || ioctl(uffd, UFFDIO_REGISTER, &reg) != 0) {
+    /* Write-protect mode too where the kernel offers it over shmem. */
+    for (wp = 1; wp >= 0; wp--) {
+        uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+        struct uffdio_api api = {
+            .api = UFFD_API,
+            .features = UFFD_FEATURE_MINOR_SHMEM | (wp ? UFFD_FEATURE_WP_HUGETLBFS_SHMEM : 0)};
+        struct uffdio_register reg = {
+            .range = {.start = (unsigned long)view, .len = len},
+            .mode = UFFDIO_REGISTER_MODE_MINOR | (wp ? UFFDIO_REGISTER_MODE_WP : 0)};
+        if (uffd >= 0 && ioctl(uffd, UFFDIO_API, &api) == 0 &&
+            ioctl(uffd, UFFDIO_REGISTER, &reg) == 0)
+            break;
+        if (uffd >= 0)
+            close(uffd);
+    }
+    if (wp < 0) {
         fprintf(stderr, "piece-rate: userfaultfd in minor mode over shmem unavailable: %s\n",
                 strerror(errno));
         return 77;
@@ -187,11 +216,21 @@ int main(int argc, char **argv)
     for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
         if (ways[w].nth > nthreads)
             continue;
-        double m = timed(ways[w].nth, ways[w].pieces, 1, nthreads - 1);
-        double u = timed(ways[w].nth, ways[w].pieces, 0, nthreads - 1);
+        double m = timed(ways[w].nth, ways[w].pieces, MAP, nthreads - 1, 0);
+        double u = timed(ways[w].nth, ways[w].pieces, UNMAP, nthreads - 1, 0);
         printf("%-22s %10.1f %10.1f\n", ways[w].name, m, u);
         printf("metric piece.t%d.p%d.map_us %.2f\nmetric piece.t%d.p%d.unmap_us %.2f\n",
                ways[w].nth, ways[w].pieces, m, ways[w].nth, ways[w].pieces, u);
+    }
+    double du = timed(1, 1, UNMAP, nthreads - 1, 1);
+    printf("pages written first, one thread, whole: unmap %.1f us", du);
+    printf("\nmetric piece.dirty.unmap_us %.2f\n", du);
+    if (wp) {
+        double dp = timed(1, 1, PROTECT, nthreads - 1, 1);
+        printf("pages written first, one thread, whole: write-protect %.1f us\n", dp);
+        printf("metric piece.dirty.protect_us %.2f\n", dp);
+    } else {
+        printf("write-protect: the kernel has no userfaultfd write-protection over shmem\n");
     }
     atomic_store(&job.go, -1);
     for (int i = 1; i < nthreads; i++)
