@@ -30,20 +30,24 @@
 #include <unistd.h>
 
 #define CHUNK ((size_t)2 << 20)
-#define MAX_THREADS 4
+#define MAX_THREADS 16
 #define MAX_CHUNKS 256
 
 static char *view; /* registered with userfaultfd: what is mapped and unmapped */
 static int uffd, ncpu, cpu0, wp;
 static size_t nchunks = 64;
 
-/* One timed operation: nth threads, each doing pieces/nth pieces of the chunk. */
+/* One timed operation: nth threads, each doing pieces/nth pieces of the
+ * chunk; or, where `only` is set, that thread does the whole chunk. */
 static struct {
     _Atomic long go; /* generation: a worker starts when it changes */
     _Atomic int done;
-    int nth, pieces, op;
+    int nth, pieces, op, only;
     size_t chunk;
-} job;
+    int sleepy; /* workers wait for work asleep (a condition variable), not spinning */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} job = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
 static double now_us(void)
 {
@@ -74,10 +78,20 @@ static void piece(size_t chunk, int i, int pieces, int op)
             exit(1);
         }
     } else if (op == MAP) {
-        struct uffdio_continue c = {.range = {.start = (unsigned long)p, .len = len}};
-        if (ioctl(uffd, UFFDIO_CONTINUE, &c) != 0) {
-            perror("UFFDIO_CONTINUE");
-            exit(1);
+        /* EAGAIN: the page table changed under the call (the kernel frees
+         * empty ones); what it mapped stays, the rest is asked again. */
+        for (;;) {
+            struct uffdio_continue c = {.range = {.start = (unsigned long)p, .len = len}};
+            if (ioctl(uffd, UFFDIO_CONTINUE, &c) == 0)
+                break;
+            if (errno != EAGAIN) {
+                perror("UFFDIO_CONTINUE");
+                exit(1);
+            }
+            if (c.mapped > 0) {
+                p += c.mapped;
+                len -= (size_t)c.mapped;
+            }
         }
     } else if (madvise(p, len, MADV_DONTNEED) != 0) {
         perror("madvise");
@@ -99,21 +113,85 @@ static void *worker(void *arg)
     long seen = 0;
     for (;;) {
         long g;
-        while ((g = atomic_load_explicit(&job.go, memory_order_acquire)) == seen)
-            ;
+        if (job.sleepy) {
+            pthread_mutex_lock(&job.mu);
+            while ((g = atomic_load_explicit(&job.go, memory_order_acquire)) == seen)
+                pthread_cond_wait(&job.cv, &job.mu);
+            pthread_mutex_unlock(&job.mu);
+        } else {
+            while ((g = atomic_load_explicit(&job.go, memory_order_acquire)) == seen)
+                ;
+        }
         seen = g;
         if (g < 0)
             return NULL;
-        if (id < job.nth)
+        if (job.only)
+            if (id == job.only)
+                piece(job.chunk, 0, 1, job.op);
+        if (!job.only && id < job.nth)
             share(id);
         atomic_fetch_add_explicit(&job.done, 1, memory_order_acq_rel);
     }
+}
+
+/* Start the workers on the job as set. */
+static void post(void)
+{
+    atomic_store(&job.done, 0);
+    pthread_mutex_lock(&job.mu);
+    atomic_fetch_add_explicit(&job.go, 1, memory_order_release);
+    pthread_cond_broadcast(&job.cv); /* sleepers, also when they go back to spinning */
+    pthread_mutex_unlock(&job.mu);
+}
+
+static void await(int helpers)
+{
+    while (atomic_load_explicit(&job.done, memory_order_acquire) < helpers)
+        ;
 }
 
 static int cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+/* Median microseconds the caller takes to unmap a chunk that another
+ * thread mapped, the other threads asleep or spinning meanwhile: as a
+ * migration to the device unmaps what the fault service's threads mapped
+ * on the way back. */
+static double unmap_remote(int helpers, int sleepy, int pieces)
+{
+    static double t[MAX_CHUNKS];
+    for (size_t c = 0; c < nchunks; c++) {
+        piece(c, 0, 1, UNMAP);
+        if (helpers > 0) {
+            job.sleepy = sleepy;
+            job.nth = 0;
+            job.only = 1 + (int)(c % (size_t)helpers);
+            job.chunk = c;
+            job.op = MAP;
+            post();
+            await(helpers);
+            job.only = 0;
+        } else {
+            piece(c, 0, 1, MAP);
+        }
+        if (sleepy) /* let them fall asleep */
+            usleep(200);
+        double s = now_us();
+        for (int i = 0; i < pieces; i++)
+            piece(c, i, pieces, UNMAP);
+        t[c] = now_us() - s;
+        piece(c, 0, 1, MAP);
+    }
+    if (helpers > 0) { /* nothing to do: the sleepers back to spinning */
+        job.sleepy = 0;
+        post();
+        await(helpers);
+    }
+    qsort(t, nchunks, sizeof t[0], cmp);
+    return t[nchunks / 2];
 }
 
 /* Median microseconds per chunk of op on every chunk with nth threads
@@ -133,12 +211,10 @@ static double timed(int nth, int pieces, int op, int helpers, int dirty)
         job.pieces = pieces;
         job.op = op;
         job.chunk = c;
-        atomic_store(&job.done, 0);
         double s = now_us();
-        atomic_fetch_add_explicit(&job.go, 1, memory_order_release);
+        post();
         share(0);
-        while (atomic_load_explicit(&job.done, memory_order_acquire) < helpers)
-            ;
+        await(helpers);
         t[c] = now_us() - s;
         if (op == PROTECT)
             piece(c, 0, 1, UNPROTECT);
@@ -222,6 +298,18 @@ int main(int argc, char **argv)
         printf("metric piece.t%d.p%d.map_us %.2f\nmetric piece.t%d.p%d.unmap_us %.2f\n",
                ways[w].nth, ways[w].pieces, m, ways[w].nth, ways[w].pieces, u);
     }
+    printf("unmapping what another thread mapped, one thread, whole: %.1f us (helpers "
+           "spinning), %.1f us (asleep), %.1f us (mapped by the unmapping thread)\n",
+           unmap_remote(nthreads - 1, 0, 1), unmap_remote(nthreads - 1, 1, 1),
+           unmap_remote(0, 0, 1));
+    /* A call that covers a whole page table may free it (Linux 6.14's
+     * reclaim of empty page tables on MADV_DONTNEED), and freeing page
+     * tables flushes the TLBs of idle CPUs too; two calls of half a table
+     * never free it. */
+    printf("the same in two calls of half a page table: %.1f us (helpers spinning), %.1f us "
+           "(asleep), %.1f us (mapped by the unmapping thread)\n",
+           unmap_remote(nthreads - 1, 0, 2), unmap_remote(nthreads - 1, 1, 2),
+           unmap_remote(0, 0, 2));
     double du = timed(1, 1, UNMAP, nthreads - 1, 1);
     printf("pages written first, one thread, whole: unmap %.1f us", du);
     printf("\nmetric piece.dirty.unmap_us %.2f\n", du);
