@@ -5,10 +5,12 @@
  * or four threads that are already awake (spinning on a flag, so no
  * wake-up is timed): can a lone block's pieces (docs/migration.md) be
  * mapped or unmapped side by side, or does the page table's lock make
- * them take turns? Then, on one thread, pages the CPU has written (dirty,
- * in its TLB, as a migration to the device finds them): unmapping against
- * write-protecting (UFFDIO_WRITEPROTECT), which keeps the pages mapped
- * and readable. Plain Linux: userfaultfd in minor mode (and write-protect
+ * them take turns? Then, on one thread: unmapping a page table another
+ * thread mapped while the others spin or sleep (as the fault service's
+ * threads sleep between jobs), in one call or two; and pages the CPU has
+ * written (dirty, in its TLB, as a migration to the device finds them)
+ * unmapped against write-protected (UFFDIO_WRITEPROTECT, which keeps the
+ * pages mapped and readable). Plain Linux: userfaultfd in minor mode (and write-protect
  * mode where the kernel has it for shmem) over a shared memfd mapping,
  * its pages kept in the file by a second mapping.
  * usage: piece-rate [chunks [first-cpu]]   (median microseconds per 2 MiB
@@ -44,7 +46,7 @@ static struct {
     _Atomic int done;
     int nth, pieces, op, only;
     size_t chunk;
-    int sleepy; /* workers wait for work asleep (a condition variable), not spinning */
+    _Atomic int sleepy; /* workers wait for work asleep (a condition variable) */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } job = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
@@ -125,10 +127,9 @@ static void *worker(void *arg)
         seen = g;
         if (g < 0)
             return NULL;
-        if (job.only)
-            if (id == job.only)
-                piece(job.chunk, 0, 1, job.op);
-        if (!job.only && id < job.nth)
+        if (job.only == id)
+            piece(job.chunk, 0, 1, job.op);
+        else if (!job.only && id < job.nth)
             share(id);
         atomic_fetch_add_explicit(&job.done, 1, memory_order_acq_rel);
     }
@@ -298,21 +299,25 @@ int main(int argc, char **argv)
         printf("metric piece.t%d.p%d.map_us %.2f\nmetric piece.t%d.p%d.unmap_us %.2f\n",
                ways[w].nth, ways[w].pieces, m, ways[w].nth, ways[w].pieces, u);
     }
-    printf("unmapping what another thread mapped, one thread, whole: %.1f us (helpers "
-           "spinning), %.1f us (asleep), %.1f us (mapped by the unmapping thread)\n",
-           unmap_remote(nthreads - 1, 0, 1), unmap_remote(nthreads - 1, 1, 1),
-           unmap_remote(0, 0, 1));
     /* A call that covers a whole page table may free it (Linux 6.14's
      * reclaim of empty page tables on MADV_DONTNEED), and freeing page
      * tables flushes the TLBs of idle CPUs too; two calls of half a table
      * never free it. */
-    printf("the same in two calls of half a page table: %.1f us (helpers spinning), %.1f us "
-           "(asleep), %.1f us (mapped by the unmapping thread)\n",
-           unmap_remote(nthreads - 1, 0, 2), unmap_remote(nthreads - 1, 1, 2),
-           unmap_remote(0, 0, 2));
+    for (int calls = 1; calls <= 2; calls++) {
+        double r[3] = {unmap_remote(nthreads - 1, 0, calls), unmap_remote(nthreads - 1, 1, calls),
+                       unmap_remote(0, 0, calls)};
+        printf("%s: %.1f us (helpers spinning), %.1f us (asleep), %.1f us (mapped by the "
+               "unmapping thread)\n",
+               calls == 1 ? "unmapping what another thread mapped, one thread, whole"
+                          : "the same in two calls of half a page table",
+               r[0], r[1], r[2]);
+        printf("metric piece.remote.c%d.spinning_us %.2f\nmetric piece.remote.c%d.asleep_us "
+               "%.2f\nmetric piece.remote.c%d.own_us %.2f\n",
+               calls, r[0], calls, r[1], calls, r[2]);
+    }
     double du = timed(1, 1, UNMAP, nthreads - 1, 1);
-    printf("pages written first, one thread, whole: unmap %.1f us", du);
-    printf("\nmetric piece.dirty.unmap_us %.2f\n", du);
+    printf("pages written first, one thread, whole: unmap %.1f us\n", du);
+    printf("metric piece.dirty.unmap_us %.2f\n", du);
     if (wp) {
         double dp = timed(1, 1, PROTECT, nthreads - 1, 1);
         printf("pages written first, one thread, whole: write-protect %.1f us\n", dp);
