@@ -240,6 +240,51 @@ int main(void)
     shmem_broadcast64(a, sym, 1, 0, me, 0, 1, NULL); /* this PE alone, no pSync */
     expect_error("no pSync", "shmem_broadcast64", "pSync");
 
+    /* ---- collectives checked against their destination's allocation ---- */
+    char *bbig = shmem_malloc(4096), *bsmall = shmem_malloc(16), *bguard = shmem_malloc(16);
+    CHECK(bbig && bsmall && bguard, "shmem_malloc");
+    memset(bbig, 7, 4096);
+    memset(bsmall, 0, 16);
+    memset(bguard, 0x55, 16);
+    shmem_barrier_all();
+    shmemx_clear_error();
+    CHECK(shmem_broadcastmem(SHMEM_TEAM_WORLD, bsmall, bbig, 4096, 0) != 0,
+          "a broadcast of 4 KiB into 16 bytes returns nonzero");
+    expect_error("broadcast past its destination", "shmem_broadcastmem",
+                 "live symmetric allocation");
+    /* nelems * n_pes wraps to 0: the destination's span must not. */
+    CHECK(shmem_alltoallsmem(SHMEM_TEAM_WORLD, bsmall, bbig, (ptrdiff_t)1 << 20, 1,
+                             (size_t)1 << 63) != 0,
+          "an alltoalls whose element count overflows returns nonzero");
+    expect_error("alltoalls of 2^63 elements a PE", "shmem_alltoallsmem", "overflow");
+    shmem_barrier_all();
+    for (int i = 0; i < 16; i++) {
+        CHECK_EQ(bsmall[i], 0, "a refused collective left its destination alone");
+        CHECK_EQ(bguard[i], 0x55, "a refused collective wrote nothing past its destination");
+    }
+    /* A team of PE 0 alone numbers one PE: its context reaches no other,
+     * though the team starts at 0 with stride 1 like the world. */
+    shmem_team_t solo = SHMEM_TEAM_INVALID;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &solo);
+    if (me == 0) {
+        shmem_ctx_t sctx;
+        CHECK(solo != SHMEM_TEAM_INVALID, "PE 0 is in the team of PE 0");
+        CHECK_EQ(shmem_team_create_ctx(solo, 0, &sctx), 0, "a context of the team of PE 0");
+        shmemx_clear_error();
+        shmem_ctx_putmem(sctx, bguard, bbig, 16, 1);
+        expect_error("a put to team PE 1 in a team of one", "shmem_ctx_putmem",
+                     "not in the context's team");
+        shmem_ctx_destroy(sctx);
+    }
+    shmem_barrier_all();
+    for (int i = 0; i < 16; i++)
+        CHECK_EQ(bguard[i], 0x55, "a put outside the context's team changed nothing");
+    if (solo != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(solo);
+    shmem_free(bguard);
+    shmem_free(bsmall);
+    shmem_free(bbig);
+
     /* ---- normal operation afterwards ---- */
     shmemx_clear_error();
     shmem_barrier_all();

@@ -109,7 +109,10 @@ static int broadcast(const char *call, struct uvas_shmem_team *t, void *dest,
                                "team (0..%d)", root, n - 1);
     if (!uvas_shmem_bytes(call, nelems, elem, &bytes))
         return UVAS_ERR_INVAL;
-    int st = barrier(call, t);
+    /* The get writes through the owner's range, which knows no allocation:
+     * dest is checked here, as every collective checks its own. */
+    int st = check_local(call, dest, bytes);
+    st = keep(st, barrier(call, t));
     if (st == UVAS_OK && (me != root || (root_writes && dest != source)))
         st = get_from(call, dest, source, bytes, uvas_shmem_team_pe(t, root));
     return keep(st, barrier(call, t));
@@ -190,13 +193,16 @@ static int alltoalls(const char *call, struct uvas_shmem_team *t, void *dest,
                      size_t elem)
 {
     int n = t->size, me = t->me;
-    size_t bytes, dspan = 0;
+    size_t bytes, count, dspan = 0;
     if (dst < 1 || sst < 1)
         return uvas_shmem_fail(call, UVAS_ERR_INVAL, "strides dst %td and sst %td must "
                                "be at least 1", dst, sst);
+    /* The element count of every PE's blocks too: a product that wraps
+     * would make the destination's span small and leave it unchecked. */
     if (!uvas_shmem_bytes(call, nelems, elem, &bytes) ||
-        !strided_span(call, nelems * (size_t)n, dst, elem, &dspan) ||
-        !strided_span(call, nelems * (size_t)n, sst, elem, &(size_t){0}))
+        !uvas_shmem_bytes(call, nelems, (size_t)n, &count) ||
+        !strided_span(call, count, dst, elem, &dspan) ||
+        !strided_span(call, count, sst, elem, &(size_t){0}))
         return UVAS_ERR_INVAL;
     int st = check_local(call, dest, dspan);
     st = keep(st, barrier(call, t));

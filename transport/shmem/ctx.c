@@ -196,8 +196,10 @@ void shmem_ctx_fence(shmem_ctx_t ctx)
  * team is reported (false). */
 static bool world_pe(const char *call, const struct uvas_shmem_ctx *c, int *pe)
 {
-    if (!c || (c->start == 0 && c->stride == 1))
-        return true; /* the world's numbering (or a team equal to it) */
+    if (!c)
+        return true; /* the world's numbering */
+    /* A team from PE 0 at stride 1 numbers as the world does, but only
+     * its own size of PEs. */
     if (*pe < 0 || *pe >= c->size) {
         uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE %d is not in the context's team (its PEs "
                         "are 0..%d; a team's context numbers PEs as the team does)",
