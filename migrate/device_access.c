@@ -265,9 +265,15 @@ int uvas_device_take(size_t bi, unsigned how, struct uvas_device_hold *h)
         }
         if (res == UVAS_RES_DEVICE) {
             if (write && atomic_exchange_explicit(&b->dup, 0, RLX)) {
-                /* The host copy goes stale: unmap it so the CPU faults. */
+                /* The host copy goes stale: unmap it so the CPU faults.
+                 * Left mapped, the CPU would read it stale: no write. */
                 char *a = uvas_block_addr(bi);
-                uvas_os_zap(a, uvas_g.block_size);
+                int rc = uvas_os_zap(a, uvas_g.block_size);
+                if (rc) {
+                    atomic_store_explicit(&b->dup, 1, RLX);
+                    give_back(bi, h->seen, res);
+                    return rc;
+                }
                 uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, false);
             }
             return UVAS_OK;

@@ -309,19 +309,24 @@ static void protect_read_mostly(struct job *j, size_t a, size_t b)
 }
 
 /* Unmap [addr, addr + len) of the range (spread over the service
- * threads), timed as page-table work. */
-static void unmap_range(uintptr_t addr, size_t len)
+ * threads), timed as page-table work. Status: pages still mapped may not
+ * be copied (what the CPU writes there after would be lost). */
+static int unmap_range(uintptr_t addr, size_t len)
 {
     uint64_t t0 = uvas_os_now_ns();
-    uvas_fault_unmap_blocks(addr, len);
+    int rc = uvas_fault_unmap_blocks(addr, len);
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
+    return rc;
 }
 
-static void unmap_stage(struct job *j, size_t a, size_t b)
+/* Jobs [a, b)'s host pages unmapped (read-mostly ones write-protected
+ * instead). Status: on failure the stage rolls back. */
+static int unmap_stage(struct job *j, size_t a, size_t b)
 {
     uint64_t t0 = uvas_os_now_ns();
+    int rc = UVAS_OK;
     protect_read_mostly(j, a, b);
-    for (size_t i = a; i < b;) {
+    for (size_t i = a; i < b && rc == UVAS_OK;) {
         if (j[i].from != UVAS_RES_HOST || j[i].dup) {
             i++;
             continue;
@@ -329,11 +334,12 @@ static void unmap_stage(struct job *j, size_t a, size_t b)
         size_t k = i + 1;
         while (k < b && j[k].from == UVAS_RES_HOST && !j[k].dup && j[k].bi == j[k - 1].bi + 1)
             k++;
-        uvas_fault_unmap_blocks((uintptr_t)uvas_block_addr(j[i].bi),
-                                (k - i) << uvas_g.shift);
+        rc = uvas_fault_unmap_blocks((uintptr_t)uvas_block_addr(j[i].bi),
+                                     (k - i) << uvas_g.shift);
         i = k;
     }
     lap(&uvas_g.ctr.migrate_ns_map, &t0);
+    return rc;
 }
 
 static void finish_to_device(struct job *x, int rc)
@@ -581,8 +587,8 @@ static int lone_to_device(struct job *j, int rc)
         rc = stage_ops(j, 0, 1, true, &op);
     }
     for (size_t p = 0; rc == UVAS_OK && p < n; p++) {
-        if (!j->dup)
-            unmap_range(at + p * len, len);
+        if (!j->dup && (rc = unmap_range(at + p * len, len)) != UVAS_OK)
+            break; /* the pieces sent are waited for, the block stays */
         piece[p] = op_piece(&op, p * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[p], 1,
                                 UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[p]);
@@ -645,7 +651,7 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
             t[r] = (struct uvas_copy_ticket){0};
             int prc = rc;
             if (prc == UVAS_OK)
-                prc = to_device ? (unmap_stage(j, a, b), UVAS_OK) : recheck_shadows(j, a, b);
+                prc = to_device ? unmap_stage(j, a, b) : recheck_shadows(j, a, b);
             /* A lone stage is split over the copy queues. */
             unsigned cf = (nst == 1 ? UVAS_COPY_SOON | UVAS_COPY_SPREAD : 0) |
                           (flags & UVAS_MIG_SM_FILL ? UVAS_COPY_SM_FILL : 0);

@@ -60,8 +60,10 @@ static void arm_tracking(const struct uvas_block_view *v, size_t n, unsigned fla
         if (!uvas_blk_try_busy(b, UVAS_RES_HOST, &seen))
             continue;
         char *a = uvas_block_addr(v[k].index);
+        /* The memfd keeps the pages. A block left mapped (the zap
+         * failed) is only not tracked this tick. */
         if (access)
-            uvas_os_zap(a, uvas_g.block_size); /* the memfd keeps the pages */
+            (void)uvas_os_zap(a, uvas_g.block_size);
         else
             uvas_uffd_protect(&uvas_g.uffd, a, uvas_g.block_size, true);
         uvas_blk_unbusy(b, seen);

@@ -255,12 +255,26 @@ void uvas_os_nofork(void *p, size_t bytes)
     madvise(p, bytes, MADV_DONTFORK);
 }
 
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24 /* Linux 5.18 */
+#endif
+
 int uvas_os_zap(void *p, size_t bytes)
 {
-    if (madvise(p, bytes, MADV_DONTNEED) < 0)
-        return uvas_fail(UVAS_ERR_SYS, "madvise(MADV_DONTNEED) of [%p, +%zu): %s", p, bytes,
-                         strerror(errno));
-    return UVAS_OK;
+    if (madvise(p, bytes, MADV_DONTNEED) == 0)
+        return UVAS_OK;
+    int e = errno;
+    /* Pages the user locked (mlock): Linux refuses MADV_DONTNEED on them,
+     * and a block "moved" with its pages still mapped loses what the CPU
+     * writes there after. MADV_DONTNEED_LOCKED unmaps them all the same
+     * (they stay locked in the file's cache, to be mapped again). */
+    if (e == EINVAL && madvise(p, bytes, MADV_DONTNEED_LOCKED) == 0)
+        return UVAS_OK;
+    return uvas_fail(UVAS_ERR_SYS, "cannot unmap [%p, +%zu) (madvise MADV_DONTNEED): %s%s", p,
+                     bytes, strerror(e),
+                     e == EINVAL ? "; if the pages are locked (mlock), this kernel lacks "
+                                   "MADV_DONTNEED_LOCKED (Linux 5.18): munlock them first"
+                                 : "");
 }
 
 /* msync fails with ENOMEM where a page is not mapped: the cheapest probe
