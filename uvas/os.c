@@ -267,7 +267,7 @@ int uvas_os_zap(void *p, size_t bytes)
     /* Pages the user locked (mlock): Linux refuses MADV_DONTNEED on them,
      * and a block "moved" with its pages still mapped loses what the CPU
      * writes there after. MADV_DONTNEED_LOCKED unmaps them all the same
-     * (they stay locked in the file's cache, to be mapped again). */
+     * (the memfd keeps them). */
     if (e == EINVAL && madvise(p, bytes, MADV_DONTNEED_LOCKED) == 0)
         return UVAS_OK;
     return uvas_fail(UVAS_ERR_SYS, "cannot unmap [%p, +%zu) (madvise MADV_DONTNEED): %s%s", p,
