@@ -54,6 +54,7 @@
 
 #include "tests/check.h"
 #include "transport/pe/job.h"
+#include "transport/pe/window.h"
 #include "uvas/rundir.h"
 
 /* One judged fact, printed either way; whether it held. */
@@ -616,7 +617,7 @@ int main(int argc, char **argv)
         CHECK(tu_stat_endpoint(T.pid1, getuid(), &T.stat_addr, &T.stat_len),
               "PE 1 (pid %d) has no uvas-stat endpoint in /proc/net/unix", (int)T.pid1);
         char want[160];
-        snprintf(want, sizeof want, "%s/job-%.40s-1.sock", T.dir, T.nspace);
+        CHECK_OK(uvas_window_sock_name(want, sizeof want, T.dir, T.nspace, 1, (int)T.pid1));
         CHECK(!strcmp(T.win_path, want), "PE 1's socket is %s, expected %s", T.win_path, want);
         printf("PE 1: pid %d, window server %s, uvas-stat @%s\n", (int)T.pid1, T.win_path,
                T.stat_addr.sun_path + 1);

@@ -151,6 +151,31 @@ static void sweep_stale(const char *dir)
     closedir(d);
 }
 
+/* FNV-1a: the namespace in 64 bits. */
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 14695981039346656037ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+int uvas_window_sock_name(char *buf, size_t n, const char *dir, const char *nspace, int rank,
+                          int pid)
+{
+    /* Peers learn the path through PMIx, so the name need only be unique
+     * here: the namespace's hash (its first 40 characters were its name,
+     * and two Open MPI 5 jobs' namespaces could share them), the rank,
+     * and the process. */
+    struct sockaddr_un a;
+    int k = snprintf(buf, n, "%s/job-%016llx-%d-%d.sock", dir,
+                     (unsigned long long)name_hash(nspace), rank, pid);
+    if (k < 0 || (size_t)k >= n || (size_t)k >= sizeof a.sun_path)
+        return uvas_fail(UVAS_ERR_SYS, "the fd server's socket path in %s is too long for a "
+                         "socket address (%zu bytes)", dir, sizeof a.sun_path);
+    return UVAS_OK;
+}
+
 int uvas_window_serve(void)
 {
     char dir[96];
@@ -158,10 +183,10 @@ int uvas_window_serve(void)
     if (rc)
         return rc;
     sweep_stale(dir);
-    int n = snprintf(uvas_job.sock_path, sizeof uvas_job.sock_path, "%s/job-%.40s-%d.sock",
-                     dir, uvas_job.proc.nspace, uvas_job.me);
-    if (n < 0 || (size_t)n >= sizeof uvas_job.sock_path)
-        return uvas_fail(UVAS_ERR_SYS, "socket path too long");
+    rc = uvas_window_sock_name(uvas_job.sock_path, sizeof uvas_job.sock_path, dir,
+                               uvas_job.proc.nspace, uvas_job.me, (int)getpid());
+    if (rc)
+        return rc;
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0)
         return uvas_fail(UVAS_ERR_SYS, "socket: %s", strerror(errno));
