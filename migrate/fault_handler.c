@@ -104,6 +104,27 @@ static void map_host(size_t bi)
     uvas_uffd_wake(&uvas_g.uffd, a, uvas_g.block_size);
 }
 
+static bool back_on_host(size_t bi)
+{
+    return uvas_blk_res(atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire)) ==
+           UVAS_RES_HOST;
+}
+
+/* A device-resident block back for the CPU with its read-ahead window.
+ * The window moves all or nothing, so a failure for a later block (its
+ * host pages, say) failed this one too: it is tried again alone before
+ * the fault gives up. On failure the engine leaves bi's threads parked:
+ * give_up signals before it wakes them. */
+static void fault_back(size_t bi, uintptr_t addr, uint32_t tid)
+{
+    size_t n = uvas_migrate_fault_window(bi);
+    int rc = uvas_migrate_fault_back(bi, n);
+    if (rc != UVAS_OK && n > 1 && !back_on_host(bi))
+        rc = uvas_migrate_fault_back(bi, 1);
+    if (rc != UVAS_OK && !back_on_host(bi))
+        give_up(bi, addr, tid);
+}
+
 static void on_fault(uintptr_t addr, unsigned flags, uint32_t tid)
 {
     struct uvas_counters *c = &uvas_g.ctr;
@@ -145,13 +166,8 @@ static void on_fault(uintptr_t addr, unsigned flags, uint32_t tid)
         atomic_fetch_add_explicit(&c->faults_device, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&uvas_g.bt[bi].acc[UVAS_AGENT_CPU], 1, memory_order_relaxed);
         uvas_fault_mm_begin();
-        /* On failure the engine leaves bi's threads parked: give_up
-         * signals before it wakes them. */
-        if (!uvas_migrate_cpu_map(bi, flags & UVAS_FAULT_WRITE) &&
-            uvas_migrate_fault_back(bi, uvas_migrate_fault_window(bi)) != UVAS_OK &&
-            uvas_blk_res(atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire)) !=
-                UVAS_RES_HOST) /* a failure past bi is the readahead's, not this fault's */
-            give_up(bi, addr, tid);
+        if (!uvas_migrate_cpu_map(bi, flags & UVAS_FAULT_WRITE))
+            fault_back(bi, addr, tid);
         uvas_fault_mm_end();
         break;
     }
