@@ -10,6 +10,7 @@
 
 #include "tests/check.h"
 #include "transport/pe/pe.h"
+#include "uvas/inject.h"
 
 #define BLK ((size_t)2 << 20)
 
@@ -160,6 +161,29 @@ int main(void)
     }
     expect_data(cold + 64, small, 5, "received put into an untouched block");
     (void)left;
+
+    /* A put its target refuses (over UCX an active message: the owner's
+     * copy into its device memory fails) is the quiet's error, not a
+     * success. Every PE's copies fail while armed; the barriers keep the
+     * window to these puts. */
+    if (dev && ucx_only) {
+        CHECK_OK(uvas_pe_barrier_all());
+        CHECK_OK(uvas_inject_configure("dma:1+", 1));
+        CHECK_OK(uvas_pe_barrier_all());
+        fill(src, big, 6);
+        int rc = uvas_pe_put(gpu + 4096, src, big, right, false);
+        if (rc == UVAS_OK)
+            rc = uvas_pe_quiet();
+        CHECK(rc != UVAS_OK, "a put whose target's copy failed: the quiet returned success");
+        CHECK(strstr(uvas_last_error(), "refused"), "the quiet's error: '%s'",
+              uvas_last_error());
+        CHECK_OK(uvas_pe_quiet()); /* said once */
+        CHECK_OK(uvas_pe_barrier_all());
+        CHECK_OK(uvas_inject_configure("", 1));
+        CHECK_OK(uvas_pe_barrier_all());
+        if (me == 0)
+            printf("a refused put: %s\n", "reported by the quiet");
+    }
 
     /* Bad input: a status, not a crash. */
     int stackvar;

@@ -301,8 +301,8 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
     memcpy(&mv, header, sizeof mv);
     const struct am_rep *m = &mv;
     if (m->cookie == 0) {
-        if (m->status)
-            uvas_warn("a put was refused by its target: %s", uvas_strerror(m->status));
+        if (m->status) /* the quiet of the put's domain says so */
+            uvas_domain_put_refused(m->value, m->from, m->status);
         if (m->from >= 0 && m->from < uvas_job.n)
             atomic_fetch_sub_explicit(&uvas_job.peers[m->from].am_puts, 1,
                                       memory_order_release);
@@ -480,5 +480,5 @@ int uvas_am_quiet(void)
 {
     for (unsigned i = 0; atomic_load_explicit(&uvas_job.am_pending, memory_order_acquire); i++)
         uvas_ucx_poll(i);
-    return UVAS_OK;
+    return uvas_domain_refusal(0);
 }

@@ -12,6 +12,9 @@
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static bool open_[UVAS_PE_DOMAINS];
 static _Atomic uint32_t pending[UVAS_PE_DOMAINS];
+/* The first put of each domain that its target refused since the last
+ * quiet: the PE in the high half, the status in the low; 0: none. */
+static _Atomic uint64_t refused[UVAS_PE_DOMAINS];
 static _Thread_local unsigned current;
 
 int uvas_pe_domain_open(unsigned *id)
@@ -21,6 +24,7 @@ int uvas_pe_domain_open(unsigned *id)
         if (!open_[i]) {
             open_[i] = true;
             atomic_store_explicit(&pending[i], 0, memory_order_relaxed);
+            atomic_store_explicit(&refused[i], 0, memory_order_relaxed);
             pthread_mutex_unlock(&mu);
             *id = i;
             return UVAS_OK;
@@ -52,7 +56,31 @@ int uvas_pe_domain_quiet(unsigned id)
         return UVAS_OK;
     for (unsigned i = 0; atomic_load_explicit(&pending[id], memory_order_acquire); i++)
         uvas_ucx_poll(i);
-    return UVAS_OK;
+    return uvas_domain_refusal(id);
+}
+
+void uvas_domain_put_refused(uint64_t id, int pe, int status)
+{
+    if (id >= UVAS_PE_DOMAINS)
+        return; /* no domain of ours: nothing waits on it */
+    /* A peer's status is a UVAS_ERR_*; anything else is reported as one. */
+    if (status >= 0 || status < UVAS_ERR_DOUBLE_FREE)
+        status = UVAS_ERR_SYS;
+    uint64_t none = 0, v = (uint64_t)(uint32_t)pe << 32 | (uint32_t)status;
+    atomic_compare_exchange_strong_explicit(&refused[id], &none, v, memory_order_release,
+                                            memory_order_relaxed);
+}
+
+int uvas_domain_refusal(unsigned id)
+{
+    if (id >= UVAS_PE_DOMAINS)
+        return UVAS_OK;
+    uint64_t v = atomic_exchange_explicit(&refused[id], 0, memory_order_acquire);
+    if (v == 0)
+        return UVAS_OK;
+    int st = (int32_t)(uint32_t)v, pe = (int32_t)(uint32_t)(v >> 32);
+    return uvas_fail(st, "a put to PE %d was refused by its target: %s (the data did not "
+                     "land)", pe, uvas_strerror(st));
 }
 
 unsigned uvas_domain_put_sent(void)

@@ -21,5 +21,11 @@ unsigned uvas_domain_put_sent(void);
 void uvas_domain_put_acked(uint64_t id);
 /* A put that could not be sent after uvas_domain_put_sent. */
 void uvas_domain_put_unsent(unsigned id);
+/* The acknowledgement of a put of domain id (0: the default) said its
+ * target pe refused it with status: the domain's next quiet fails. */
+void uvas_domain_put_refused(uint64_t id, int pe, int status);
+/* The first refusal of domain id's puts since its last quiet, as the
+ * quiet's status (and message); UVAS_OK if none. */
+int uvas_domain_refusal(unsigned id);
 
 #endif
