@@ -262,6 +262,25 @@ int main(void)
         CHECK_EQ(bsmall[i], 0, "a refused collective left its destination alone");
         CHECK_EQ(bguard[i], 0x55, "a refused collective wrote nothing past its destination");
     }
+    /* A collect where one PE's count overflows: the others must not read
+     * the count that PE published for an earlier collect and gather its
+     * stale block as if nothing were wrong. */
+    long *cdst = shmem_calloc((size_t)npes, sizeof(long));
+    long *csrc = shmem_malloc(sizeof(long));
+    CHECK(cdst && csrc, "shmem_malloc");
+    *csrc = 1000 + me;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_collect(SHMEM_TEAM_WORLD, cdst, csrc, 1), 0, "a collect");
+    for (int i = 0; i < npes; i++)
+        CHECK_EQ(cdst[i], 1000 + i, "a collect's block");
+    shmemx_clear_error();
+    int cst = shmem_long_collect(SHMEM_TEAM_WORLD, cdst, csrc, me == 0 ? SIZE_MAX / 2 : 1);
+    CHECK(cst != 0, "a collect whose PE 0 count overflows returned 0 on PE %d", me);
+    expect_error("a collect with PE 0's count overflowing", "shmem_long_collect", NULL);
+    shmem_barrier_all();
+    shmem_free(csrc);
+    shmem_free(cdst);
+
     /* A team of PE 0 alone numbers one PE: its context reaches no other,
      * though the team starts at 0 with stride 1 like the world. */
     shmem_team_t solo = SHMEM_TEAM_INVALID;

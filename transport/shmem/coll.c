@@ -134,26 +134,35 @@ static int fcollect(const char *call, struct uvas_shmem_team *t, void *dest,
     return keep(st, barrier(call, t));
 }
 
+/* A count_slot's value for a PE whose own call failed. */
+#define COUNT_FAILED UINT64_MAX
+
 /* Counts differ per PE: each publishes its byte count in its count_slot,
- * every PE reads them all and places each block after its predecessors. */
+ * every PE reads them all and places each block after its predecessors.
+ * A PE whose call fails publishes COUNT_FAILED, so that the others fail
+ * too rather than read the count of its last collect. */
 static int collect(const char *call, struct uvas_shmem_team *t, void *dest,
                    const void *source, size_t nelems, size_t elem)
 {
     int n = t->size;
-    size_t bytes;
+    size_t bytes = 0;
     uint64_t *counts = malloc((size_t)n * sizeof *counts);
     int st = UVAS_OK;
     if (!uvas_shmem_bytes(call, nelems, elem, &bytes))
         st = UVAS_ERR_INVAL;
     else if (!counts)
         st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for %d counts", n);
-    else
-        st = put_local(call, count_slot, &(uint64_t){bytes}, sizeof *count_slot);
+    st = keep(st, put_local(call, count_slot, &(uint64_t){st == UVAS_OK ? bytes : COUNT_FAILED},
+                            sizeof *count_slot));
     st = keep(st, barrier(call, t));
     uint64_t total = 0;
     for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
         st = get_from(call, &counts[pe], count_slot, sizeof *counts, uvas_shmem_team_pe(t, pe));
-        total += st == UVAS_OK ? counts[pe] : 0;
+        if (st == UVAS_OK && counts[pe] == COUNT_FAILED)
+            st = uvas_shmem_fail(call, UVAS_ERR_INVAL, "team PE %d's call failed (its count "
+                                 "or memory): this collect gathers nothing", pe);
+        else if (st == UVAS_OK && __builtin_add_overflow(total, counts[pe], &total))
+            st = uvas_shmem_fail(call, UVAS_ERR_INVAL, "the PEs' counts overflow");
     }
     if (st == UVAS_OK)
         st = check_local(call, dest, total);
