@@ -281,6 +281,22 @@ int main(void)
     shmem_free(csrc);
     shmem_free(cdst);
 
+    /* Symmetric allocations that disagree (PE 1 asks for another size):
+     * every PE undoes the call and says so, not only the PEs next to the
+     * difference (with four PEs, PEs 3 and 0 compare equal calls), and
+     * the heaps stay in step. */
+    shmem_barrier_all();
+    shmemx_clear_error();
+    void *odd = shmem_malloc(me == 1 ? 200 : 100);
+    CHECK(odd == NULL, "PE %d kept an allocation the PEs disagreed on", me);
+    expect_error("symmetric calls that disagree", "shmem_malloc", "disagree");
+    long *even = shmem_malloc(8 * sizeof(long));
+    CHECK(even != NULL, "an allocation after the disagreement");
+    shmem_long_p(even, 77 + me, right);
+    shmem_barrier_all();
+    CHECK_EQ(even[0], 77 + left, "a put into the allocation after the disagreement");
+    shmem_free(even);
+
     /* A team of PE 0 alone numbers one PE: its context reaches no other,
      * though the team starts at 0 with stride 1 like the world. */
     shmem_team_t solo = SHMEM_TEAM_INVALID;

@@ -9,7 +9,11 @@
  * PE that sees it, naming both PEs and both calls. One small put per call.
  * Slots alternate by call number, so a fast PE's next record never lands
  * on one its successor has yet to read (it needs a barrier the slow one has
- * not passed).
+ * not passed). Where errors return (UVAS_SHMEM_ERRORS=return) instead of
+ * ending the job, a PE that sees a difference also marks the call on
+ * every other PE, and after one more barrier every PE fails the call: a
+ * PE whose neighbours agreed would otherwise keep an object the others
+ * dropped, and the heaps would drift apart after all.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +33,7 @@ struct rec {
 };
 
 static struct rec *slot; /* [2], symmetric, host heap: the predecessor's records */
+static uint64_t *bad;    /* symmetric, host heap: the seq of a call a PE found disagreeing */
 static uint64_t seq;
 static struct rec mine;
 
@@ -38,9 +43,13 @@ int uvas_shmem_agree_init(void)
     if (uvas_pe_count() < 2)
         return UVAS_OK;
     slot = uvas_malloc_hint(2 * sizeof *slot, UVAS_HINT_HOST);
-    if (!slot)
+    bad = uvas_malloc_hint(sizeof *bad, UVAS_HINT_HOST);
+    if (!slot || !bad) {
+        uvas_shmem_agree_fini();
         return UVAS_ERR_NOMEM;
+    }
     memset(slot, 0, 2 * sizeof *slot);
+    *bad = 0;
     return UVAS_OK;
 }
 
@@ -48,7 +57,10 @@ void uvas_shmem_agree_fini(void)
 {
     if (slot)
         uvas_try_free(slot);
+    if (bad)
+        uvas_try_free(bad);
     slot = NULL;
+    bad = NULL;
 }
 
 static uint64_t offset_of(const void *p)
@@ -87,10 +99,9 @@ static void describe(char *out, size_t len, const struct rec *r)
                  (unsigned long long)r->size, (unsigned long long)r->off);
 }
 
-int uvas_shmem_agree_check(const char *call)
+/* This PE's record against its predecessor's. Status. */
+static int compare(const char *call)
 {
-    if (!slot)
-        return UVAS_OK;
     const volatile struct rec *got = &slot[mine.seq & 1];
     struct rec p = {got->seq, got->kind, got->size, got->off};
     if (!memcmp(&p, &mine, sizeof p))
@@ -104,4 +115,27 @@ int uvas_shmem_agree_check(const char *call)
                            "symmetric allocations and frees, in the same order, with the same "
                            "sizes", pred, (unsigned long long)p.seq, a, me,
                            (unsigned long long)mine.seq, b);
+}
+
+int uvas_shmem_agree_check(const char *call)
+{
+    if (!slot)
+        return UVAS_OK;
+    int st = compare(call);
+    if (uvas_shmem_errors_fatal())
+        return st; /* a difference has ended the job */
+    int me = uvas_pe_me(), n = uvas_pe_count();
+    if (st != UVAS_OK)
+        for (int pe = 0; pe < n; pe++)
+            if (pe != me)
+                (void)uvas_pe_put(bad, &mine.seq, sizeof mine.seq, pe, false);
+    (void)uvas_pe_quiet();
+    (void)uvas_pe_barrier_all();
+    if (st == UVAS_OK && *(volatile uint64_t *)bad == mine.seq)
+        st = uvas_shmem_fail(call, UVAS_ERR_INVAL, "symmetric calls disagree: another PE saw "
+                             "its call %llu differ from its neighbour's (its message names "
+                             "them), so this PE undoes it too; every PE must make the same "
+                             "symmetric allocations and frees, in the same order, with the "
+                             "same sizes", (unsigned long long)mine.seq);
+    return st;
 }

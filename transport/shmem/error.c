@@ -39,6 +39,12 @@ static void read_mode(void)
      * before shmem_init gets the safe mode. */
 }
 
+bool uvas_shmem_errors_fatal(void)
+{
+    pthread_once(&mode_once, read_mode);
+    return !errors_return;
+}
+
 int uvas_shmem_errors_env_check(void)
 {
     const char *v = getenv("UVAS_SHMEM_ERRORS");

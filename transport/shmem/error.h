@@ -2,6 +2,8 @@
 #ifndef UVAS_TRANSPORT_SHMEM_ERROR_H
 #define UVAS_TRANSPORT_SHMEM_ERROR_H
 
+#include <stdbool.h>
+
 /*
  * Report a failed call whose message is in uvas_last_error(): print
  * "uvas: <call>: <message>" to stderr, remember status and message for
@@ -23,6 +25,9 @@ int uvas_shmem_fail(const char *call, int status, const char *fmt, ...)
  * nor fatal. Returns status. */
 int uvas_shmem_decline(const char *call, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Do errors end the job (UVAS_SHMEM_ERRORS unset or fatal)? */
+bool uvas_shmem_errors_fatal(void);
 
 /* UVAS_SHMEM_ERRORS is fatal, return or unset; else UVAS_ERR_ENV with a
  * message (shmem_init refuses to start). */
