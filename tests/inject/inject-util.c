@@ -48,3 +48,16 @@ void ti_catch_sigbus(void)
     sa.sa_handler = sigbus_exit;
     sigaction(SIGBUS, &sa, NULL);
 }
+
+int ti_child_init(struct uvas_range_desc *d)
+{
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "256M");
+    tu_setenv("UVAS_BLOCK_SIZE", "64K");
+    if (uvas_init(NULL))
+        return 1;
+    *d = tu_range();
+    if (d->fault_mode != UVAS_FAULT_UFFD || !d->device_present)
+        return TU_EXIT_SKIP;
+    return 0;
+}

@@ -47,6 +47,11 @@ uint64_t ti_injected(int site);
 /* Blocks of [p, p+len) at residence res. */
 size_t ti_count(const void *p, size_t len, int res);
 
+/* A child's uvas: 256 MiB in blocks of 64 KiB, initialised, into *d.
+ * 0, or what the child exits with: 1 (init failed), TU_EXIT_SKIP (no
+ * userfaultfd or no device tier). */
+int ti_child_init(struct uvas_range_desc *d);
+
 /* For children that expect the fault path to give up: SIGBUS ends the
  * child with this status (a handler of ours, so sanitizers stay out). */
 #define TI_EXIT_SIGBUS 42

@@ -19,14 +19,10 @@
 static int child_fault(void *arg)
 {
     (void)arg;
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    if (uvas_init(NULL))
-        return 1;
-    struct uvas_range_desc d = tu_range();
-    if (d.fault_mode != UVAS_FAULT_UFFD || !d.device_present)
-        return TU_EXIT_SKIP;
+    struct uvas_range_desc d;
+    int st = ti_child_init(&d);
+    if (st)
+        return st;
     unsigned char *p = uvas_malloc(d.block_size);
     if (!p)
         return 1;

@@ -20,14 +20,10 @@
 static int child_fault(void *arg)
 {
     (void)arg;
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    if (uvas_init(NULL))
-        return 1;
-    struct uvas_range_desc d = tu_range();
-    if (d.fault_mode != UVAS_FAULT_UFFD || !d.device_present)
-        return TU_EXIT_SKIP;
+    struct uvas_range_desc d;
+    int st = ti_child_init(&d);
+    if (st)
+        return st;
     unsigned char *p = uvas_malloc_hint(d.block_size, UVAS_HINT_DEVICE);
     if (!p || tu_residence(p) != UVAS_RES_DEVICE)
         return 1;
@@ -41,14 +37,10 @@ static int child_fault(void *arg)
 static int child_readahead(void *arg)
 {
     (void)arg;
-    tu_clear_env();
-    tu_setenv("UVAS_SIZE", "256M");
-    tu_setenv("UVAS_BLOCK_SIZE", "64K");
-    if (uvas_init(NULL))
-        return 1;
-    struct uvas_range_desc d = tu_range();
-    if (d.fault_mode != UVAS_FAULT_UFFD || !d.device_present)
-        return TU_EXIT_SKIP;
+    struct uvas_range_desc d;
+    int st = ti_child_init(&d);
+    if (st)
+        return st;
     size_t bs = d.block_size;
     ti_catch_sigbus();
     /* The window needs the neighbour back within 5 ms: a loaded machine
