@@ -301,8 +301,11 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
     memcpy(&mv, header, sizeof mv);
     const struct am_rep *m = &mv;
     if (m->cookie == 0) {
-        if (m->status) /* the quiet of the put's domain says so */
+        if (m->status) { /* said now, and by the quiet of the put's domain */
+            uvas_warn("a put to PE %d was refused by its target: %s (the next quiet fails)",
+                      (int)m->from, uvas_strerror(m->status));
             uvas_domain_put_refused(m->value, m->from, m->status);
+        }
         if (m->from >= 0 && m->from < uvas_job.n)
             atomic_fetch_sub_explicit(&uvas_job.peers[m->from].am_puts, 1,
                                       memory_order_release);
