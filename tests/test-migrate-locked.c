@@ -25,6 +25,20 @@
 #define MADV_DONTNEED_LOCKED 24
 #endif
 
+/* The system calls themselves: AddressSanitizer makes mlock(3) a no-op
+ * that returns 0 (it would lock the shadow memory), and the pages must be
+ * locked for real. */
+static void lock(void *p, size_t n)
+{
+    if (syscall(SYS_mlock, p, n) != 0)
+        SKIP("mlock of %zu bytes refused (%s): RLIMIT_MEMLOCK", n, strerror(errno));
+}
+
+static void unlock(void *p, size_t n)
+{
+    CHECK(syscall(SYS_munlock, p, n) == 0, "munlock: %s", strerror(errno));
+}
+
 /* Does this kernel have MADV_DONTNEED_LOCKED (Linux 5.18)? Then locked
  * memory must move. */
 static bool have_dontneed_locked(void)
@@ -43,8 +57,7 @@ static bool have_dontneed_locked(void)
 static void locked_round(unsigned char *p, size_t n, const char *what, bool must_refuse)
 {
     memset(p, 0x11, n);
-    if (mlock(p, n) != 0)
-        SKIP("mlock of %zu bytes refused (%s): RLIMIT_MEMLOCK", n, strerror(errno));
+    lock(p, n);
     int rc = uvas_migrate(p, n, UVAS_LOC_DEVICE, 0);
     CHECK(!must_refuse || rc != UVAS_OK, "%s: moved to the device though its pages could "
           "not be unmapped", what);
@@ -69,7 +82,7 @@ static void locked_round(unsigned char *p, size_t n, const char *what, bool must
         CHECK(p[i] == 0x22, "%s: the CPU's write at offset %zu is lost (0x%02x): the host "
               "pages were still mapped while the block was on the device", what, i, p[i]);
     CHECK(tu_find_not(p + 1, 4095, 0x11) == -1, "%s: the rest of the first page kept", what);
-    CHECK_OK(munlock(p, n));
+    unlock(p, n);
     printf("  %s: %s\n", what, rc == UVAS_OK ? "moved and back, writes kept" : "refused");
 }
 
@@ -78,8 +91,7 @@ static void locked_round(unsigned char *p, size_t n, const char *what, bool must
 static void locked_dup_round(unsigned char *p, size_t n, const char *what, bool must_refuse)
 {
     memset(p, 0x11, n);
-    if (mlock(p, n) != 0)
-        SKIP("mlock of %zu bytes refused (%s): RLIMIT_MEMLOCK", n, strerror(errno));
+    lock(p, n);
     CHECK_OK(uvas_advise(p, n, UVAS_ADVISE_READ_MOSTLY, 0));
     CHECK_OK(uvas_migrate(p, n, UVAS_LOC_DEVICE, 0));
     int rc = uvas_device_access(p, 64, 1, 0x33);
@@ -94,7 +106,7 @@ static void locked_dup_round(unsigned char *p, size_t n, const char *what, bool 
     CHECK_OK(uvas_migrate(p, n, UVAS_LOC_HOST, 0));
     CHECK(p[63] == want && p[64] == 0x11, "%s: after the way back", what);
     CHECK_OK(uvas_advise(p, n, UVAS_ADVISE_UNSET_READ_MOSTLY, 0));
-    CHECK_OK(munlock(p, n));
+    unlock(p, n);
     printf("  %s: %s\n", what, rc == UVAS_OK ? "device write, the CPU sees it"
                                              : "device write refused, nothing stale");
 }
