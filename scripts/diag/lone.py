@@ -39,22 +39,26 @@ static const char *dgn(const char *base, size_t p)
 }
 
 /* Take a block for a transition; false if it is in one and we may not wait. */''')
-# lone_to_device
-after(root, f, "        rc = stage_ops(j, 0, 1, true, &op);", '        uvas_dg_mark("ops");')
-after(root, f, "            unmap_range(at + p * len, len);", '        uvas_dg_mark(dgn("u", p));')
-after(root, f, "                                UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[p]);",
-      '        uvas_dg_mark(dgn("s", p));')
-after(root, f, "        int rp = stage_wait(&t[p]);", '        uvas_dg_mark(dgn("w", p));')
-after(root, f, "    finish_to_device(j, rc);", '    uvas_dg_mark("fin");')
-# lone_to_host
-after(root, f, "        rc = recheck_shadows(j, 0, 1);", '        uvas_dg_mark("chk");')
-after(root, f, "        rc = stage_ops(j, 0, 1, false, &op);", '        uvas_dg_mark("ops");')
-after(root, f, "                                UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[sent]);",
-      '        uvas_dg_mark(dgn("s", sent));')
-after(root, f, "            int rp = stage_wait(&t[p]);", '            uvas_dg_mark(dgn("w", p));')
-after(root, f, "            map_range(at + mapped, len);", '            uvas_dg_mark(dgn("m", p));')
-after(root, f, "    finish_to_host(j, rc);", '    uvas_dg_mark("fin");')
-after(root, f, "        uvas_gate_batch_end();", '        uvas_dg_mark("taken");')
+# (the line a mark goes after, the mark): lone_to_device, then lone_to_host
+MARKS = [
+    ("        rc = stage_ops(j, 0, 1, true, &op);", '        uvas_dg_mark("ops");'),
+    ("            break; /* the pieces sent are waited for, the block stays */",
+     '        uvas_dg_mark(dgn("u", p));'),
+    ("                                UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[p]);",
+     '        uvas_dg_mark(dgn("s", p));'),
+    ("        int rp = stage_wait(&t[p]);", '        uvas_dg_mark(dgn("w", p));'),
+    ("    finish_to_device(j, rc);", '    uvas_dg_mark("fin");'),
+    ("        rc = recheck_shadows(j, 0, 1);", '        uvas_dg_mark("chk");'),
+    ("        rc = stage_ops(j, 0, 1, false, &op);", '        uvas_dg_mark("ops");'),
+    ("                                UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[sent]);",
+     '        uvas_dg_mark(dgn("s", sent));'),
+    ("            int rp = stage_wait(&t[p]);", '            uvas_dg_mark(dgn("w", p));'),
+    ("            map_range(at + mapped, len);", '            uvas_dg_mark(dgn("m", p));'),
+    ("    finish_to_host(j, rc);", '    uvas_dg_mark("fin");'),
+    ("        uvas_gate_batch_end();", '        uvas_dg_mark("taken");'),
+]
+for line, mark in MARKS:
+    after(root, f, line, mark)
 a = "migrate/api.c"
 patch(root, a, '''static int migrate_entered(''', '''void uvas_dg_begin(void);
 void uvas_dg_mark(const char *w);
