@@ -73,7 +73,8 @@ void uvas_domain_put_refused(uint64_t id, int pe, int status)
 
 int uvas_domain_refusal(unsigned id)
 {
-    if (id >= UVAS_PE_DOMAINS)
+    /* Read first: every quiet comes here, and a refusal is rare. */
+    if (id >= UVAS_PE_DOMAINS || !atomic_load_explicit(&refused[id], memory_order_relaxed))
         return UVAS_OK;
     uint64_t v = atomic_exchange_explicit(&refused[id], 0, memory_order_acquire);
     if (v == 0)
