@@ -11,4 +11,5 @@ mkdir build-dev
     ! -path './meson-*' ! -name '*.a' ! -name 'libfloor-check-*' -print0 | xargs -0 -I{} cp --parents {} ../build-dev/)
 cp -P "$src"/libuvas.so "$src"/libuvas.so.0 build-dev/
 find build-dev -type f -exec strip --strip-debug {} \; 2>/dev/null || true
-du -sh build-dev | cut -f1
+tar czf build-dev.tgz build-dev
+du -sh build-dev build-dev.tgz | tr '\n' ' '; echo
