@@ -32,14 +32,20 @@
 
 struct uvas_fault_service {
     int uffd;
-    int stopfd;
+    int stopfd;      /* the service threads stop */
+    int sparestopfd; /* the spare stops: only once they have, as they may wait on it */
     struct uvas_fill fill;
-    /* Fault messages read by a thread that could not serve them then (it
-     * was reading to let an event through, see drain()): the service
-     * threads serve them when qfd is readable. */
+    /* Messages read by a thread that could not serve them then (it was
+     * reading to let an event through, see drain()): the service threads
+     * serve them when qfd is readable. Faults in any order; events (the
+     * process's munmap and mremap) in the order read, one at a time (evmu
+     * held while one is handled). */
     pthread_mutex_t qmu;
     struct uffd_msg *q;
     size_t qlen, qcap;
+    struct uffd_msg *ev;
+    size_t evhead, evlen, evcap;
+    pthread_mutex_t evmu;
     int qfd;
     /* The spare reader: reads the userfaultfd while a service thread is
      * in work that may wait for an event to be read (mm_ops > 0). */
@@ -85,6 +91,14 @@ static void serve(const struct uffd_msg *m)
 _Thread_local bool uvas_on_fault_thread;
 static struct uvas_fault_service *_Atomic svc; /* the running service */
 static struct uvas_fault_service *running;     /* the one started (start/stop) */
+static void tell_queued(struct uvas_fault_service *s)
+{
+    uint64_t one = 1;
+    if (write(s->qfd, &one, sizeof one) < 0) {
+        /* the counter is saturated: readers are already told */
+    }
+}
+
 static void defer(struct uvas_fault_service *s, const struct uffd_msg *m)
 {
     pthread_mutex_lock(&s->qmu);
@@ -101,18 +115,78 @@ static void defer(struct uvas_fault_service *s, const struct uffd_msg *m)
     }
     s->q[s->qlen++] = *m;
     pthread_mutex_unlock(&s->qmu);
-    uint64_t one = 1;
-    if (write(s->qfd, &one, sizeof one) < 0) {
-        /* the counter is saturated: readers are already told */
+    tell_queued(s);
+}
+
+/* Queue an event behind those read before it. False if there is no room
+ * (the caller then handles it itself). */
+static bool defer_event(struct uvas_fault_service *s, const struct uffd_msg *m)
+{
+    pthread_mutex_lock(&s->qmu);
+    if (s->evhead == s->evlen)
+        s->evhead = s->evlen = 0;
+    if (s->evlen == s->evcap && s->evhead) {
+        memmove(s->ev, s->ev + s->evhead, (s->evlen - s->evhead) * sizeof *s->ev);
+        s->evlen -= s->evhead;
+        s->evhead = 0;
+    }
+    if (s->evlen == s->evcap) {
+        size_t cap = s->evcap ? 2 * s->evcap : 16;
+        struct uffd_msg *q = realloc(s->ev, cap * sizeof *q);
+        if (!q) {
+            pthread_mutex_unlock(&s->qmu);
+            return false;
+        }
+        s->ev = q;
+        s->evcap = cap;
+    }
+    s->ev[s->evlen++] = *m;
+    pthread_mutex_unlock(&s->qmu);
+    return true;
+}
+
+static bool events_queued(struct uvas_fault_service *s)
+{
+    pthread_mutex_lock(&s->qmu);
+    bool any = s->evhead < s->evlen;
+    pthread_mutex_unlock(&s->qmu);
+    return any;
+}
+
+/* Handle the queued events, oldest first, on a service thread. Handling
+ * one may map or unmap inside the range and so wait for a new event to be
+ * read: mm_begin wakes the spare reader for it. A thread that finds
+ * another handling leaves the queue to it: that one looks again after
+ * letting go, so nothing queued before is left behind. */
+static void handle_events(struct uvas_fault_service *s)
+{
+    while (events_queued(s) && pthread_mutex_trylock(&s->evmu) == 0) {
+        for (;;) {
+            struct uffd_msg m;
+            pthread_mutex_lock(&s->qmu);
+            bool any = s->evhead < s->evlen;
+            if (any)
+                m = s->ev[s->evhead++];
+            pthread_mutex_unlock(&s->qmu);
+            if (!any)
+                break;
+            mm_begin();
+            handle_event(&m);
+            mm_end();
+        }
+        pthread_mutex_unlock(&s->evmu);
     }
 }
 
 static _Thread_local bool draining;
 
-/* Read what the userfaultfd holds, so that a waiting event gets through:
- * events are handled here, faults queued for the service threads. Called
- * by threads retrying an ioctl the kernel refused with EAGAIN, and by the
- * spare reader. */
+/* Read what the userfaultfd holds, so that a waiting event gets through,
+ * and queue it all for the service threads. Called by threads retrying an
+ * ioctl the kernel refused with EAGAIN (any thread, holding anything) and
+ * by the spare reader. Reading is what lets the process's munmap or mremap
+ * finish and the ioctl through; handling an event here instead could wait
+ * for an event of its own with no reader awake, or on what the caller
+ * holds. */
 static void drain(void)
 {
     struct uvas_fault_service *s = atomic_load(&svc);
@@ -125,21 +199,27 @@ static void drain(void)
     ssize_t got = read(s->uffd, msg, sizeof msg);
     if (got <= 0)
         sched_yield();
+    bool events = false;
     for (ssize_t i = 0; i < got / (ssize_t)sizeof msg[0]; i++) {
         if (msg[i].event == UFFD_EVENT_PAGEFAULT)
             defer(s, &msg[i]);
+        else if (defer_event(s, &msg[i]))
+            events = true;
         else
-            handle_event(&msg[i]);
+            handle_event(&msg[i]); /* no memory to queue it: as before, here */
     }
+    if (events)
+        tell_queued(s);
     draining = false;
 }
 
-/* Serve the queued faults. */
+/* Handle the queued events, then serve the queued faults. */
 static void serve_queued(struct uvas_fault_service *s)
 {
     uint64_t v;
     if (read(s->qfd, &v, sizeof v) < 0 && errno != EAGAIN)
         return;
+    handle_events(s);
     for (;;) {
         pthread_mutex_lock(&s->qmu);
         if (!s->qlen) {
@@ -191,9 +271,9 @@ static void *spare_main(void *arg)
     struct uvas_fault_service *s = arg;
     uvas_on_fault_thread = true;
     struct pollfd pk[2] = {{.fd = s->kickfd, .events = POLLIN},
-                           {.fd = s->stopfd, .events = POLLIN}};
+                           {.fd = s->sparestopfd, .events = POLLIN}};
     struct pollfd pu[2] = {{.fd = s->uffd, .events = POLLIN},
-                           {.fd = s->stopfd, .events = POLLIN}};
+                           {.fd = s->sparestopfd, .events = POLLIN}};
     for (;;) {
         if (poll(pk, 2, -1) < 0 && errno != EINTR)
             return NULL;
@@ -249,9 +329,14 @@ static void *worker_main(void *arg)
         }
         for (size_t i = 0; i < (size_t)got / sizeof msg[0]; i++) {
             if (msg[i].event != UFFD_EVENT_PAGEFAULT) {
-                mm_begin(); /* putting a CPU view back raises an event */
-                handle_event(&msg[i]);
-                mm_end();
+                /* Behind the events a drain queued before it. */
+                if (defer_event(s, &msg[i])) {
+                    handle_events(s);
+                } else {
+                    mm_begin(); /* putting a CPU view back raises an event */
+                    handle_event(&msg[i]);
+                    mm_end();
+                }
                 continue;
             }
             uint64_t t0 = uvas_os_now_ns();
@@ -274,21 +359,22 @@ int uvas_fault_service_start(int uffd, unsigned want, const struct uvas_fault_ha
         return uvas_fail(UVAS_ERR_NOMEM, "cannot allocate the fault service");
     s->uffd = uffd;
     pthread_mutex_init(&s->qmu, NULL);
+    pthread_mutex_init(&s->evmu, NULL);
     s->stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    s->sparestopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     s->qfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     s->kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    int rc = s->stopfd < 0 || s->qfd < 0 || s->kickfd < 0
+    int rc = s->stopfd < 0 || s->sparestopfd < 0 || s->qfd < 0 || s->kickfd < 0
                  ? uvas_fail(UVAS_ERR_SYS, "eventfd for the fault service failed: %s",
                              strerror(errno))
                  : uvas_fill_init(&s->fill, n, cpus, ncpu);
     if (rc) {
-        if (s->stopfd >= 0)
-            close(s->stopfd);
-        if (s->qfd >= 0)
-            close(s->qfd);
-        if (s->kickfd >= 0)
-            close(s->kickfd);
+        int fds[] = {s->stopfd, s->sparestopfd, s->qfd, s->kickfd};
+        for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+            if (fds[i] >= 0)
+                close(fds[i]);
         pthread_mutex_destroy(&s->qmu);
+        pthread_mutex_destroy(&s->evmu);
         free(s);
         return rc;
     }
@@ -385,23 +471,34 @@ void uvas_fault_service_stop(void)
 
 static void destroy(struct uvas_fault_service *s)
 {
+    /* The service threads first, the spare reader after them: one of them
+     * may be in work that waits for an event to be read (a CPU view mapped
+     * as finalize runs), and only the spare reads it then. */
     uint64_t one = 1;
     if (write(s->stopfd, &one, sizeof one) < 0)
         uvas_warn("fault service: cannot signal stop: %s", strerror(errno));
     for (unsigned i = 0; i < s->n; i++)
         pthread_join(s->w[i].th, NULL);
-    if (s->spare_started)
+    if (s->spare_started) {
+        if (write(s->sparestopfd, &one, sizeof one) < 0)
+            uvas_warn("fault service: cannot signal stop: %s", strerror(errno));
         pthread_join(s->spare, NULL);
+    }
     uvas_uffd_set_eagain_hook(NULL);
     atomic_store(&svc, NULL);
-    /* Faults queued and not served: their threads would stay parked. */
+    /* Faults queued and not served: their threads would stay parked.
+     * Queued events need nothing more: reading them let their munmap or
+     * mremap finish, and the range goes away. */
+    const struct uvas_uffd u = {.fd = s->uffd};
     for (size_t i = 0; i < s->qlen; i++)
-        uvas_uffd_wake(&uvas_g.uffd,
-                       (void *)uvas_page_down((uintptr_t)s->q[i].arg.pagefault.address),
+        uvas_uffd_wake(&u, (void *)uvas_page_down((uintptr_t)s->q[i].arg.pagefault.address),
                        UVAS_PAGE);
     free(s->q);
+    free(s->ev);
     pthread_mutex_destroy(&s->qmu);
+    pthread_mutex_destroy(&s->evmu);
     close(s->stopfd);
+    close(s->sparestopfd);
     close(s->qfd);
     close(s->kickfd);
     uvas_fill_fini(&s->fill);

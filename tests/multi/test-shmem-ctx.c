@@ -117,6 +117,22 @@ int main(void)
     shmem_ctx_quiet(ctx);
     OK(strstr(shmemx_last_error_string(), "not a live context") != NULL,
        "a destroyed context: %s", shmemx_last_error_string());
+    /* A destroyed context's handle stays dead when a new context takes
+     * its memory (handles were the contexts' addresses: the next context
+     * made came back at the same address, and the stale handle named it). */
+    {
+        shmem_ctx_t old, fresh;
+        OK_EQ(shmem_ctx_create(0, &old), 0, "a context to destroy");
+        shmem_ctx_destroy(old);
+        OK_EQ(shmem_ctx_create(0, &fresh), 0, "a context made after it");
+        shmemx_clear_error();
+        shmem_ctx_quiet(old);
+        OK(strstr(shmemx_last_error_string(), "not a live context") != NULL,
+           "the destroyed context's handle named the context made after it");
+        shmemx_clear_error();
+        shmem_ctx_destroy(fresh);
+        OK(shmemx_last_error() == 0, "the new context: %s", shmemx_last_error_string());
+    }
     /* 2000 contexts made and destroyed: their domains come back */
     for (int i = 0; i < 2000; i++) {
         shmem_ctx_t c;

@@ -297,6 +297,38 @@ int main(void)
     CHECK_EQ(even[0], 77 + left, "a put into the allocation after the disagreement");
     shmem_free(even);
 
+    /* A shmem_realloc that disagrees (PE 1 asks for another size): every
+     * PE fails it as realloc(3) fails, its object where it was with its
+     * bytes, and the heaps stay in step (before, each PE kept what its
+     * own realloc had made: PE 1's object grew where the others' did not,
+     * and the next allocation came at another offset on PE 1). */
+    long *held = shmem_malloc(1024 * sizeof(long));
+    CHECK(held != NULL, "shmem_malloc before the disagreeing realloc");
+    for (int i = 0; i < 1024; i++)
+        held[i] = me * 10000 + i;
+    shmem_barrier_all();
+    shmemx_clear_error();
+    long *moved = shmem_realloc(held, (me == 1 ? 1 << 20 : 1 << 19) * sizeof(long));
+    CHECK(moved == NULL, "PE %d kept a realloc the PEs disagreed on", me);
+    expect_error("a shmem_realloc that disagrees", "shmem_realloc", "disagree");
+    for (int i = 0; i < 1024; i++)
+        CHECK_EQ(held[i], me * 10000 + i, "the object of a failed realloc keeps its bytes");
+    long *after = shmem_malloc(1 << 22);
+    CHECK(after != NULL, "an allocation after the disagreeing realloc");
+    long mine_at = (long)((char *)after - (char *)held), left_at = -1;
+    static long at_of_left; /* a global: a symmetric object */
+    shmem_long_p(&at_of_left, mine_at, right);
+    shmem_barrier_all();
+    left_at = at_of_left;
+    CHECK_EQ(left_at, mine_at, "the next allocation's place, against the left PE's");
+    shmem_long_p(after, 88 + me, right);
+    shmem_long_p(held, 99 + me, right);
+    shmem_barrier_all();
+    CHECK_EQ(after[0], 88 + left, "a put into the allocation after the disagreeing realloc");
+    CHECK_EQ(held[0], 99 + left, "a put into the object of the failed realloc");
+    shmem_free(after);
+    shmem_free(held);
+
     /* A team of PE 0 alone numbers one PE: its context reaches no other,
      * though the team starts at 0 with stride 1 like the world. */
     shmem_team_t solo = SHMEM_TEAM_INVALID;

@@ -149,6 +149,17 @@ static void check_reuse_and_errors(void)
         if (t != SHMEM_TEAM_INVALID)
             shmem_team_destroy(t);
     }
+    /* A destroyed team's handle stays dead when a new team takes its
+     * memory (handles were the teams' addresses). */
+    shmem_team_t gone, fresh;
+    OK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &gone), 0, "a team");
+    shmem_team_destroy(gone);
+    OK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &fresh), 0,
+          "a team made after it");
+    OK(shmem_team_n_pes(gone) == -1,
+       "the destroyed team's handle named the team made after it (n_pes %d)",
+       shmem_team_n_pes(gone));
+    shmem_team_destroy(fresh);
     shmem_team_t all;
     OK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &all), 0, "all");
     for (int r = 0; r < 50; r++)

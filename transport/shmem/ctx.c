@@ -25,6 +25,10 @@
 
 struct uvas_shmem_ctx {
     struct uvas_shmem_ctx *next;
+    /* The user's handle: a number never given before, not the address, so
+     * that a destroyed context's handle cannot name a context made later
+     * where its memory was. */
+    shmem_ctx_t handle;
     long options;
     shmem_team_t team;
     int start, stride, size; /* the team's PEs in the world's numbering */
@@ -33,6 +37,7 @@ struct uvas_shmem_ctx {
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct uvas_shmem_ctx *live;
+static uintptr_t handles = 16; /* the last handle given, under mu; 0 and 1 are predefined */
 
 /* The context a handle names (SHMEM_CTX_DEFAULT: NULL, *ok); else
  * reported. */
@@ -43,7 +48,7 @@ static struct uvas_shmem_ctx *find(const char *call, shmem_ctx_t ctx, bool *ok)
         return NULL;
     pthread_mutex_lock(&mu);
     struct uvas_shmem_ctx *c = live;
-    while (c && (shmem_ctx_t)c != ctx)
+    while (c && c->handle != ctx)
         c = c->next;
     pthread_mutex_unlock(&mu);
     if (!c) {
@@ -93,10 +98,11 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     c->stride = t->stride;
     c->size = t->size;
     pthread_mutex_lock(&mu);
+    c->handle = (shmem_ctx_t)++handles;
     c->next = live;
     live = c;
     pthread_mutex_unlock(&mu);
-    *ctx = (shmem_ctx_t)c;
+    *ctx = c->handle;
     return 0;
 }
 
@@ -107,10 +113,11 @@ void uvas_shmem_ctx_destroy_team(shmem_team_t team)
         struct uvas_shmem_ctx *c = live;
         while (c && (c->team != team || (c->options & SHMEM_CTX_PRIVATE)))
             c = c->next;
+        shmem_ctx_t h = c ? c->handle : SHMEM_CTX_INVALID;
         pthread_mutex_unlock(&mu);
-        if (!c)
+        if (h == SHMEM_CTX_INVALID)
             return;
-        shmem_ctx_destroy((shmem_ctx_t)c);
+        shmem_ctx_destroy(h);
     }
 }
 

@@ -215,11 +215,21 @@ void *shmem_realloc(void *ptr, size_t size)
         shmem_free(ptr);
         return NULL;
     }
-    /* No PE may move the block while a peer still accesses the old one. */
+    /* The PEs agree on the request before any moves its object: a
+     * realloc cannot be undone (a shrink drops the tail; a move frees the
+     * old place), so one that disagrees fails everywhere as realloc(3)
+     * fails, each object where it was. The barrier is the one that keeps
+     * a PE from moving its object while a peer still accesses the old. */
+    uvas_shmem_agree_post(UVAS_AGREE_REALLOC, size, ptr);
     barrier("shmem_realloc");
+    if (uvas_shmem_agree_check("shmem_realloc") != UVAS_OK)
+        return NULL;
     void *q = uvas_realloc(ptr, size);
     if (!q)
         uvas_shmem_report("shmem_realloc", status_of_errno(errno));
+    /* And on the outcome: a PE out of memory where the others were not
+     * leaves the heaps out of step, which this reports (and, by default,
+     * ends the job on). */
     uvas_shmem_agree_post(UVAS_AGREE_REALLOC, size, q);
     barrier("shmem_realloc");
     uvas_shmem_agree_check("shmem_realloc");

@@ -31,6 +31,10 @@
 
 struct uvas_shmem_team_reg {
     struct uvas_shmem_team t;
+    /* The user's handle: a number never given before, not the address, so
+     * that a destroyed team's handle cannot name a team made later where
+     * its memory was. */
+    shmem_team_t handle;
     struct uvas_shmem_team_reg *next; /* the teams this PE made, to know a handle */
 };
 
@@ -39,6 +43,7 @@ static bool shared_world;
 static uint64_t (*slots)[ROUNDS]; /* symmetric: SLOTS x ROUNDS counters */
 static uint64_t *used;            /* symmetric: this PE's teams' slots, a bit each */
 static struct uvas_shmem_team_reg *made;
+static uintptr_t handles = 16; /* the last handle given; 0-2 are the predefined teams */
 
 static int index_of(const struct uvas_shmem_team *t, int w);
 
@@ -91,7 +96,7 @@ struct uvas_shmem_team *uvas_shmem_team_find(shmem_team_t team)
     if (team == SHMEM_TEAM_SHARED)
         return uvas_shmem_shared_is_world() ? &world : &self;
     for (struct uvas_shmem_team_reg *r = made; r; r = r->next)
-        if ((shmem_team_t)&r->t == team)
+        if (r->handle == team)
             return &r->t;
     return NULL;
 }
@@ -297,7 +302,8 @@ static int join(const char *call, int start, int stride, int size, int slot,
     *used |= 1ull << slot;
     r->next = made;
     made = r;
-    *out = (shmem_team_t)&r->t;
+    r->handle = (shmem_team_t)++handles;
+    *out = r->handle;
     return UVAS_OK;
 }
 
@@ -394,7 +400,7 @@ int uvas_shmem_team_unmake(shmem_team_t team)
     }
     for (struct uvas_shmem_team_reg **pp = &made; *pp; pp = &(*pp)->next) {
         struct uvas_shmem_team_reg *r = *pp;
-        if ((shmem_team_t)&r->t != team)
+        if (r->handle != team)
             continue;
         /* Every member's syncs are done (they all reached destroy): the
          * slot is free for the next team. */
