@@ -130,6 +130,25 @@ void *uvas_os_map_file(int fd, size_t bytes)
     return a;
 }
 
+int uvas_os_map_path(const char *path, const void **out, size_t *bytes)
+{
+    *out = NULL;
+    *bytes = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return UVAS_ERR_SYS;
+    struct stat st;
+    void *a = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+        a = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (a == MAP_FAILED)
+        return UVAS_ERR_SYS;
+    *out = a;
+    *bytes = (size_t)st.st_size;
+    return UVAS_OK;
+}
+
 void uvas_os_unmap(void *p, size_t bytes)
 {
     if (p)

@@ -53,6 +53,10 @@ void uvas_os_shared_table_free(void *p, size_t bytes, int fd);
 /* All of fd mapped shared and writable, not inherited by a child; NULL if
  * it cannot be (the caller does without). */
 void *uvas_os_map_file(int fd, size_t bytes);
+/* The file at path mapped read-only and private (*out, *bytes; unmap with
+ * uvas_os_unmap). Status, without a message: a caller that can do without
+ * the file says nothing. */
+int uvas_os_map_path(const char *path, const void **out, size_t *bytes);
 void uvas_os_unmap(void *p, size_t bytes);
 /* Free the host tier's pages [off, off+len): every mapping of them reads
  * zero (and faults again) after. Status. */

@@ -91,6 +91,23 @@ int main(void)
     expect_error("getmem from a global past the program's data", "shmem_getmem",
                  "not symmetric");
     CHECK_EQ(src[0], 1, "a refused get from a global left the destination alone");
+    /* Nor one that runs past its variable into the next (each global is
+     * held to its own bounds, as a heap object is), nor libc's stdout,
+     * which the dynamic linker copied into the program's data. */
+    for (int i = 0; i < 4; i++)
+        gl[i] = 1000 + i;
+    shmem_barrier_all();
+    long five[5] = {-1, -1, -1, -1, -1};
+    shmem_putmem(gl, five, sizeof five, right);
+    expect_error("putmem past the end of a global", "shmem_putmem", "runs past the end");
+    shmem_putmem(&gl[3], five, 2 * sizeof(long), right);
+    expect_error("putmem from a global's last word on", "shmem_putmem", "runs past the end");
+    shmem_putmem(&stdout, five, sizeof stdout, right);
+    expect_error("putmem to stdout", "shmem_putmem", "not symmetric");
+    shmem_barrier_all();
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(gl[i], 1000 + i, "a global a refused put would have overwritten");
+    fflush(stdout);
 
     /* A freed symmetric object (whole blocks) is no longer symmetric. */
     long *gone = shmem_malloc((size_t)4 << 20);

@@ -3,8 +3,11 @@
  * messages name by offset: this program's globals (data and bss) are in
  * it, its stack, heap and code are not; an offset maps back to the
  * variable; a request that runs past the segment, however it is made to
- * wrap, maps to nothing.
+ * wrap, maps to nothing; nor does one that runs past its variable into the
+ * next, or one into an object the dynamic linker copied into the program
+ * from libc (stdout), which is nobody's symmetric object.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "../check.h"
@@ -32,7 +35,22 @@ int main(void)
     CHECK(!uvas_seg_has(g_bss, size + 1), "a range longer than the segment");
     CHECK(uvas_seg_at(uvas_seg_offset(&g_data), sizeof g_data) == (char *)&g_data,
           "an offset maps back to its variable");
-    CHECK(uvas_seg_at(0, size) == (const char *)lo, "the whole segment");
+    /* Each variable by its own bounds (the symbol table of this file). */
+    const void *olo;
+    size_t osize;
+    CHECK(uvas_seg_object(&g_bss[3], &olo, &osize) && olo == (const void *)g_bss &&
+              osize == sizeof g_bss,
+          "g_bss's bounds: [%p, +%zu), expected [%p, +%zu)", olo, osize, (void *)g_bss,
+          sizeof g_bss);
+    uint64_t ob = uvas_seg_offset(g_bss);
+    CHECK(uvas_seg_at(ob, sizeof g_bss) == (char *)g_bss, "a whole variable");
+    CHECK(uvas_seg_at(ob + 8, sizeof g_bss - 8) == (char *)g_bss + 8, "a variable's tail");
+    CHECK(!uvas_seg_has(g_bss, sizeof g_bss + 1), "a range one byte past its variable");
+    CHECK(uvas_seg_at(ob, sizeof g_bss + 1) == NULL, "an offset one byte past its variable");
+    CHECK(!uvas_seg_has(&g_bss[63], 8), "a range from a variable's last word on");
+    CHECK(!uvas_seg_has(&stdout, sizeof stdout),
+          "stdout (copied into the program by the dynamic linker, or libc's own) is in reach");
+    CHECK(uvas_seg_at(0, size) == NULL, "the whole segment (over several variables)");
     CHECK(uvas_seg_at(0, size + 1) == NULL, "one byte past the end");
     CHECK(uvas_seg_at(size, 0) == NULL, "the end itself");
     CHECK(uvas_seg_at(size - 1, 2) == NULL, "a range over the end");
@@ -44,7 +62,8 @@ int main(void)
     CHECK(uvas_seg_offset(&g_data) >> 40 == 0, "the executable's key is 0");
     CHECK(uvas_seg_at(UINT64_C(0x5a5a5a) << 40, 1) == NULL, "an unknown segment key");
     CHECK(uvas_seg_count() >= 1, "no segment counted");
-    printf("segment [%p, %p): %zu bytes; globals in, the rest out, bad offsets refused\n",
+    printf("segment [%p, %p): %zu bytes; globals in, each to its bounds, the rest out, bad "
+           "offsets refused\n",
            lo, hi, size);
     return 0;
 }

@@ -16,6 +16,18 @@ int uvas_pe_check(const char *call, const void *addr, size_t len, int pe)
     const char *a = addr;
     if (!uvas_in_range(a) && uvas_seg_has(a, len))
         return UVAS_OK; /* a global or static variable (segment.h) */
+    const void *olo;
+    size_t osize;
+    if (!uvas_in_range(a) && uvas_seg_object(a, &olo, &osize))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: [%p, +%zu) is not symmetric: it runs past "
+                         "the end of the global or static variable it starts in ([%p, +%zu)), "
+                         "and a variable is reached only inside its own bounds", call, addr,
+                         len, olo, osize);
+    if (!uvas_in_range(a) && uvas_seg_in(a) && !uvas_seg_has(a, 0))
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not symmetric: it is in the program's "
+                         "data but in none of its global or static variables (an object the "
+                         "dynamic linker copied in from a library, such as stdout, or padding)",
+                         call, addr);
     if (!uvas_in_range(a) || (len && (size_t)(uvas_g.base + uvas_g.size - a) < len)) {
         const void *slo, *shi;
         uvas_seg_bounds(&slo, &shi);

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "transport/pe/objects.h"
+
 /* An offset names its segment in its top bits: 0 for the executable, a
  * hash of a library's name and segment size for a library (the same on
  * every PE that loaded the same library, and on no PE that did not). */
@@ -15,6 +17,7 @@
 struct seg {
     uintptr_t lo, hi;
     uint64_t key;
+    struct uvas_objs objs; /* its variables, where its file tells them */
 };
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -90,7 +93,10 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     for (int i = 0; i < nsegs; i++)
         if (segs[i].key == key)
             return 0; /* a clash of keys: the first keeps its name */
-    segs[nsegs++] = (struct seg){wlo, whi, key};
+    struct seg *s = &segs[nsegs++];
+    *s = (struct seg){wlo, whi, key, {0}};
+    uvas_objs_load(&s->objs, exe ? "/proc/self/exe" : info->dlpi_name, info->dlpi_addr, wlo,
+                   whi);
     return 0;
 }
 
@@ -113,12 +119,29 @@ static const struct seg *seg_of(uintptr_t x)
     return NULL;
 }
 
+bool uvas_seg_in(const void *a)
+{
+    uvas_seg_init();
+    return seg_of((uintptr_t)a) != NULL;
+}
+
 bool uvas_seg_has(const void *a, size_t len)
 {
     uvas_seg_init();
     uintptr_t x = (uintptr_t)a;
     const struct seg *s = seg_of(x);
-    return s && len <= s->hi - x;
+    return s && len <= s->hi - x && uvas_objs_cover(&s->objs, x, len);
+}
+
+bool uvas_seg_object(const void *a, const void **lo, size_t *size)
+{
+    uvas_seg_init();
+    const struct seg *s = seg_of((uintptr_t)a);
+    const struct uvas_obj *o = s && s->objs.known ? uvas_objs_find(&s->objs, (uintptr_t)a)
+                                                  : NULL;
+    *lo = o ? (const void *)o->lo : NULL;
+    *size = o ? o->hi - o->lo : 0;
+    return o != NULL;
 }
 
 uint64_t uvas_seg_offset(const void *a)
@@ -135,7 +158,7 @@ char *uvas_seg_at(uint64_t off, size_t len)
         if (segs[i].key != key)
             continue;
         uint64_t size = segs[i].hi - segs[i].lo;
-        if (o >= size || len > size - o)
+        if (o >= size || len > size - o || !uvas_objs_cover(&segs[i].objs, segs[i].lo + o, len))
             return NULL;
         return (char *)(segs[i].lo + o);
     }

@@ -11,7 +11,9 @@
  * Libraries opened later (dlopen) are not. Peers cannot map another
  * process's segment, so accesses to them go as active messages that carry
  * the offset, which the owner checks against its own segments before it
- * touches anything (segment.c).
+ * touches anything (segment.c). Inside a segment, an access is held to
+ * the one variable it starts in, where the file's symbol table tells the
+ * variables (objects.h).
  */
 #ifndef UVAS_PE_SEGMENT_H
 #define UVAS_PE_SEGMENT_H
@@ -22,12 +24,17 @@
 
 /* Find this process's segment (once; later calls return at once). */
 void uvas_seg_init(void);
-/* Is [a, a + len) inside one segment (len 0: a inside)? */
+/* Is [a, a + len) inside one variable of a segment (len 0: a inside)? */
 bool uvas_seg_has(const void *a, size_t len);
+/* Is a inside a segment at all? */
+bool uvas_seg_in(const void *a);
+/* The variable holding a (*lo, *size), if its segment's are known. */
+bool uvas_seg_object(const void *a, const void **lo, size_t *size);
 /* a's offset, naming its segment (a inside one). */
 uint64_t uvas_seg_offset(const void *a);
 /* This process's address at offset off, if [off, off + len) lies inside
- * the segment off names; NULL otherwise (a peer's request is checked so). */
+ * one variable of the segment off names; NULL otherwise (a peer's request
+ * is checked so). */
 char *uvas_seg_at(uint64_t off, size_t len);
 /* The executable's segment's bounds, for messages. */
 void uvas_seg_bounds(const void **lo, const void **hi);
