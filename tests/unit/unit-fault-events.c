@@ -43,7 +43,7 @@ enum { P_FAULT = 0, P_X = 4, P_Y = 8, P_ZERO = 12 };
 static struct uvas_uffd u;
 static char *region;
 static atomic_int in_fault, let_go, stopping;
-static atomic_int nevents;
+static atomic_int nslots, nevents; /* a slot taken; an event written (published) */
 static uintptr_t event_at[8];
 static pid_t event_tid[8];
 static pid_t ioctl_tid;
@@ -115,10 +115,11 @@ static void on_fault(uintptr_t addr, unsigned flags, uint32_t tid)
 static void on_unmapped(uintptr_t start, uintptr_t end)
 {
     (void)end;
-    int i = atomic_fetch_add(&nevents, 1);
+    int i = atomic_fetch_add(&nslots, 1);
     CHECK(i < 8, "more events than the test raised");
     event_at[i] = start;
     event_tid[i] = (pid_t)syscall(SYS_gettid);
+    atomic_fetch_add(&nevents, 1);
     /* The first event's handling unmaps another page, and so waits for
      * a reader of its own event. */
     if (start == (uintptr_t)page(P_X))
