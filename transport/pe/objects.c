@@ -44,7 +44,7 @@ static int by_lo(const void *a, const void *b)
  * environ). A library of the program's own that links libuvas and whose
  * global the program names directly is copied too, and its global is
  * symmetric: such libraries do not version their symbols (one that does
- * has its copied globals refused, docs/openshmem.md). */
+ * has its copied globals refused: docs/transport.md). */
 static size_t copies_of(const char *f, size_t size, const ElfW(Shdr) *sh, unsigned nsh,
                         uintptr_t bias, uintptr_t **out)
 {
