@@ -9,9 +9,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "transport/pe/job.h"
 #include "uvas/status.h"
+
+/* The launcher is gone (mpirun killed, or it crashed): nobody will end
+ * this job any more, and a PE left waiting would wait, or spin, for ever
+ * (found orphaned after a runner's timeout killed mpirun). PMIx's progress
+ * thread runs this when the server's connection drops. */
+static void launcher_lost(size_t id, pmix_status_t status, const pmix_proc_t *source,
+                          pmix_info_t info[], size_t ninfo, pmix_info_t *results,
+                          size_t nresults, pmix_event_notification_cbfunc_fn_t cbfunc,
+                          void *cbdata)
+{
+    (void)id, (void)status, (void)source, (void)info, (void)ninfo, (void)results,
+        (void)nresults, (void)cbfunc, (void)cbdata;
+    /* Only the async-signal-safe: the process ends here, whatever its
+     * threads hold. */
+    static const char msg[] = "uvas: this PE lost its launcher (mpirun is gone); ending it\n";
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* nowhere to say it */
+    }
+    _exit(1);
+}
 
 int uvas_boot_start(void)
 {
@@ -30,6 +51,11 @@ int uvas_boot_start(void)
                          PMIx_Error_string(rc));
     uvas_job.pmix = true;
     uvas_job.proc = me;
+    pmix_status_t lost = PMIX_ERR_LOST_CONNECTION;
+    rc = PMIx_Register_event_handler(&lost, 1, NULL, 0, launcher_lost, NULL, NULL);
+    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+        uvas_warn("PMIx refused a handler for the launcher's loss (%s): if mpirun dies, "
+                  "this PE will not notice", PMIx_Error_string(rc));
     uvas_job.me = (int)me.rank;
     pmix_proc_t wild;
     PMIX_LOAD_PROCID(&wild, me.nspace, PMIX_RANK_WILDCARD);

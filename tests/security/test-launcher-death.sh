@@ -1,0 +1,57 @@
+#!/bin/sh
+# PEs whose launcher died end by themselves: mpirun is SIGKILLed while
+# both PEs of its job wait for ever (test-launcher-death, the helper), and
+# each PE must be gone within LIMIT seconds (20), having said why. Before,
+# they spun on, orphaned, for as long as nobody killed them (found when a
+# suite's runner killed a timed-out mpirun: its PEs spun for 20 minutes).
+# Usage: test-launcher-death.sh HELPER [mpirun options...]
+set -u
+helper=${1:?usage: test-launcher-death.sh HELPER [mpirun options...]}
+shift
+limit=${LAUNCHER_DEATH_LIMIT:-20}
+command -v mpirun >/dev/null 2>&1 || { echo "SKIP: no mpirun"; exit 77; }
+tmp=$(mktemp -d) || exit 1
+out=$tmp/out
+pids=""
+cleanup() {
+    # shellcheck disable=SC2086
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+mpirun "$@" -np 2 "$helper" >"$out" 2>&1 </dev/null &
+mpirun_pid=$!
+waited=0
+while [ "$(grep -c 'waiting, pid' "$out")" -lt 2 ]; do
+    if ! kill -0 "$mpirun_pid" 2>/dev/null; then
+        if grep -q '^SKIP' "$out"; then grep -m1 '^SKIP' "$out"; exit 77; fi
+        echo "FAIL: the job ended before both PEs waited"; cat "$out"; exit 1
+    fi
+    waited=$((waited + 1))
+    if [ "$waited" -gt 1200 ]; then
+        echo "FAIL: the PEs did not start within 120 s"; cat "$out"
+        kill -9 "$mpirun_pid"; exit 1
+    fi
+    sleep 0.1
+done
+pids=$(sed -n 's/^PE [01] of 2: waiting, pid \([0-9]*\)$/\1/p' "$out" | tr '\n' ' ')
+kill -9 "$mpirun_pid"
+wait "$mpirun_pid" 2>/dev/null
+start=$(date +%s)
+for pid in $pids; do
+    while kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != Z ]; do
+        if [ $(($(date +%s) - start)) -ge "$limit" ]; then
+            echo "FAIL: PE pid $pid still runs ${limit} s after its launcher was killed"
+            ps -o pid,ppid,stat,time,args -p "$pid"
+            cat "$out"; exit 1
+        fi
+        sleep 0.2
+    done
+done
+secs=$(($(date +%s) - start))
+if ! grep -q 'lost its launcher' "$out"; then
+    # the PEs' stderr went to mpirun: gone with it; the end is what counts
+    echo "note: no message seen (the PEs' output went through the killed mpirun)"
+fi
+echo "test-launcher-death: both PEs ended ${secs} s after mpirun was killed"
+exit 0
