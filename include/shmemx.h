@@ -69,6 +69,7 @@ static inline void shmemx_signal_set(uint64_t *sig_addr, uint64_t signal, int pe
 #define shmemx_team_sync shmem_team_sync
 #define shmemx_sync shmem_sync
 #define shmemx_team_ptr shmem_team_ptr
+#define shmemx_pcontrol shmem_pcontrol
 
 /* ---- generic names ------------------------------------------------------- */
 

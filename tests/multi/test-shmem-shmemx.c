@@ -3,7 +3,7 @@
  * under which it offered what OpenSHMEM 1.4/1.5 made standard (bitwise
  * atomics, put-with-signal without sig_op, teams, team collectives and
  * reductions, test_any and friends) reach the standard routines, and
- * shmemx_wtime counts seconds forward.
+ * shmemx_wtime counts seconds forward; shmemx_pcontrol is shmem_pcontrol.
  * Runs on any number of PEs >= 2 (skips on 1).
  */
 #include <shmemx.h>
@@ -26,6 +26,9 @@ int main(void)
     nanosleep(&ms, NULL);
     double t1 = shmemx_wtime();
     OK(t1 - t0 >= 0.0015 && t1 - t0 < 10, "shmemx_wtime: %.6f s for a 2 ms sleep", t1 - t0);
+    shmemx_clear_error();
+    shmemx_pcontrol(1, "region");
+    OK(shmemx_last_error() == 0, "shmemx_pcontrol: %s", shmemx_last_error_string());
 
     /* bitwise atomics under their shmemx_ names */
     shmem_barrier_all();
