@@ -51,9 +51,10 @@ int uvas_boot_start(void)
                          PMIx_Error_string(rc));
     uvas_job.pmix = true;
     uvas_job.proc = me;
+    /* Blocking (no callback): a status >= 0 is the handler's reference. */
     pmix_status_t lost = PMIX_ERR_LOST_CONNECTION;
     rc = PMIx_Register_event_handler(&lost, 1, NULL, 0, launcher_lost, NULL, NULL);
-    if (rc != PMIX_SUCCESS && rc != PMIX_OPERATION_SUCCEEDED)
+    if (rc < 0 && rc != PMIX_OPERATION_SUCCEEDED)
         uvas_warn("PMIx refused a handler for the launcher's loss (%s): if mpirun dies, "
                   "this PE will not notice", PMIx_Error_string(rc));
     uvas_job.me = (int)me.rank;
