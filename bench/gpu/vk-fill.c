@@ -18,21 +18,7 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-#define CHECK_VK(x)                                                                      \
-    do {                                                                                 \
-        VkResult r_ = (x);                                                               \
-        if (r_ != VK_SUCCESS) {                                                          \
-            fprintf(stderr, "vk-fill: %s failed (VkResult %d)\n", #x, r_);               \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "vk-util.h"
 
 /* One primary command buffer at a time from cp, and a fence to wait on. */
 static VkCommandBufferAllocateInfo one_buffer(VkCommandPool cp)

@@ -26,24 +26,10 @@
 #include <time.h>
 #include <vulkan/vulkan.h>
 
+#include "vk-util.h"
+
 #define ITERS 3000
 #define SIZE 4096
-
-static double now_us(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
-}
-
-#define CHECK_VK(x)                                                                      \
-    do {                                                                                 \
-        VkResult r_ = (x);                                                               \
-        if (r_ != VK_SUCCESS) {                                                          \
-            fprintf(stderr, "vk-submit: %s failed (VkResult %d)\n", #x, r_);             \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
 
 static VkDevice dev;
 static VkQueue queue;
