@@ -19,7 +19,11 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-mpirun "$@" -np 2 "$helper" >"$out" 2>&1 </dev/null &
+# The file exists before the job starts: the background job's redirection
+# may come after the first look at it (on a loaded machine it did, and the
+# look, failing, ended the wait with no PE seen: a pass that tested nothing).
+: >"$out"
+mpirun "$@" -np 2 "$helper" >>"$out" 2>&1 </dev/null &
 mpirun_pid=$!
 waited=0
 while [ "$(grep -c 'waiting, pid' "$out")" -lt 2 ]; do
@@ -35,6 +39,12 @@ while [ "$(grep -c 'waiting, pid' "$out")" -lt 2 ]; do
     sleep 0.1
 done
 pids=$(sed -n 's/^PE [01] of 2: waiting, pid \([0-9]*\)$/\1/p' "$out" | tr '\n' ' ')
+# shellcheck disable=SC2086
+set -- $pids
+if [ $# -ne 2 ]; then
+    echo "FAIL: expected the pids of 2 waiting PEs, found '$pids'"; cat "$out"
+    kill -9 "$mpirun_pid"; exit 1
+fi
 kill -9 "$mpirun_pid"
 wait "$mpirun_pid" 2>/dev/null
 start=$(date +%s)
