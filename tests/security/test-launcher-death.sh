@@ -23,7 +23,7 @@ trap cleanup EXIT
 # may come after the first look at it (on a loaded machine it did, and the
 # look, failing, ended the wait with no PE seen: a pass that tested nothing).
 : >"$out"
-mpirun "$@" -np 2 "$helper" >>"$out" 2>&1 </dev/null &
+LAUNCHER_DEATH_ERR=$tmp/err mpirun -x LAUNCHER_DEATH_ERR "$@" -np 2 "$helper" >>"$out" 2>&1 </dev/null &
 mpirun_pid=$!
 waited=0
 while [ "$(grep -c 'waiting, pid' "$out")" -lt 2 ]; do
@@ -45,8 +45,16 @@ if [ $# -ne 2 ]; then
     echo "FAIL: expected the pids of 2 waiting PEs, found '$pids'"; cat "$out"
     kill -9 "$mpirun_pid"; exit 1
 fi
-kill -9 "$mpirun_pid"
+# Both PEs still wait, and the kill is what ends mpirun: PEs that were
+# gone before it (their wait returned, a crash) would pass the check below
+# with nothing tested.
+for pid in $pids; do
+    kill -0 "$pid" 2>/dev/null || { echo "FAIL: PE pid $pid ended before mpirun was killed"; cat "$out"; exit 1; }
+done
+kill -9 "$mpirun_pid" || { echo "FAIL: mpirun ended before it was killed"; cat "$out"; exit 1; }
 wait "$mpirun_pid" 2>/dev/null
+rc=$?
+[ "$rc" -eq 137 ] || { echo "FAIL: mpirun ended with status $rc, not by the kill (137)"; cat "$out"; exit 1; }
 start=$(date +%s)
 for pid in $pids; do
     while kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != Z ]; do
@@ -59,9 +67,14 @@ for pid in $pids; do
     done
 done
 secs=$(($(date +%s) - start))
-if ! grep -q 'lost its launcher' "$out"; then
-    # the PEs' stderr went to mpirun: gone with it; the end is what counts
-    echo "note: no message seen (the PEs' output went through the killed mpirun)"
+if grep -q 'the wait ended' "$out"; then
+    echo "FAIL: a PE's wait returned: it was not waiting when mpirun died"; cat "$out"; exit 1
 fi
+for r in 0 1; do
+    if ! grep -q 'lost its launcher' "$tmp/err$r" 2>/dev/null; then
+        echo "FAIL: PE $r ended without saying it lost its launcher:"
+        cat "$tmp/err$r" 2>/dev/null; cat "$out"; exit 1
+    fi
+done
 echo "test-launcher-death: both PEs ended ${secs} s after mpirun was killed"
 exit 0

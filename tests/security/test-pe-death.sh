@@ -127,7 +127,10 @@ if [ "$fails" -ne 0 ]; then
     echo "test-pe-death: $fails of $cases cases failed"
     exit 1
 fi
-if [ "$skips" -eq "$cases" ]; then
+if [ "$skips" -ne 0 ]; then
+    # Part of what this test claims went untested (the migrate cases need a
+    # device tier): say so as a skip, never as a pass.
+    echo "SKIP: $skips of $cases cases skipped (above); $((cases - skips)) ended within ${limit} s"
     exit 77
 fi
 echo "test-pe-death: $((cases - skips)) cases ended within ${limit} s of the kill, with a message"
