@@ -5,7 +5,7 @@
 # corpus, and print executions and coverage per target. Fails if any target
 # finds a crash, a leak, a sanitizer report or a timeout; the input that did
 # it is kept in build-fuzz/fuzz-artifacts/.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: size config policy trace peer api spirv
+#   scripts/fuzz.sh [SECONDS] [TARGET...]    targets: size config policy trace peer api spirv elf
 # Environment:
 #   FUZZ_MERGE=1   afterwards, add the inputs that reach new coverage to
 #                  tests/fuzz/corpus/<target> (libFuzzer -merge=1, minimal)
@@ -16,7 +16,7 @@ scripts/install-deps.sh
 
 secs=${1:-10}
 [ $# -gt 0 ] && shift
-targets=${*:-size config policy trace peer api spirv}
+targets=${*:-size config policy trace peer api spirv elf}
 dir=build-fuzz
 cc=clang-14
 command -v "$cc" >/dev/null 2>&1 || cc=clang

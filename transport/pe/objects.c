@@ -27,10 +27,12 @@
 #define ST_TYPE(i) ELF32_ST_TYPE(i)
 #endif
 
-/* [off, off + len) lies inside a file of size bytes. */
-static bool in_file(size_t size, uint64_t off, uint64_t len)
+/* A table of len bytes at off lies inside a file of size bytes, aligned
+ * for its entries (the file is mapped at a page: an aligned offset is an
+ * aligned address). A file replaced since it was loaded is any bytes. */
+static bool in_file(size_t size, uint64_t off, uint64_t len, size_t align)
 {
-    return off <= size && len <= size - off;
+    return off <= size && len <= size - off && off % align == 0;
 }
 
 static int by_lo(const void *a, const void *b)
@@ -53,14 +55,15 @@ static size_t copies_of(const char *f, size_t size, const ElfW(Shdr) *sh, unsign
     const ElfW(Half) *versym = NULL;
     size_t nversym = 0;
     for (unsigned i = 0; i < nsh; i++)
-        if (sh[i].sh_type == SHT_GNU_versym && in_file(size, sh[i].sh_offset, sh[i].sh_size)) {
+        if (sh[i].sh_type == SHT_GNU_versym &&
+            in_file(size, sh[i].sh_offset, sh[i].sh_size, _Alignof(ElfW(Half)))) {
             versym = (const void *)(f + sh[i].sh_offset);
             nversym = sh[i].sh_size / sizeof *versym;
         }
     size_t n = 0, cap = 0;
     for (unsigned i = 0; i < nsh; i++) {
         if (sh[i].sh_type != SHT_RELA || sh[i].sh_entsize != sizeof(ElfW(Rela)) ||
-            !in_file(size, sh[i].sh_offset, sh[i].sh_size))
+            !in_file(size, sh[i].sh_offset, sh[i].sh_size, _Alignof(ElfW(Rela))))
             continue;
         const ElfW(Rela) *r = (const void *)(f + sh[i].sh_offset);
         for (size_t k = 0; k < sh[i].sh_size / sizeof *r; k++) {
@@ -106,7 +109,8 @@ void uvas_objs_load(struct uvas_objs *t, const char *path, uintptr_t bias, uintp
     const ElfW(Ehdr) *eh = map;
     if (size < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
         eh->e_ident[EI_CLASS] != OUR_CLASS || eh->e_shentsize != sizeof(ElfW(Shdr)) ||
-        !in_file(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr))))
+        !in_file(size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(ElfW(Shdr)),
+                 _Alignof(ElfW(Shdr))))
         goto out;
     const ElfW(Shdr) *sh = (const void *)(f + eh->e_shoff);
     const ElfW(Shdr) *symtab = NULL;
@@ -114,7 +118,7 @@ void uvas_objs_load(struct uvas_objs *t, const char *path, uintptr_t bias, uintp
         if (sh[i].sh_type == SHT_SYMTAB)
             symtab = &sh[i];
     if (!symtab || symtab->sh_entsize != sizeof(ElfW(Sym)) ||
-        !in_file(size, symtab->sh_offset, symtab->sh_size))
+        !in_file(size, symtab->sh_offset, symtab->sh_size, _Alignof(ElfW(Sym))))
         goto out; /* stripped: the segment's bounds only */
     uintptr_t *cp;
     size_t ncp = copies_of(f, size, sh, eh->e_shnum, bias, &cp);
