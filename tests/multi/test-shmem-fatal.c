@@ -14,7 +14,9 @@
  *                 shmem_init must refuse it.
  *
  * Whatever gets past the point where the job should have ended prints a
- * line with "NOT-ENDED", which the script treats as a failure.
+ * line with "NOT-ENDED", which the script treats as a failure. Each PE
+ * prints its pid as it starts: the script watches the processes where
+ * mpirun is told not to end the job itself.
  */
 #include <shmem.h>
 
@@ -41,7 +43,7 @@ int main(int argc, char **argv)
         return 77;
     }
     long *sym = shmem_calloc(16, sizeof(long));
-    printf("PE %d of %d: started (%s)\n", me, n, mode);
+    printf("PE %d of %d: started (%s), pid %d\n", me, n, mode, (int)getpid());
     fflush(stdout);
     shmem_barrier_all();
     if (!strcmp(mode, "env")) {

@@ -67,6 +67,56 @@ check() {
     echo "ok: $name: mpirun exit status $rc after ${secs} s; message: $(grep -Eh "$want" "$err" "$out" | head -1)"
 }
 
+# self_end NAME LIMIT MODE STDERR-REGEX: the same failure with mpirun told
+# not to end the job itself (orte_enable_recovery, under which it even
+# waits on once every PE is gone): uvas alone must end every PE within
+# LIMIT s (PE 0 waits in a barrier), saying so where STDERR-REGEX is given.
+self_end() {
+    name=$1 limit=$2 mode=$3 want=$4
+    shift 4
+    out=$tmp/$name.out err=$tmp/$name.err
+    : >"$out"
+    : >"$err"
+    mpirun --mca orte_enable_recovery 1 "$@" -np "$np" "$helper" "$mode" >>"$out" 2>>"$err" \
+        </dev/null &
+    mpid=$!
+    waited=0
+    while [ "$(grep -c '^PE .* started' "$out")" -lt "$np" ] && [ "$waited" -lt 1200 ] &&
+          kill -0 "$mpid" 2>/dev/null; do
+        sleep 0.1
+        waited=$((waited + 1))
+    done
+    pids=$(sed -n 's/^PE [0-9]* of [0-9]*: started (.*), pid \([0-9]*\)$/\1/p' "$out")
+    if [ "$(echo $pids | wc -w)" -ne "$np" ]; then
+        kill -9 "$mpid" 2>/dev/null; wait "$mpid" 2>/dev/null
+        fail "expected the pids of $np started PEs, found '$(echo $pids)'"
+        return
+    fi
+    start=$(date +%s)
+    for pid in $pids; do
+        while kill -0 "$pid" 2>/dev/null && [ "$(ps -o stat= -p "$pid" | cut -c1)" != Z ]; do
+            if [ $(($(date +%s) - start)) -ge "$limit" ]; then
+                # shellcheck disable=SC2086
+                kill -9 "$mpid" $pids 2>/dev/null; wait "$mpid" 2>/dev/null
+                fail "PE pid $pid still ran ${limit} s after the failure, mpirun not ending the job"
+                return
+            fi
+            sleep 0.2
+        done
+    done
+    secs=$(($(date +%s) - start))
+    sleep 0.5 # what the PEs wrote last, through mpirun
+    kill -9 "$mpid" 2>/dev/null
+    wait "$mpid" 2>/dev/null
+    if grep -q 'NOT-ENDED' "$out"; then
+        fail "a PE went on after the failure: $(grep NOT-ENDED "$out" | head -1)"
+    elif [ -n "$want" ] && ! grep -Eq "$want" "$err" "$out"; then
+        fail "every PE ended, but with no message matching /$want/"
+    else
+        echo "ok: $name: every PE ended within ${secs} s with mpirun not ending the job"
+    fi
+}
+
 check putmem-stack 60 putmem-stack 'uvas: shmem_putmem: .*not symmetric' "$@"
 # Only the ending is required here (no message): PE 1 asked for it.
 check global-exit 30 global-exit '' "$@"
@@ -75,6 +125,8 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
 fi
 check kill 60 kill 'signal 9|Killed|is gone' "$@"
 check mismatch 60 mismatch 'shmem_malloc: symmetric calls disagree: PE [0-9]+.s call' "$@"
+self_end global-exit-self 30 global-exit '' "$@"
+self_end kill-self 30 kill 'is gone' "$@"
 
 # PEs that cannot agree on one range: every PE's shmem_init fails, each
 # with the message naming the PE that differs, and nobody waits for ever.
@@ -100,7 +152,7 @@ fi
 # Variables every PE reads are refused by shmem_init itself, with a
 # message naming the variable (before: accepted silently, or refused only
 # at the first allocation).
-cases=5
+cases=7
 for bad in SHMEM_SYMMETRIC_SIZE=0 UVAS_SHMEM_ERRORS=junk SHMEM_SYMMETRIC_HEAP_DEFAULT=gpu \
     UVAS_LEASE_HOST_AFTER=junk; do
     cases=$((cases + 1))
