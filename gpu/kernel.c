@@ -223,7 +223,7 @@ static VkResult make_pipe(const struct uvas_kernel *k, VkPipelineCreateFlags fla
         uint32_t pad;
         uint64_t runs;
     } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks, fault_waits(), 0,
-            G.xlat.hdr->runs};
+            G.xlat.fixed.runs};
     const VkSpecializationMapEntry me[5] = {
         {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
         {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4},
@@ -572,6 +572,14 @@ static int ring_end(const char *who)
                          "loops together), and were dropped: post fewer requests per launch "
                          "and work-group on such a device", who, rh->timed_out,
                          UVAS_RING_SLOTS, G.d->name);
+    /* Every ticket taken was posted and served, or a request was lost
+     * (a kernel that wrote the ring's head itself). */
+    uint32_t head = atomic_load_explicit(&rh->head, memory_order_acquire);
+    if (head != G.ring.next)
+        return uvas_fail(UVAS_ERR_INVAL, "kernel %s: the request ring's head says %u requests "
+                         "were made, the host found %u posted: a kernel wrote the ring's "
+                         "header (shmem.glsl's), and the calls after the first lost one did "
+                         "nothing", who, head, G.ring.next);
     return UVAS_OK;
 }
 
@@ -1014,7 +1022,7 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
                                       .range_base = (uintptr_t)uvas_g.base,
                                       .block_shift = uvas_g.shift,
                                       .nblocks = (uint32_t)uvas_g.nblocks,
-                                      .runs_address = G.xlat.hdr->runs};
+                                      .runs_address = G.xlat.fixed.runs};
     pthread_mutex_unlock(&G.mu);
     return rc;
 }

@@ -58,10 +58,10 @@ int uvas_ring_init(struct uvas_ring *g, struct uvas_vulkan *d)
     if (mailbox) {
         memset(m, 0, slots);
         g->mail = m;
-        g->hdr->mail = uvas_vulkan_address(d, g->mbuf);
+        g->mail_addr = uvas_vulkan_address(d, g->mbuf);
     } else { /* the ring's own slots: a request's posted mark is its seq */
         g->mail = g->slot;
-        g->hdr->mail = g->addr + sizeof(struct uvas_ring_header);
+        g->mail_addr = g->addr + sizeof(struct uvas_ring_header);
     }
     g->hdr->head = UVAS_RING_SLOTS; /* every slot to its first lap */
     uvas_ring_reset(g);
@@ -101,6 +101,7 @@ void uvas_ring_reset(struct uvas_ring *g)
             atomic_store_explicit(&g->mail[i].seq, 0, memory_order_relaxed);
     }
     g->hdr->nslots = UVAS_RING_SLOTS;
+    g->hdr->mail = g->mail_addr;
     g->hdr->timed_out = 0;
     g->hdr->refused = 0;
     g->hdr->cannot_wait = 0;

@@ -96,6 +96,8 @@ struct uvas_ring {
     struct uvas_ring_req *slot;       /* the ring's slots: seqs and answers */
     struct uvas_ring_req *mail;       /* the mailbox's: requests, posted marks */
     uint64_t addr;  /* the ring's device address */
+    uint64_t mail_addr; /* the header's `mail` as set at init: kernels can write the
+                         * header, so each reset writes it again */
     uint32_t next;  /* the next ticket to serve */
     int rc;         /* the first refusal's status, its message in why */
     char why[320];

@@ -59,13 +59,14 @@ int uvas_xlat_init(struct uvas_xlat *x, struct uvas_vulkan *d, uintptr_t base, u
         return rc;
     }
     x->counted = p;
-    x->hdr->base = base;
-    x->hdr->shift = shift;
-    x->hdr->nblocks = (uint32_t)nblocks;
-    x->hdr->sink = uvas_vulkan_address(d, x->sink);
-    x->hdr->req = uvas_vulkan_address(d, x->buf) + req_off;
-    x->hdr->counts = uvas_vulkan_address(d, x->counts);
-    x->hdr->runs = uvas_vulkan_address(d, x->buf) + runs_off;
+    x->fixed.base = base;
+    x->fixed.shift = shift;
+    x->fixed.nblocks = (uint32_t)nblocks;
+    x->fixed.sink = uvas_vulkan_address(d, x->sink);
+    x->fixed.req = uvas_vulkan_address(d, x->buf) + req_off;
+    x->fixed.counts = uvas_vulkan_address(d, x->counts);
+    x->fixed.runs = uvas_vulkan_address(d, x->buf) + runs_off;
+    uvas_xlat_run_begin(x, false);
     /* Counters start at zero (device memory does not). */
     x->zero_counts = true;
     x->win_lo = 1; /* no run yet: an empty window */
@@ -107,6 +108,13 @@ void uvas_xlat_fini(struct uvas_xlat *x)
 void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait)
 {
     volatile struct uvas_xlat_header *h = x->hdr;
+    h->base = x->fixed.base;
+    h->shift = x->fixed.shift;
+    h->nblocks = x->fixed.nblocks;
+    h->sink = x->fixed.sink;
+    h->req = x->fixed.req;
+    h->counts = x->fixed.counts;
+    h->runs = x->fixed.runs;
     h->nfaults = 0;
     h->stray = 0;
     h->stray_claim = 0;
@@ -122,18 +130,26 @@ void uvas_xlat_run_begin(struct uvas_xlat *x, bool wait)
 
 /* The kernel sets a block's bit, then (after a barrier) its word's bit in
  * req1: reading req1 first, a set bit there finds its block's bit set.
- * Bits stay set for the run; the caller knows which it has served. */
+ * Bits stay set for the run; the caller knows which it has served. The
+ * bitmaps are the kernels' memory: bits past the last word or the last
+ * block (which no correct kernel sets) name nothing. */
 void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), void *arg)
 {
+    const size_t nblocks = x->fixed.nblocks;
     for (size_t i = 0; i < x->nreq1; i++) {
         uint32_t w1 = x->req1[i];
         while (w1) {
             size_t w = i * 32 + (size_t)__builtin_ctz(w1);
             w1 &= w1 - 1;
+            if (w >= x->nreq0)
+                break; /* the higher bits of this word are further past */
             uint32_t w0 = x->req0[w];
             while (w0) {
-                fn(w * 32 + (size_t)__builtin_ctz(w0), arg);
+                size_t bi = w * 32 + (size_t)__builtin_ctz(w0);
                 w0 &= w0 - 1;
+                if (bi >= nblocks)
+                    break;
+                fn(bi, arg);
             }
         }
     }
@@ -141,7 +157,7 @@ void uvas_xlat_requests(struct uvas_xlat *x, void (*fn)(size_t bi, void *arg), v
 
 void uvas_xlat_record_begin(struct uvas_xlat *x, VkCommandBuffer cb)
 {
-    VkDeviceSize bytes = x->hdr->nblocks * sizeof(uint32_t);
+    VkDeviceSize bytes = x->fixed.nblocks * sizeof(uint32_t);
     if (x->zero_counts) { /* the first run: fresh device memory */
         vkCmdFillBuffer(cb, x->counts, 0, bytes, 0);
         x->zero_counts = false;

@@ -144,6 +144,12 @@ struct uvas_xlat {
     volatile uint32_t *runs;        /* the runs, in the table's memory */
     uint32_t *runs_now;             /* what runs[] holds: written only where it changes */
     size_t nreq0, nreq1;
+    /* The header's fixed fields as set at init, written again at every
+     * run's start and read from here: kernels can write the header (it is
+     * their memory), and one that wrote these would steer every later run
+     * (its faults' sink, its requests' bitmaps) or the host (the runs'
+     * address it hands to pipelines). */
+    struct uvas_xlat_header fixed;
     VkBuffer sink;
     VkDeviceMemory sink_mem;
     VkBuffer counts, counts_host;        /* device counters; the run's copy of them */
