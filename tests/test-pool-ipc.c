@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "check.h"
@@ -55,6 +56,23 @@ static int importer(int sock)
     else
         printf("  (not root: the other user's descriptor is not tried)\n");
     close(foreign);
+    /* A memfd of this user with the host tier's name but no seals: its
+     * maker can shrink it under the importer's mappings (SIGBUS at the
+     * first access: it was accepted). */
+    int unsealed = memfd_create("uvas-host-tier", MFD_CLOEXEC);
+    CHECK(unsealed >= 0 && ftruncate(unsealed, 1 << 20) == 0, "memfd: %s", strerror(errno));
+    tu_expect_refused(uvas_pool_import(unsealed, &bad), UVAS_ERR_PERM, "sealed",
+                      "an unsealed memfd named as a host tier");
+    struct stat ust;
+    CHECK(fstat(unsealed, &ust) == 0, "fstat");
+    uint64_t uid_ = (uint64_t)ust.st_ino ^ ((uint64_t)ust.st_dev << 32);
+    struct uvas_ipc_handle uh = {.magic = UVAS_IPC_MAGIC, .offset = 0, .size = 4096,
+                                 .pid = (int32_t)getpid(),
+                                 .tier = (uint32_t)(uid_ ^ (uid_ >> 32))};
+    void *up = NULL;
+    tu_expect_refused(uvas_ipc_open(unsealed, &uh, &up), UVAS_ERR_PERM, "sealed",
+                      "uvas_ipc_open of an unsealed memfd named as a host tier");
+    close(unsealed);
 
     uvas_pool_t *pool;
     CHECK_OK(uvas_pool_import(fd, &pool));

@@ -87,6 +87,42 @@ int main(int argc, char **argv)
     CHECK(strstr(out, me), "the list names this process: %s", out);
     CHECK(run_stat(argv[1], "999999999", NULL, out, sizeof out) == 1, "a pid with no endpoint");
 
+    /* Clients that go before their answer (uvas-stat | head): the answer's
+     * write met a closed socket and SIGPIPE ended this process. */
+    struct sockaddr_un ep;
+    socklen_t epl;
+    CHECK(tu_stat_endpoint(getpid(), getuid(), &ep, &epl), "no endpoint of this process");
+    for (int i = 0; i < 20; i++) {
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&ep, epl) == 0, "connect: %s",
+              strerror(errno));
+        CHECK(send(fd, "stats", 5, MSG_NOSIGNAL) == 5, "send");
+        close(fd);
+    }
+    usleep(200 * 1000); /* the server answered them all, into closed sockets */
+    CHECK_EQ(run_stat(argv[1], pid, NULL, out, sizeof out), 0,
+             "uvas-stat after 20 clients left before their answers");
+    /* A client that asks for a long answer and never reads it held the
+     * server (and uvas_finalize, which joins it) for as long as it stayed. */
+    enum { NOBJ = 3000 }; /* a line each in the map: 336 KB, past the socket's buffers */
+    static void *objs[NOBJ];
+    for (int i = 0; i < NOBJ; i++)
+        CHECK((objs[i] = uvas_malloc(65536)) != NULL, "uvas_malloc %d", i);
+    int hold = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(hold >= 0 && connect(hold, (struct sockaddr *)&ep, epl) == 0, "connect: %s",
+          strerror(errno));
+    CHECK(send(hold, "map", 3, MSG_NOSIGNAL) == 3, "send");
+    usleep(300 * 1000);
+    double t0 = tu_now_s();
+    int hold_rc = run_stat(argv[1], pid, NULL, out, sizeof out);
+    double waited = tu_now_s() - t0;
+    close(hold);
+    CHECK(hold_rc == 0 && waited < 15, "uvas-stat while another client left %d allocations' "
+          "map unread: status %d after %.1f s", NOBJ, hold_rc, waited);
+    printf("uvas-stat answered in %.1f s while a client left a long answer unread\n", waited);
+    for (int i = 0; i < NOBJ; i++)
+        uvas_free(objs[i]);
+
     /* Another user: connects (an abstract socket has no file mode) but
      * gets no answer; and an endpoint name of this process bound by that
      * user is ignored by uvas-stat. */

@@ -346,6 +346,14 @@ int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page)
     if (!S_ISREG(st.st_mode) || strcmp(link, want))
         return uvas_fail(UVAS_ERR_PERM, "descriptor %d is '%s', not a uvas host tier ('%s')",
                          fd, link, want);
+    /* A host tier's size is sealed (uvas/range.c): one that can shrink
+     * could turn the importer's accesses into SIGBUS, whoever named it so. */
+    int seals = fcntl(fd, F_GET_SEALS);
+    const int need = F_SEAL_SHRINK | F_SEAL_GROW;
+    if (seals < 0 || (seals & need) != need)
+        return uvas_fail(UVAS_ERR_PERM, "descriptor %d is named as a uvas host tier but its "
+                         "size is not sealed (seals %#x): not one uvas made", fd,
+                         seals < 0 ? 0 : seals);
     *size = (size_t)st.st_size;
     /* hugetlbfs gives its huge page as the preferred I/O size; a mapping
      * must start and end on one. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "uvas.h"
@@ -25,6 +26,12 @@ static void *serve_main(void *arg)
         int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
         if (fd < 0)
             continue; /* EINTR, ECONNABORTED: the next one */
+        /* One client at a time: one that sends half a request, or does not
+         * read its answer, must not hold the server (and the stop, which
+         * joins it) for longer than this per call. */
+        struct timeval tv = {.tv_sec = UVAS_SOCK_IO_TIMEOUT_S};
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        (void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         s->serve(fd);
         close(fd);
     }

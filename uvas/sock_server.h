@@ -11,6 +11,13 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+/* Each read or write of a connection gives up after this many seconds
+ * (SO_RCVTIMEO, SO_SNDTIMEO), and serve() bounds a connection's whole
+ * time with UVAS_SOCK_SERVE_MAX_S: a client that sends half a request or
+ * never reads its answer holds neither the server nor its stop. */
+#define UVAS_SOCK_IO_TIMEOUT_S 2
+#define UVAS_SOCK_SERVE_MAX_S 10
+
 struct uvas_sock_server {
     int lfd;        /* the listening socket (the server owns it once started) */
     int stopfd;     /* eventfd that ends the thread */
@@ -23,8 +30,9 @@ struct uvas_sock_server {
  * Status; on failure lfd is closed. */
 int uvas_sock_server_start(struct uvas_sock_server *s, int lfd, void (*serve)(int fd),
                            const char *what);
-/* Stop the thread (a connection being served finishes first) and close
- * the socket. Safe on a server never started. */
+/* Stop the thread (a connection being served finishes first, within
+ * UVAS_SOCK_SERVE_MAX_S) and close the socket. Safe on a server never
+ * started. */
 void uvas_sock_server_stop(struct uvas_sock_server *s);
 
 #endif

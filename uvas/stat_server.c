@@ -30,6 +30,7 @@
 #include "uvas/atomics.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/sock_server.h"
 #include "uvas/status.h"
 
@@ -166,8 +167,12 @@ static void answer(int fd)
         fprintf(out, "unknown request '%s': stats, map, blocks, states or accesses\n", req);
     }
     fclose(out);
-    for (size_t off = 0; off < len;) {
-        ssize_t w = write(fd, buf + off, len - off);
+    /* MSG_NOSIGNAL: a client gone before its answer (uvas-stat | head)
+     * must not end this process with SIGPIPE. A client that reads slowly
+     * is cut off after UVAS_SOCK_SERVE_MAX_S. */
+    uint64_t end = uvas_os_now_ns() + UVAS_SOCK_SERVE_MAX_S * 1000000000ull;
+    for (size_t off = 0; off < len && uvas_os_now_ns() < end;) {
+        ssize_t w = send(fd, buf + off, len - off, MSG_NOSIGNAL);
         if (w <= 0)
             break;
         off += (size_t)w;

@@ -727,6 +727,42 @@ int main(int argc, char **argv)
             printf("(c) FAILED: the intruder ended with status %d\n", rc);
             fails++;
         }
+        /* (e) a process of the same user, no PE, that sends one byte of a
+         * request and holds the connection: the server (one thread) must
+         * not wait for the rest while PEs ask (before, the control below
+         * waited until the holder let go). */
+        int hold[2];
+        CHECK(pipe(hold) == 0, "pipe");
+        fflush(stdout);
+        pid_t holder = fork();
+        CHECK(holder >= 0, "fork");
+        if (holder == 0) {
+            close(hold[0]);
+            int hs = socket(AF_UNIX, SOCK_STREAM, 0);
+            struct sockaddr_un ha = {.sun_family = AF_UNIX};
+            snprintf(ha.sun_path, sizeof ha.sun_path, "%s", T.win_path);
+            if (hs < 0 || connect(hs, (struct sockaddr *)&ha, sizeof ha) < 0 ||
+                send(hs, "x", 1, MSG_NOSIGNAL) != 1)
+                _exit(1);
+            (void)!write(hold[1], "h", 1);
+            sleep(60);
+            _exit(0);
+        }
+        close(hold[1]);
+        char hb;
+        CHECK(read(hold[0], &hb, 1) == 1, "the holder did not connect");
+        close(hold[0]);
+        usleep(200 * 1000); /* the server has taken the holder's connection */
+        double t0 = tu_now_s();
+        struct outcome ho = ask_hello(T.win_path, 0, T.nspace);
+        double held = tu_now_s() - t0;
+        kill(holder, SIGKILL);
+        waitpid(holder, NULL, 0);
+        bool hok = ho.status == UVAS_OK && ho.fds == 3 && held < 8;
+        printf("(e) a PE's HELLO while a non-PE holds a half-sent request: status %d, %u fds "
+               "after %.1f s (want 0, 3, under 8 s): %s\n", ho.status, ho.fds, held,
+               hok ? "ok" : "FAIL");
+        fails += !hok;
         /* The control: PE 0 itself, with the same hand-built request. */
         struct outcome o = ask_hello(T.win_path, 0, T.nspace);
         bool ok = o.status == UVAS_OK && o.fds == 3;

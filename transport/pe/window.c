@@ -74,20 +74,33 @@ static void serve_one(int s)
     struct win_rep rep = {.status = UVAS_ERR_PERM};
     struct ucred cr;
     socklen_t cl = sizeof cr;
-    struct pollfd pfd = {.fd = s, .events = POLLIN};
-    if (poll(&pfd, 1, 5000) != 1 || recv(s, &q, sizeof q, MSG_WAITALL) != (ssize_t)sizeof q)
-        return;
     if (getsockopt(s, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0)
         return;
-    q.nspace[PMIX_MAX_NSLEN] = 0;
     /* A peer may ask as soon as the fence lets it, before we have read
      * who the PEs are. */
     for (int i = 0; i < 10000 && !atomic_load(&uvas_job.peers_known); i++)
         usleep(1000);
     if (!atomic_load(&uvas_job.peers_known))
         return;
-    bool member = q.magic == WIN_MAGIC && cr.uid == getuid() && q.rank >= 0 &&
-                  q.rank < uvas_job.n && uvas_job.peers[q.rank].pid == cr.pid &&
+    /* Who asks, before waiting for the request: a process that is no PE
+     * of the job (another user, or not one of the PEs' pids) is refused at
+     * once. One that sent half a request held this server, the only one,
+     * and every PE's requests behind it. */
+    int rank = -1;
+    for (int r = 0; cr.uid == getuid() && r < uvas_job.n && rank < 0; r++)
+        if (uvas_job.peers[r].pid == cr.pid)
+            rank = r;
+    /* A refused asker's request is still read, briefly (closing on
+     * unread bytes would reset its connection before it read the refusal). */
+    struct pollfd pfd = {.fd = s, .events = POLLIN};
+    bool got = rank >= 0 ? poll(&pfd, 1, 5000) == 1 &&
+                               recv(s, &q, sizeof q, MSG_WAITALL) == (ssize_t)sizeof q
+                         : poll(&pfd, 1, 200) == 1 &&
+                               recv(s, &q, sizeof q, MSG_DONTWAIT) == (ssize_t)sizeof q;
+    if (rank >= 0 && !got)
+        return; /* (SO_RCVTIMEO bounds the recv: uvas/sock_server.h) */
+    q.nspace[PMIX_MAX_NSLEN] = 0;
+    bool member = rank >= 0 && q.magic == WIN_MAGIC && q.rank == rank &&
                   !strcmp(q.nspace, uvas_job.proc.nspace);
     if (!member) {
         uvas_warn("refused a window request from pid %d uid %u (not a PE of this job and "
