@@ -171,6 +171,20 @@ int main(int argc, char **argv)
                      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0 ||
                 listen(lf, 8) < 0)
                 _exit(5);
+            /* Names like the endpoint's whose queues are full: a
+             * blocking connect to one waited for ever (uvas-stat hung). */
+            for (int k = 0; k < 12; k++) {
+                struct sockaddr_un st = {.sun_family = AF_UNIX};
+                int sn = snprintf(st.sun_path + 1, sizeof st.sun_path - 1,
+                                  "uvas-stat/0/%s/%016x", pid, k + 1);
+                socklen_t stl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
+                                            (size_t)sn);
+                int sf = socket(AF_UNIX, SOCK_STREAM, 0);
+                int filler = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+                if (sf < 0 || filler < 0 || bind(sf, (struct sockaddr *)&st, stl) < 0 ||
+                    listen(sf, 0) < 0 || connect(filler, (struct sockaddr *)&st, stl) < 0)
+                    _exit(5);
+            }
             close(ready[1]); /* listening: the parent may look */
             for (;;) { /* answer anyone who asks, as a real endpoint would */
                 int s = accept(lf, NULL, NULL);

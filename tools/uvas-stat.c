@@ -12,6 +12,7 @@
  *   uvas-stat -i SECONDS ...   refresh every SECONDS until interrupted
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -70,10 +72,15 @@ static int ask_at(const struct ep *e, const char *req)
     size_t nl = strlen(e->name);
     memcpy(a.sun_path + 1, e->name, nl);
     socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + nl);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    /* Non-blocking: anyone can bind a name like an endpoint's and leave
+     * its queue full, where a blocking connect waits for ever (EAGAIN
+     * here: the next candidate). Then a bound on every read. */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
-    if (connect(fd, (struct sockaddr *)&a, len) < 0) {
+    struct timeval tv = {.tv_sec = 10};
+    if (connect(fd, (struct sockaddr *)&a, len) < 0 || fcntl(fd, F_SETFL, 0) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) < 0) {
         int err = errno;
         close(fd);
         return -err;
@@ -108,8 +115,8 @@ static int ask_at(const struct ep *e, const char *req)
 /* pid's endpoint. 0, or -errno (-ENOENT: none found). */
 static int ask(long pid, const char *req)
 {
-    struct ep eps[8];
-    int n = find(pid, eps, 8), e = n < 0 ? n : -ENOENT;
+    static struct ep eps[MAX_EPS];
+    int n = find(pid, eps, MAX_EPS), e = n < 0 ? n : -ENOENT;
     for (int i = 0; i < n && e; i++)
         e = ask_at(&eps[i], req);
     return e;
