@@ -572,14 +572,19 @@ static int ring_end(const char *who)
                          "loops together), and were dropped: post fewer requests per launch "
                          "and work-group on such a device", who, rh->timed_out,
                          UVAS_RING_SLOTS, G.d->name);
-    /* Every ticket taken was posted and served, or a request was lost
-     * (a kernel that wrote the ring's head itself). */
+    /* Every ticket taken was posted and served, or a request was lost:
+     * a device that bounds loops ended the kernel's between its ticket and
+     * its post (lavapipe ends a work-group's loops after a budget of
+     * iterations, and the rest of the kernel's loop never ran), or a
+     * kernel wrote the ring's head itself. */
     uint32_t head = atomic_load_explicit(&rh->head, memory_order_acquire);
     if (head != G.ring.next)
         return uvas_fail(UVAS_ERR_INVAL, "kernel %s: the request ring's head says %u requests "
-                         "were made, the host found %u posted: a kernel wrote the ring's "
-                         "header (shmem.glsl's), and the calls after the first lost one did "
-                         "nothing", who, head, G.ring.next);
+                         "were made, the host found %u posted: the calls from the first lost "
+                         "one on did nothing. Either '%s' ended the kernel's loops early (a "
+                         "device where kernels cannot wait bounds them: make fewer calls per "
+                         "invocation and launch) or the kernel wrote the ring's header "
+                         "(shmem.glsl's)", who, head, G.ring.next, G.d->name);
     return UVAS_OK;
 }
 
