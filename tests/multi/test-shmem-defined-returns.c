@@ -9,7 +9,11 @@
  *    SHMEM_TEAM_INVALID, shmem_ctx_get_team on SHMEM_CTX_INVALID;
  *  - no resources left: splits until the team slots run out (every PE
  *    gets the same nonzero at the same split), contexts until they run
- *    out; after destroying them, both can be made again.
+ *    out; after destroying them, both can be made again;
+ *  - no memory left (OpenSHMEM 1.5, 9.3): shmem_malloc, shmem_align and
+ *    shmem_calloc of more than the heap holds (or whose size overflows)
+ *    return NULL on every PE, and shmem_realloc returns NULL and keeps
+ *    the object as it was.
  * Runs on any number of PEs >= 2 (skips on 1).
  */
 #include <stdlib.h>
@@ -108,6 +112,31 @@ static void check_ctx_exhaustion(void)
     OK_EQ(landed, 1, "a put in the new context landed");
 }
 
+static void check_out_of_memory(void)
+{
+    const size_t huge = (size_t)1 << 62;
+    shmemx_clear_error();
+    OK(shmem_malloc(huge) == NULL, "shmem_malloc(2^62) returns NULL");
+    OK(shmemx_last_error() != 0, "and says why: %s", shmemx_last_error_string());
+    OK(shmem_align(4096, huge) == NULL, "shmem_align(4096, 2^62) returns NULL");
+    OK(shmem_calloc(SIZE_MAX, 2) == NULL, "shmem_calloc(SIZE_MAX, 2) returns NULL");
+    OK(shmem_calloc(huge, 1) == NULL, "shmem_calloc(2^62, 1) returns NULL");
+    long *x = shmem_malloc(4 * sizeof(long));
+    OK(x != NULL, "a small object after them");
+    if (!x)
+        return;
+    for (int i = 0; i < 4; i++)
+        x[i] = 100 + i;
+    shmemx_clear_error();
+    OK(shmem_realloc(x, huge) == NULL, "shmem_realloc to 2^62 returns NULL");
+    OK(x[0] == 100 && x[3] == 103, "and keeps the object as it was");
+    shmem_barrier_all();
+    shmem_long_p(x, 7, (shmem_my_pe() + 1) % shmem_n_pes());
+    shmem_barrier_all();
+    OK(x[0] == 7, "the object still symmetric: a put into it landed (%ld)", x[0]);
+    shmem_free(x);
+}
+
 int main(void)
 {
     unsetenv("UVAS_SHMEM_ERRORS"); /* the default: fatal */
@@ -115,6 +144,7 @@ int main(void)
     check_invalid_handles();
     check_team_exhaustion();
     check_ctx_exhaustion();
+    check_out_of_memory();
     suite_end("shmem-defined-returns", level);
     return 0;
 }

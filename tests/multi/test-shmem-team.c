@@ -183,6 +183,26 @@ static void check_reuse_and_errors(void)
     shmem_barrier_all();
 }
 
+/* SHMEM_TEAM_SHARED is the PEs that would mutually return a non-null
+ * shmem_ptr for all symmetric heap objects (OpenSHMEM 1.5, library
+ * handles): every member's copy of a plain shmem_malloc object must be
+ * reachable so. uvas hands out no pointer into memory that may migrate
+ * (the unified and device heaps), so the team was the whole node with
+ * every such pointer NULL. */
+static void check_shared(void)
+{
+    long *x = shmem_malloc(sizeof *x);
+    CHECK(x != NULL, "shmem_malloc");
+    int n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    CHECK(n >= 1 && shmem_team_my_pe(SHMEM_TEAM_SHARED) >= 0, "the shared team: %d PEs", n);
+    for (int i = 0; i < n; i++)
+        CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, x, i) != NULL,
+              "PE %d of SHMEM_TEAM_SHARED (world PE %d) gives no pointer to a shmem_malloc "
+              "object", i, shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD));
+    shmem_barrier_all();
+    shmem_free(x);
+}
+
 int main(void)
 {
     setenv("UVAS_SHMEM_ERRORS", "return", 1);
@@ -191,6 +211,7 @@ int main(void)
     check_2d();
     check_reversed();
     check_reuse_and_errors();
+    check_shared();
     suite_end("test-shmem-team", level);
     return 0;
 }

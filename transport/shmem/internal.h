@@ -50,6 +50,9 @@ static inline int uvas_shmem_team_pe(const struct uvas_shmem_team *t, int i)
 int uvas_shmem_team_init(const void *probe);
 void uvas_shmem_team_fini(void);
 bool uvas_shmem_shared_is_world(void);
+/* Does plain shmem_malloc give host-heap memory (SHMEM_SYMMETRIC_HEAP_DEFAULT=HOST),
+ * the only memory shmem_ptr reaches at another PE? */
+bool uvas_shmem_default_heap_is_host(void);
 /* The team a handle names, or NULL: _of reports it (INVALID, or not a
  * team of this PE), _find says nothing. */
 struct uvas_shmem_team *uvas_shmem_team_of(const char *call, shmem_team_t team);

@@ -63,6 +63,12 @@ static int default_heap(const char *call)
     return env_heap;
 }
 
+bool uvas_shmem_default_heap_is_host(void)
+{
+    pthread_once(&heap_once, read_heap_env);
+    return env_heap == SHMEMX_HEAP_HOST;
+}
+
 int uvas_shmem_heap_env_check(void)
 {
     pthread_once(&heap_once, read_heap_env);
@@ -85,6 +91,19 @@ static int status_of_errno(int err)
 {
     return err == ENOMEM ? UVAS_ERR_NOMEM : err == ENODEV ? UVAS_ERR_NO_DEVICE :
            UVAS_ERR_INVAL;
+}
+
+/* An allocation that failed. Out of memory is an outcome OpenSHMEM 1.5
+ * defines (9.3: a null pointer; realloc keeps the object), so it returns
+ * in either error mode, shmemx_last_error saying why; anything else (a
+ * device heap without a device under UVAS_DEVICE_STRICT) is reported. */
+static void alloc_failed(const char *call, int err)
+{
+    int st = status_of_errno(err);
+    if (st == UVAS_ERR_NOMEM)
+        uvas_shmem_decline(call, st, "%s", uvas_last_error());
+    else
+        uvas_shmem_report(call, st);
 }
 
 static void barrier(const char *call)
@@ -128,7 +147,7 @@ static void *alloc_sym(const char *call, size_t align, size_t size, int heap, bo
         else
             p = uvas_malloc_hint(size, uvas_hint(heap));
         if (!p) {
-            uvas_shmem_report(call, status_of_errno(errno));
+            alloc_failed(call, errno);
         } else if (zero && heap != SHMEMX_HEAP_UNIFIED) {
             int st = zero_fill(p, size, heap);
             if (st != UVAS_OK) {
@@ -158,8 +177,8 @@ void *shmem_calloc(size_t count, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(count, size, &total)) {
-        uvas_shmem_fail("shmem_calloc", UVAS_ERR_NOMEM, "%zu * %zu bytes overflows size_t",
-                        count, size);
+        uvas_shmem_decline("shmem_calloc", UVAS_ERR_NOMEM, "%zu * %zu bytes overflows size_t",
+                           count, size);
         barrier("shmem_calloc");
         return NULL;
     }
@@ -226,7 +245,7 @@ void *shmem_realloc(void *ptr, size_t size)
         return NULL;
     void *q = uvas_realloc(ptr, size);
     if (!q)
-        uvas_shmem_report("shmem_realloc", status_of_errno(errno));
+        alloc_failed("shmem_realloc", errno);
     /* And on the outcome: a PE out of memory where the others were not
      * leaves the heaps out of step, which this reports (and, by default,
      * ends the job on). */

@@ -52,8 +52,12 @@ int uvas_shmem_team_init(const void *probe)
     int me = uvas_pe_me(), n = uvas_pe_count();
     world = (struct uvas_shmem_team){.start = 0, .stride = 1, .size = n, .me = me, .slot = -1};
     self = (struct uvas_shmem_team){.start = me, .stride = 1, .size = 1, .me = 0, .slot = -1};
-    shared_world = true;
-    for (int pe = 0; pe < n; pe++)
+    /* The PEs whose shmem_malloc objects shmem_ptr reaches (OpenSHMEM
+     * 1.5's SHMEM_TEAM_SHARED): the node's, when plain allocations come
+     * from the host heap; else none but this PE, as shmem_ptr hands out no
+     * pointer into memory that may migrate (mem.c). */
+    shared_world = uvas_shmem_default_heap_is_host();
+    for (int pe = 0; pe < n && shared_world; pe++)
         if (pe != me && !uvas_pe_ptr(probe, pe))
             shared_world = false;
     /* Collective, right after the collectives' own scratch: the same
