@@ -63,8 +63,10 @@ int uvas_queue_sync(uvas_queue_t *q);
  * stay loaded until it has run), a migration of [ptr, ptr + len) to
  * location (as uvas_migrate: a queue-ordered prefetch), a copy of n bytes
  * (either side may be uvas memory), a call of fn(arg) on the queue's
- * thread (fn must not wait for its own queue: a sync of it there never
- * returns). Each returns once enqueued (bad arguments: at once). */
+ * thread (fn must not wait for its own queue's later work: its sync or
+ * destroy, or the sync of an event recorded after it, is refused there
+ * with UVAS_ERR_INVAL). Each returns once enqueued (bad arguments: at
+ * once). */
 int uvas_queue_launch(uvas_queue_t *q, uvas_kernel_t *k, const uint32_t groups[3],
                       const void *args, size_t args_size, unsigned flags);
 int uvas_queue_migrate(uvas_queue_t *q, const void *ptr, size_t len, int location);

@@ -77,11 +77,15 @@ int uvas_event_sync(uvas_event_t *ev)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_event_sync: the event is NULL");
     uint64_t v;
     struct uvas_queue *q = point_of(ev, &v);
-    if (q) {
+    int rc = UVAS_OK;
+    if (q && uvas_queue_is_own_thread(q) && !uvas_queue_passed(q, v))
+        rc = uvas_fail(UVAS_ERR_INVAL, "uvas_event_sync: called from a host function of the "
+                       "event's queue for a point after it, which would wait for itself");
+    else if (q)
         uvas_queue_wait_point(q, v);
+    if (q)
         uvas_queue_unref(q);
-    }
-    return UVAS_OK;
+    return rc;
 }
 
 int uvas_event_query(uvas_event_t *ev)

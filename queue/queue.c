@@ -67,11 +67,53 @@ static int check_args(struct uvas_queue *q, uvas_queue_use_check_fn check, const
     return UVAS_OK;
 }
 
+/* The live queues. A handle is looked up here before it is used, so one
+ * already destroyed is refused, not read after its free (its address may
+ * become a later queue's, as any freed memory may). */
+static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct uvas_queue **live;
+static size_t nlive, live_cap;
+
+static bool live_add(struct uvas_queue *q)
+{
+    pthread_mutex_lock(&live_mu);
+    bool ok = nlive < live_cap;
+    if (!ok) {
+        size_t cap = live_cap ? 2 * live_cap : 16;
+        struct uvas_queue **m = realloc(live, cap * sizeof *m);
+        if (m) {
+            live = m;
+            live_cap = cap;
+            ok = true;
+        }
+    }
+    if (ok)
+        live[nlive++] = q;
+    pthread_mutex_unlock(&live_mu);
+    return ok;
+}
+
+static bool live_take(struct uvas_queue *q, bool remove)
+{
+    pthread_mutex_lock(&live_mu);
+    size_t i = 0;
+    while (i < nlive && live[i] != q)
+        i++;
+    bool found = i < nlive;
+    if (found && remove)
+        live[i] = live[--nlive];
+    pthread_mutex_unlock(&live_mu);
+    return found;
+}
+
 int uvas_queue_check(struct uvas_queue *q, const char *fn)
 {
     if (!q)
         return uvas_fail(UVAS_ERR_INVAL, "%s: the queue is NULL (uvas_queue_create makes one)",
                          fn);
+    if (!live_take(q, false))
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %p is no live queue (destroyed, or never made "
+                         "by uvas_queue_create)", fn, (void *)q);
     pthread_mutex_lock(&q->mu);
     bool stopped = q->stop;
     pthread_mutex_unlock(&q->mu);
@@ -199,6 +241,11 @@ int uvas_queue_create(uvas_queue_t **out)
         return uvas_fail(UVAS_ERR_SYS, "uvas_queue_create: no thread for the queue (%s)",
                          strerror(e));
     }
+    if (!live_add(q)) {
+        uvas_queue_stop(q);
+        uvas_queue_unref(q);
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_queue_create: no memory for a queue");
+    }
     *out = q;
     return UVAS_OK;
 }
@@ -238,6 +285,11 @@ uint64_t uvas_queue_point(struct uvas_queue *q)
 
 /* No queue (memory a pool holds that no queue ever used: the block an
  * empty pool's export makes) has nothing to wait for. */
+bool uvas_queue_is_own_thread(const struct uvas_queue *q)
+{
+    return pthread_equal(pthread_self(), q->thread);
+}
+
 bool uvas_queue_passed(struct uvas_queue *q, uint64_t value)
 {
     if (!q)
@@ -469,6 +521,7 @@ int uvas_queue_drain(struct uvas_queue *q)
 
 void uvas_queue_stop(struct uvas_queue *q)
 {
+    live_take(q, true); /* from now on its handle is refused */
     pthread_mutex_lock(&q->mu);
     q->stop = true;
     pthread_cond_signal(&q->work);

@@ -40,6 +40,9 @@ struct uvas_queue {
 
 void uvas_queue_ref(struct uvas_queue *q);
 void uvas_queue_unref(struct uvas_queue *q);
+/* Is the caller q's own thread (a host function of q)? It must not wait
+ * for q's later work: that work waits for it. */
+bool uvas_queue_is_own_thread(const struct uvas_queue *q);
 /* Has q's point `value` passed? Wait until it has. */
 bool uvas_queue_passed(struct uvas_queue *q, uint64_t value);
 void uvas_queue_wait_point(struct uvas_queue *q, uint64_t value);

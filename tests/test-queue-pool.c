@@ -171,7 +171,13 @@ static void check_failure(void)
     struct tu_gate g = TU_GATE;
     void *x = uvas_malloc(65536);
     CHECK(x != NULL, "uvas_malloc");
+    /* A block of the pool freed on the queue before the failure: the sync
+     * gives it back (threshold 0) after the drain, which cleared the
+     * drain's message. */
+    void *a = uvas_malloc_async(4096, q);
+    CHECK(a != NULL, "uvas_malloc_async: %s", uvas_last_error());
     CHECK_OK(uvas_queue_host_fn(q, tu_gate_wait, &g));
+    CHECK_OK(uvas_free_async(a, q));
     CHECK_OK(uvas_queue_migrate(q, x, 65536, UVAS_LOC_HOST));
     CHECK_OK(uvas_queue_host_fn(q, set_ran, NULL));
     uvas_free(x); /* before the migration runs: it will fail */
@@ -222,8 +228,61 @@ static void check_errors(void)
     CHECK_OK(uvas_queue_destroy(q));
 }
 
+/* A host function that waits for its own queue waited for ever: its sync
+ * or destroy, or the sync of an event recorded after it, is refused. */
+struct self_wait {
+    uvas_queue_t *q;
+    uvas_event_t *later;
+    int sync_rc, destroy_rc, event_rc;
+    char why[256];
+};
+
+static void wait_for_self(void *arg)
+{
+    struct self_wait *w = arg;
+    w->sync_rc = uvas_queue_sync(w->q);
+    snprintf(w->why, sizeof w->why, "%s", uvas_last_error());
+    w->destroy_rc = uvas_queue_destroy(w->q);
+    w->event_rc = uvas_event_sync(w->later);
+}
+
+static void check_self_wait(void)
+{
+    struct self_wait w = {0};
+    CHECK_OK(uvas_queue_create(&w.q));
+    CHECK_OK(uvas_event_create(&w.later));
+    CHECK_OK(uvas_queue_host_fn(w.q, wait_for_self, &w));
+    CHECK_OK(uvas_event_record(w.later, w.q));
+    CHECK_OK(uvas_queue_sync(w.q));
+    CHECK(w.sync_rc == UVAS_ERR_INVAL && strstr(w.why, "own"),
+          "uvas_queue_sync from its own host function: %d, '%s'", w.sync_rc, w.why);
+    CHECK_EQ(w.destroy_rc, UVAS_ERR_INVAL, "uvas_queue_destroy from its own host function");
+    CHECK_EQ(w.event_rc, UVAS_ERR_INVAL, "uvas_event_sync of a later point of its own queue");
+    uvas_event_destroy(w.later);
+    CHECK_OK(uvas_queue_destroy(w.q));
+}
+
+/* A destroyed queue's handle is refused by every call, as documented:
+ * they read the freed queue before (ASan: heap-use-after-free). */
+static void check_destroyed(void)
+{
+    uvas_queue_t *q;
+    CHECK_OK(uvas_queue_create(&q));
+    CHECK_OK(uvas_queue_destroy(q));
+    CHECK_STATUS(uvas_queue_sync(q), UVAS_ERR_INVAL);
+    CHECK(strstr(uvas_last_error(), "no live queue"), "said: %s", uvas_last_error());
+    CHECK_STATUS(uvas_queue_destroy(q), UVAS_ERR_INVAL);
+    CHECK_STATUS(uvas_queue_host_fn(q, set_ran, NULL), UVAS_ERR_INVAL);
+    CHECK(uvas_malloc_async(100, q) == NULL, "uvas_malloc_async on a destroyed queue");
+    uvas_event_t *ev;
+    CHECK_OK(uvas_event_create(&ev));
+    CHECK_STATUS(uvas_event_record(ev, q), UVAS_ERR_INVAL);
+    uvas_event_destroy(ev);
+}
+
 int main(void)
 {
+    tu_deadline(60);
     tu_init_range("256M", "64K");
     check_order();
     check_same_queue_reuse();
@@ -232,7 +291,9 @@ int main(void)
     check_threshold();
     check_failure();
     check_errors();
+    check_self_wait();
+    check_destroyed();
     printf("test-queue-pool: order, same-queue reuse, cross-queue reuse by events and by "
-           "passed points, threshold and trim, failures, errors: ok\n");
+           "passed points, threshold and trim, failures, errors, waits on itself: ok\n");
     return 0;
 }
