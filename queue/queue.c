@@ -283,13 +283,13 @@ uint64_t uvas_queue_point(struct uvas_queue *q)
     return v;
 }
 
-/* No queue (memory a pool holds that no queue ever used: the block an
- * empty pool's export makes) has nothing to wait for. */
 bool uvas_queue_is_own_thread(const struct uvas_queue *q)
 {
     return pthread_equal(pthread_self(), q->thread);
 }
 
+/* No queue (memory a pool holds that no queue ever used: the block an
+ * empty pool's export makes) has nothing to wait for. */
 bool uvas_queue_passed(struct uvas_queue *q, uint64_t value)
 {
     if (!q)
