@@ -85,7 +85,7 @@ int main(void)
         atomic_store(&stop, 0);
         pthread_t th;
         CHECK(pthread_create(&th, NULL, pinner, NULL) == 0, "pthread_create");
-        unsigned long late = 0, rounds = 0;
+        unsigned long late = 0, rounds = 0, eligible = 0;
         double t0 = tu_now_s();
         for (; rounds < ROUNDS && tu_now_s() - t0 < RUN_S; rounds++) {
             /* Open until the pinner got in (a loaded machine may not run
@@ -96,6 +96,10 @@ int main(void)
             while (atomic_load(&inside) == in0 && tu_now_s() - t1 < 1e-3)
                 ;
             spin_s((double)(rounds * 37 % 800) * 1e-9);
+            /* Once the pinner has pinned, its slot is marked in use, and
+             * from then on every close must fence (a loaded machine may
+             * run the pinner late, or in few rounds). */
+            eligible += atomic_load(&inside) + atomic_load(&closed_seen) > 0;
             uvas_gate_close(b);
             uint64_t v1 = *word;
             spin_s(2e-6);
@@ -115,9 +119,12 @@ int main(void)
         CHECK_EQ(*word - w0, in, "the word against the pinner's writes");
         /* Every close once the pinner's slot was in use (its first rounds
          * may come before); the owner fences by its own knowledge, not by
-         * the party's mark, so the second pass fences too. */
-        CHECK(!light || fences >= rounds / 2, "%s: %llu heavy fences for %lu closes", how,
-              (unsigned long long)fences, rounds);
+         * the party's mark, so the second pass fences too. (Counted against
+         * half the rounds before: 1 fence for 25 closes when a loaded
+         * machine ran the pinner only at the end.) */
+        CHECK(!light || (eligible > 0 && fences >= eligible),
+              "%s: %llu heavy fences for %lu closes after the pinner's first pin (%lu closes)",
+              how, (unsigned long long)fences, eligible, rounds);
         printf("gate-fence: %lu rounds, %lu writes inside open gates, none after a close (%s)\n",
                rounds, in, how);
     }

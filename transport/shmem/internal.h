@@ -23,9 +23,12 @@ void uvas_shmem_agree_fini(void);
 void uvas_shmem_agree_post(enum uvas_agree_kind kind, size_t size, const void *p);
 int uvas_shmem_agree_check(const char *call);
 
-/* SHMEM_SYMMETRIC_HEAP_DEFAULT names a heap (or is unset); else UVAS_ERR_ENV
- * with a message: shmem_init refuses to start. */
+/* The default heap (heap.c): SHMEM_SYMMETRIC_HEAP_DEFAULT names a heap
+ * (or is unset); else UVAS_ERR_ENV with a message: shmem_init refuses to
+ * start. uvas_shmem_default_heap: SHMEMX_HEAP_*, or -1 after reporting a
+ * bad variable for call. */
 int uvas_shmem_heap_env_check(void);
+int uvas_shmem_default_heap(const char *call);
 /* Before uvas_pe_finalize: release the scratch. */
 void uvas_shmem_coll_fini(void);
 
@@ -51,7 +54,7 @@ int uvas_shmem_team_init(const void *probe);
 void uvas_shmem_team_fini(void);
 bool uvas_shmem_shared_is_world(void);
 /* Does plain shmem_malloc give host-heap memory (SHMEM_SYMMETRIC_HEAP_DEFAULT=HOST),
- * the only memory shmem_ptr reaches at another PE? */
+ * the only memory shmem_ptr reaches at another PE? (heap.c) */
 bool uvas_shmem_default_heap_is_host(void);
 /* The team a handle names, or NULL: _of reports it (INVALID, or not a
  * team of this PE), _find says nothing. */

@@ -5,12 +5,10 @@
  * means no PE puts into a peer's block before the peer has it.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "shmem.h"
 #include "transport/pe/pe.h"
@@ -19,7 +17,6 @@
 #include "uvas.h"
 #include "uvas/status.h"
 
-#define HEAP_ENV "SHMEM_SYMMETRIC_HEAP_DEFAULT"
 #define HEAP_HINTS (SHMEM_MALLOC_HOST_HEAP | SHMEM_MALLOC_DEVICE_HEAP)
 #define KNOWN_HINTS (HEAP_HINTS | SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)
 
@@ -30,54 +27,6 @@ _Static_assert((int)SHMEMX_RES_UNPOPULATED == (int)UVAS_RES_UNPOPULATED &&
 _Static_assert((int)SHMEMX_HEAP_UNIFIED == (int)UVAS_HEAP_UNIFIED &&
                (int)SHMEMX_HEAP_HOST == (int)UVAS_HEAP_HOST &&
                (int)SHMEMX_HEAP_DEVICE == (int)UVAS_HEAP_DEVICE, "heap numbers");
-
-/* ---- the default heap ---------------------------------------------------- */
-
-static pthread_once_t heap_once = PTHREAD_ONCE_INIT;
-static int env_heap;           /* SHMEMX_HEAP_*, or -1: env_value is bad */
-static char env_value[64];
-
-static void read_heap_env(void)
-{
-    const char *v = getenv(HEAP_ENV);
-    if (!v || !*v)
-        env_heap = SHMEMX_HEAP_UNIFIED;
-    else if (strcasecmp(v, "HOST") == 0)
-        env_heap = SHMEMX_HEAP_HOST;
-    else if (strcasecmp(v, "DEVICE") == 0)
-        env_heap = SHMEMX_HEAP_DEVICE;
-    else {
-        env_heap = -1;
-        snprintf(env_value, sizeof env_value, "%s", v);
-    }
-}
-
-/* The default heap, or -1 after reporting a bad variable. */
-static int default_heap(const char *call)
-{
-    pthread_once(&heap_once, read_heap_env);
-    if (env_heap < 0)
-        uvas_shmem_fail(call, UVAS_ERR_ENV, HEAP_ENV "=%s is not a heap: set HOST or "
-                        "DEVICE, or leave it unset for the unified heap (placement by "
-                        "first touch)", env_value);
-    return env_heap;
-}
-
-bool uvas_shmem_default_heap_is_host(void)
-{
-    pthread_once(&heap_once, read_heap_env);
-    return env_heap == SHMEMX_HEAP_HOST;
-}
-
-int uvas_shmem_heap_env_check(void)
-{
-    pthread_once(&heap_once, read_heap_env);
-    if (env_heap < 0)
-        return uvas_fail(UVAS_ERR_ENV, HEAP_ENV "='%s' is not a heap: set HOST or DEVICE, or "
-                         "leave it unset for the unified heap (placement by first touch)",
-                         env_value);
-    return UVAS_OK;
-}
 
 static unsigned uvas_hint(int heap)
 {
@@ -170,7 +119,7 @@ void *shmem_malloc(size_t size)
 {
     if (size == 0)
         return NULL;
-    return alloc_sym("shmem_malloc", 0, size, default_heap("shmem_malloc"), false);
+    return alloc_sym("shmem_malloc", 0, size, uvas_shmem_default_heap("shmem_malloc"), false);
 }
 
 void *shmem_calloc(size_t count, size_t size)
@@ -184,14 +133,14 @@ void *shmem_calloc(size_t count, size_t size)
     }
     if (total == 0)
         return NULL;
-    return alloc_sym("shmem_calloc", 0, total, default_heap("shmem_calloc"), true);
+    return alloc_sym("shmem_calloc", 0, total, uvas_shmem_default_heap("shmem_calloc"), true);
 }
 
 void *shmem_align(size_t alignment, size_t size)
 {
     if (size == 0)
         return NULL;
-    int heap = default_heap("shmem_align");
+    int heap = uvas_shmem_default_heap("shmem_align");
     if (heap >= 0 && (alignment == 0 || (alignment & (alignment - 1)))) {
         uvas_shmem_fail("shmem_align", UVAS_ERR_INVAL, "alignment %zu is not a power of "
                         "two", alignment);
@@ -213,7 +162,7 @@ void *shmem_malloc_with_hints(size_t size, long hints)
     if ((hints & HEAP_HINTS) == HEAP_HINTS) {
         /* Contradicting advice (programs pass ~0L as "invalid hints" and
          * expect a plain allocation): neither is taken. */
-        heap = default_heap(call);
+        heap = uvas_shmem_default_heap(call);
     } else if (hints & SHMEM_MALLOC_HOST_HEAP) {
         heap = SHMEMX_HEAP_HOST;
     } else if (hints & SHMEM_MALLOC_DEVICE_HEAP) {
@@ -221,7 +170,7 @@ void *shmem_malloc_with_hints(size_t size, long hints)
     } else {
         /* ATOMICS_REMOTE and SIGNAL_REMOTE need no special memory here:
          * every path performs AMOs atomically. */
-        heap = default_heap(call);
+        heap = uvas_shmem_default_heap(call);
     }
     return alloc_sym(call, 0, size, heap, false);
 }
@@ -382,7 +331,7 @@ int shmemx_ctx_residence(shmem_ctx_t ctx, const void *ptr, int pe)
 
 int shmemx_default_heap(void)
 {
-    return default_heap("shmemx_default_heap");
+    return uvas_shmem_default_heap("shmemx_default_heap");
 }
 
 int shmemx_device_present(void)
