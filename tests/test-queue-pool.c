@@ -249,10 +249,15 @@ static void wait_for_self(void *arg)
 static void check_self_wait(void)
 {
     struct self_wait w = {0};
+    struct tu_gate g = TU_GATE;
     CHECK_OK(uvas_queue_create(&w.q));
     CHECK_OK(uvas_event_create(&w.later));
+    /* The function runs only once the event is recorded after it (else
+     * the event has no point yet, and its sync has nothing to wait for). */
+    CHECK_OK(uvas_queue_host_fn(w.q, tu_gate_wait, &g));
     CHECK_OK(uvas_queue_host_fn(w.q, wait_for_self, &w));
     CHECK_OK(uvas_event_record(w.later, w.q));
+    tu_gate_open(&g);
     CHECK_OK(uvas_queue_sync(w.q));
     CHECK(w.sync_rc == UVAS_ERR_INVAL && strstr(w.why, "own"),
           "uvas_queue_sync from its own host function: %d, '%s'", w.sync_rc, w.why);
