@@ -546,6 +546,18 @@ int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_
     struct uvas_vulkan *d = &t->dev;
     struct uvas_foreign f = {.fd = -1};
     fd = uvas_devtier_own_fd(t, fd);
+    /* The greeting's sizes are the exporter's word: a descriptor shorter
+     * than they say would have the driver read, and a CPU view of the
+     * last blocks fault (SIGBUS), past its end. Where the file says its
+     * size (memfds, dma-bufs), it must hold the slab. */
+    size_t have = uvas_os_fd_size(fd);
+    size_t need = (t->fd_mappable && fd_base == t->fd_base ? fd_base : 0) + slab_bytes;
+    if ((have || (t->fd_mappable && fd_base == t->fd_base)) && have < need) {
+        close(fd);
+        return uvas_fail(UVAS_ERR_INVAL, "the exporter's slab descriptor holds %zu bytes, where "
+                         "its slabs of %zu bytes need %zu: not a slab of the exporter's",
+                         have, slab_bytes, need);
+    }
     /* Vulkan owns fd once imported; a CPU view needs a descriptor of its
      * own, at the offset this device's own slabs show. */
     if (t->fd_mappable && fd_base == t->fd_base)

@@ -12,7 +12,10 @@
  *  - an inline record whose length is not its blocks';
  *  - a record of zero blocks;
  *  - a message with two descriptors (both closed: no descriptor leaks
- *    from any of these).
+ *    from any of these);
+ *  - a slab whose descriptor is shorter than the greeting's slabs (and
+ *    the offset where their memory starts) say: the driver would read,
+ *    and the CPU view of its last block fault, past its end.
  * After each, the channel still works: the next record is read.
  */
 #include <fcntl.h>
@@ -127,6 +130,21 @@ int main(void)
     for (size_t i = 0; i < sizeof sent / sizeof sent[0]; i++)
         CHECK(tu_fds_to(sent[i]) == 0, "a descriptor of %s is still open after the hostile "
               "messages (a leak in the importer)", sent[i]);
+
+    /* A slab whose descriptor is shorter than the greeting's slabs: taken,
+     * the importer's CPU view of its blocks past the file's end would
+     * SIGBUS (and the device's import reads past it). */
+    int shortfd = memfd_create("short-slab", MFD_CLOEXEC);
+    CHECK(shortfd >= 0 && ftruncate(shortfd, (off_t)hello.dev.slab_bytes) == 0, "memfd: %s",
+          strerror(errno));
+    struct pd_slab_msg ss = {PD_SLAB_MAGIC, 9};
+    tu_send_fd(chan[0], shortfd, &ss, sizeof ss);
+    close(shortfd);
+    struct pd_rec_blk on9 = {9, 0, hello.dev.slab_bytes - bs}; /* the last block: past the end */
+    refused((struct pd_rec_head){.size = bs, .nblocks = 1, .head_off = 0}, &on9, sizeof on9, -1,
+            "holds", "a slab's descriptor shorter than the greeting's slabs and where they start");
+    CHECK(tu_fds_to("memfd:short-slab") == 0, "the short slab's descriptor is still open after "
+          "its refusal (a leak in the importer)");
 
     /* Still read after all that: a well-formed record naming a slab that
      * was never sent is refused for that, not for the channel. */
