@@ -108,8 +108,11 @@ struct uvas_options {
 int uvas_init(const struct uvas_options *opts);
 
 /* Stop the controller and release the range; allocations become invalid.
- * Calls other threads have in flight (migrations, advice, allocations,
- * frees, device accesses, statistics) finish first; every call after it,
+ * Work already enqueued on queues (uvas_queue.h) runs first, its outcome
+ * left for the queue's next sync (UVAS_ERR_INVAL from a queue's own host
+ * function, which that work would wait for); calls other threads have in
+ * flight (migrations, advice, allocations, frees, device accesses,
+ * statistics) finish first; every call after it,
  * allocations included, fails with UVAS_ERR_NOT_INIT until uvas_init.
  * Touching range memory after it is the program's use after free
  * (SIGSEGV). */

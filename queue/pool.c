@@ -337,10 +337,19 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
 
 /* Free cached blocks whose points have passed while the pool holds more
  * than keep bytes; wait: wait for the points instead of skipping. */
-static void release(struct uvas_pool *p, size_t keep, bool wait)
+/* Give back cached blocks beyond keep: those whose free points passed,
+ * or (wait) all, after their points. A wait on a host function's own
+ * queue for a point after it would wait for ever: then nothing is given
+ * back and that queue is returned. */
+static struct uvas_queue *release(struct uvas_pool *p, size_t keep, bool wait)
 {
     struct blk *out = NULL;
     uvas_pool_lock(p);
+    for (struct blk *b = p->cache; wait && b; b = b->next)
+        if (b->q && uvas_queue_is_own_thread(b->q) && !uvas_queue_passed(b->q, b->point)) {
+            pthread_mutex_unlock(&p->mu);
+            return b->q;
+        }
     /* An exported pool's memory may be mapped by an importer: given back
      * to the range, its pages would be punched under that mapping. */
     if (p->exported && !wait)
@@ -365,13 +374,14 @@ static void release(struct uvas_pool *p, size_t keep, bool wait)
         uvas_free(b->ptr);
         free(b);
     }
+    return NULL;
 }
 
 void uvas_pool_release_all(void)
 {
     pthread_mutex_lock(&uvas_pool_reg_mu);
     for (struct uvas_pool *p = uvas_pools; p; p = p->next)
-        release(p, p->props.release_threshold, false);
+        (void)release(p, p->props.release_threshold, false);
     pthread_mutex_unlock(&uvas_pool_reg_mu);
 }
 
@@ -380,7 +390,7 @@ int uvas_pool_trim_to(uvas_pool_t *p, size_t keep)
     uvas_clear_error();
     if (!p)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_trim_to: the pool is NULL");
-    release(p, keep, false);
+    (void)release(p, keep, false);
     return UVAS_OK;
 }
 
@@ -435,7 +445,13 @@ int uvas_pool_destroy(uvas_pool_t *p)
     if (p->fd >= 0) {
         uvas_pool_drop_imports(p);
     } else {
-        release(p, 0, true);
+        struct uvas_queue *own = release(p, 0, true);
+        if (own)
+            return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: called from a host function "
+                             "of queue %p, on its own thread, before the point where that "
+                             "queue frees a block of the pool: the destroy would wait for "
+                             "it, and the queue for the host function; destroy the pool after "
+                             "that point", (void *)own);
         uvas_pool_lock(p);
         uvas_pool_dev_drop(p, false); /* an exporter's channels */
         pthread_mutex_unlock(&p->mu);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "queue/queue.h"
+#include "uvas/api/finalize.h"
 #include "uvas/status.h"
 
 enum op_kind { OP_LAUNCH, OP_MIGRATE, OP_COPY, OP_HOST, OP_WAIT };
@@ -222,6 +223,48 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* uvas_finalize's drain (uvas/api/init.h): every live queue's work
+ * enqueued so far, waited for with the range still up. Its outcome stays
+ * the queue's, for its next sync. Refused on a queue's own thread, whose
+ * later work waits for the host function that called it. */
+static int finalize_drain(void)
+{
+    pthread_mutex_lock(&live_mu);
+    size_t n = nlive;
+    struct uvas_queue **qs = n ? malloc(n * sizeof *qs) : NULL;
+    uint64_t *upto = n ? malloc(n * sizeof *upto) : NULL;
+    if (n && (!qs || !upto)) {
+        pthread_mutex_unlock(&live_mu);
+        free(qs);
+        free(upto);
+        return uvas_fail(UVAS_ERR_NOMEM, "uvas_finalize: no memory to list the queues whose "
+                         "work runs first");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (uvas_queue_is_own_thread(live[i])) {
+            pthread_mutex_unlock(&live_mu);
+            free(qs);
+            free(upto);
+            return uvas_fail(UVAS_ERR_INVAL, "uvas_finalize: called from a host function of "
+                             "queue %p, on its own thread: it waits for the queues' work, and "
+                             "that queue's later work waits for the host function; finalize "
+                             "from a thread of the program's", (void *)live[i]);
+        }
+        qs[i] = live[i];
+        uvas_queue_ref(qs[i]);
+    }
+    pthread_mutex_unlock(&live_mu);
+    for (size_t i = 0; i < n; i++)
+        upto[i] = uvas_queue_point(qs[i]);
+    for (size_t i = 0; i < n; i++) {
+        uvas_queue_wait_point(qs[i], upto[i]);
+        uvas_queue_unref(qs[i]);
+    }
+    free(qs);
+    free(upto);
+    return UVAS_OK;
+}
+
 int uvas_queue_create(uvas_queue_t **out)
 {
     uvas_clear_error();
@@ -246,6 +289,7 @@ int uvas_queue_create(uvas_queue_t **out)
         uvas_queue_unref(q);
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_queue_create: no memory for a queue");
     }
+    uvas_finalize_lend_drain(finalize_drain);
     *out = q;
     return UVAS_OK;
 }

@@ -28,9 +28,10 @@ FLOORS = [
 # What the OpenSHMEM floor may see below it: the PE layer's interface and
 # the ground's status type, not the layer's or the ground's insides.
 # The queue floor shares device pools through the engine's one interface
-# for device memory shared between processes (migrate/shared.h).
+# for device memory shared between processes (migrate/shared.h), and lends
+# uvas_finalize the drain of its queues (uvas/api/finalize.h).
 NARROW = {"transport/shmem": {"transport/pe/pe.h", "uvas/status.h"},
-          "queue": {"uvas/status.h", "migrate/shared.h"}}
+          "queue": {"uvas/status.h", "migrate/shared.h", "uvas/api/finalize.h"}}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SYSTEM = re.compile(r'^\s*#\s*include\s+<([^>]+)>', re.M)

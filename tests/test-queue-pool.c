@@ -233,8 +233,9 @@ static void check_errors(void)
 struct self_wait {
     uvas_queue_t *q;
     uvas_event_t *later;
-    int sync_rc, destroy_rc, event_rc;
-    char why[256];
+    uvas_pool_t *pool; /* holds a block this queue frees later */
+    int sync_rc, destroy_rc, event_rc, pool_rc;
+    char why[256], pool_why[256];
 };
 
 static void wait_for_self(void *arg)
@@ -244,6 +245,8 @@ static void wait_for_self(void *arg)
     snprintf(w->why, sizeof w->why, "%s", uvas_last_error());
     w->destroy_rc = uvas_queue_destroy(w->q);
     w->event_rc = uvas_event_sync(w->later);
+    w->pool_rc = uvas_pool_destroy(w->pool);
+    snprintf(w->pool_why, sizeof w->pool_why, "%s", uvas_last_error());
 }
 
 static void check_self_wait(void)
@@ -252,10 +255,16 @@ static void check_self_wait(void)
     struct tu_gate g = TU_GATE;
     CHECK_OK(uvas_queue_create(&w.q));
     CHECK_OK(uvas_event_create(&w.later));
+    struct uvas_pool_props props = {UVAS_POOL_HOST, SIZE_MAX, UVAS_POOL_REUSE_ALL};
+    CHECK_OK(uvas_pool_create(&props, &w.pool));
     /* The function runs only once the event is recorded after it (else
-     * the event has no point yet, and its sync has nothing to wait for). */
+     * the event has no point yet, and its sync has nothing to wait for),
+     * and the pool's block is freed at a point after it. */
     CHECK_OK(uvas_queue_host_fn(w.q, tu_gate_wait, &g));
+    void *blk = uvas_malloc_from_pool_async(4096, w.pool, w.q);
+    CHECK(blk != NULL, "uvas_malloc_from_pool_async: %s", uvas_last_error());
     CHECK_OK(uvas_queue_host_fn(w.q, wait_for_self, &w));
+    CHECK_OK(uvas_free_async(blk, w.q));
     CHECK_OK(uvas_event_record(w.later, w.q));
     tu_gate_open(&g);
     CHECK_OK(uvas_queue_sync(w.q));
@@ -263,6 +272,10 @@ static void check_self_wait(void)
           "uvas_queue_sync from its own host function: %d, '%s'", w.sync_rc, w.why);
     CHECK_EQ(w.destroy_rc, UVAS_ERR_INVAL, "uvas_queue_destroy from its own host function");
     CHECK_EQ(w.event_rc, UVAS_ERR_INVAL, "uvas_event_sync of a later point of its own queue");
+    CHECK(w.pool_rc == UVAS_ERR_INVAL && strstr(w.pool_why, "own"),
+          "uvas_pool_destroy from a host function of the queue that frees its block later: "
+          "%d, '%s'", w.pool_rc, w.pool_why);
+    CHECK_OK(uvas_pool_destroy(w.pool)); /* from here, once the free's point passed */
     uvas_event_destroy(w.later);
     CHECK_OK(uvas_queue_destroy(w.q));
 }

@@ -21,6 +21,7 @@
 #include "migrate/tick.h"
 #include "migrate/tier_device.h"
 #include "uvas/alloc.h"
+#include "uvas/api/finalize.h"
 #include "uvas/api/init.h"
 #include "uvas/stat_server.h"
 #include "uvas/gate.h"
@@ -258,9 +259,22 @@ int uvas_ensure_init(void)
     return uvas_init(NULL);
 }
 
+static _Atomic(int (*)(void)) finalize_drain;
+
+void uvas_finalize_lend_drain(int (*drain)(void))
+{
+    atomic_store(&finalize_drain, drain);
+}
+
 int uvas_finalize(void)
 {
     uvas_clear_error();
+    /* Work enqueued before the finalize runs on the range first: the
+     * queues' threads use the public calls, refused once ready is clear. */
+    int (*drain)(void) = atomic_load(&finalize_drain);
+    int rc = atomic_load(&uvas_g.ready) && drain ? drain() : UVAS_OK;
+    if (rc)
+        return rc;
     pthread_mutex_lock(&uvas_g.lock);
     if (!atomic_load(&uvas_g.ready)) {
         pthread_mutex_unlock(&uvas_g.lock);
