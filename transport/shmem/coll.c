@@ -20,7 +20,8 @@
 #include "transport/shmem/internal.h"
 #include "uvas.h"
 
-/* This PE's element count for shmem_collect, where peers read it. */
+/* The world team's word (team.c): this PE's element count for a
+ * shmem_collect on the world, where peers read it. */
 static uint64_t *count_slot;
 
 int uvas_shmem_coll_init(void)
@@ -134,10 +135,10 @@ static int fcollect(const char *call, struct uvas_shmem_team *t, void *dest,
     return keep(st, barrier(call, t));
 }
 
-/* A count_slot's value for a PE whose own call failed. */
+/* A team's word's value for a PE whose own call failed. */
 #define COUNT_FAILED UINT64_MAX
 
-/* Counts differ per PE: each publishes its byte count in its count_slot,
+/* Counts differ per PE: each publishes its byte count in its team's word,
  * every PE reads them all and places each block after its predecessors.
  * A PE whose call fails publishes COUNT_FAILED, so that the others fail
  * too rather than read the count of its last collect. */
@@ -152,12 +153,12 @@ static int collect(const char *call, struct uvas_shmem_team *t, void *dest,
         st = UVAS_ERR_INVAL;
     else if (!counts)
         st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for %d counts", n);
-    st = keep(st, put_local(call, count_slot, &(uint64_t){st == UVAS_OK ? bytes : COUNT_FAILED},
-                            sizeof *count_slot));
+    st = keep(st, put_local(call, t->word, &(uint64_t){st == UVAS_OK ? bytes : COUNT_FAILED},
+                            sizeof *t->word));
     st = keep(st, barrier(call, t));
     uint64_t total = 0;
     for (int pe = 0; st == UVAS_OK && pe < n; pe++) {
-        st = get_from(call, &counts[pe], count_slot, sizeof *counts, uvas_shmem_team_pe(t, pe));
+        st = get_from(call, &counts[pe], t->word, sizeof *counts, uvas_shmem_team_pe(t, pe));
         if (st == UVAS_OK && counts[pe] == COUNT_FAILED)
             st = uvas_shmem_fail(call, UVAS_ERR_INVAL, "team PE %d's call failed (its count "
                                  "or memory): this collect gathers nothing", pe);

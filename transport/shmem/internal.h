@@ -39,6 +39,10 @@ struct uvas_shmem_team {
     int me;            /* this PE's index in it */
     int slot;          /* its sync counters' slot; -1: the world's barrier */
     uint64_t *ctr;     /* those counters (a slot, or a classic call's pSync) */
+    /* A symmetric word at every member that only this team's collectives
+     * use (collect's counts, a split's agreement): two threads' collectives
+     * on two teams at once must not share one (SHMEM_THREAD_MULTIPLE). */
+    uint64_t *word;
     uint64_t epoch;    /* syncs made */
     shmem_team_config_t config;
 };
@@ -46,11 +50,12 @@ static inline int uvas_shmem_team_pe(const struct uvas_shmem_team *t, int i)
 {
     return t->start + i * t->stride;
 }
-/* Collective, in uvas_shmem_coll_init: the world, the shared team (does
- * every PE reach this PE's memory with loads and stores? tried with a
- * symmetric probe object on every peer), the teams' symmetric counters.
- * Status. */
-int uvas_shmem_team_init(const void *probe);
+/* Collective, in uvas_shmem_coll_init: the world (world_word: its
+ * symmetric word, populated, also the probe of the next question), the
+ * shared team (does every PE reach this PE's memory with loads and
+ * stores? tried with that word on every peer), the teams' symmetric
+ * counters and words. Status. */
+int uvas_shmem_team_init(uint64_t *world_word);
 void uvas_shmem_team_fini(void);
 bool uvas_shmem_shared_is_world(void);
 /* Does plain shmem_malloc give host-heap memory (SHMEM_SYMMETRIC_HEAP_DEFAULT=HOST),

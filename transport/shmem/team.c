@@ -14,7 +14,19 @@
  * the parent ORs them (two PEs that share a team both have its bit, so two
  * teams with a common member never share a slot; disjoint teams, such as
  * the rows of a 2D split, may).
+ *
+ * Under SHMEM_THREAD_MULTIPLE two threads of a PE may split two parents at
+ * once, and both read the same masks: each member claims the slots it
+ * picked in its own mask (under a lock, and only if no other split of this
+ * PE claimed them meanwhile), and the parent's members compare their
+ * picks and claims through the parent's word. A split whose members did
+ * not all pick and claim the same slots gives its claims back and tries
+ * again, starting its search elsewhere (a place that depends on the
+ * parent, so that two splits racing for one slot part ways). A lock held
+ * across the whole agreement would deadlock: PE 0's thread holding it
+ * waits for PE 1, whose thread holding its own waits for PE 0's other.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,16 +53,21 @@ struct uvas_shmem_team_reg {
 static struct uvas_shmem_team world = {.slot = -1}, self = {.slot = -1};
 static bool shared_world;
 static uint64_t (*slots)[ROUNDS]; /* symmetric: SLOTS x ROUNDS counters */
-static uint64_t *used;            /* symmetric: this PE's teams' slots, a bit each */
+static uint64_t *used;            /* symmetric: this PE's teams' slots (and claims), a bit each */
+static uint64_t *words;           /* symmetric: each slot's team's word, then self's */
+/* The registry below and this PE's changes to *used (peers read it). */
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct uvas_shmem_team_reg *made;
 static uintptr_t handles = 16; /* the last handle given; 0-2 are the predefined teams */
 
 static int index_of(const struct uvas_shmem_team *t, int w);
 
-int uvas_shmem_team_init(const void *probe)
+int uvas_shmem_team_init(uint64_t *world_word)
 {
     int me = uvas_pe_me(), n = uvas_pe_count();
-    world = (struct uvas_shmem_team){.start = 0, .stride = 1, .size = n, .me = me, .slot = -1};
+    const void *probe = world_word;
+    world = (struct uvas_shmem_team){.start = 0, .stride = 1, .size = n, .me = me, .slot = -1,
+                                     .word = world_word};
     self = (struct uvas_shmem_team){.start = me, .stride = 1, .size = 1, .me = 0, .slot = -1};
     /* The PEs whose shmem_malloc objects shmem_ptr reaches (OpenSHMEM
      * 1.5's SHMEM_TEAM_SHARED): the node's, when plain allocations come
@@ -65,11 +82,14 @@ int uvas_shmem_team_init(const void *probe)
     if (!slots) {
         slots = uvas_malloc_hint(sizeof(uint64_t[SLOTS][ROUNDS]), UVAS_HINT_HOST);
         used = uvas_malloc_hint(sizeof *used, UVAS_HINT_HOST);
-        if (!slots || !used)
+        words = uvas_malloc_hint((SLOTS + 1) * sizeof *words, UVAS_HINT_HOST);
+        if (!slots || !used || !words)
             return UVAS_ERR_NOMEM;
         memset(slots, 0, sizeof(uint64_t[SLOTS][ROUNDS]));
+        memset(words, 0, (SLOTS + 1) * sizeof *words);
         *used = 0;
     }
+    self.word = &words[SLOTS];
     return UVAS_OK;
 }
 
@@ -84,8 +104,11 @@ void uvas_shmem_team_fini(void)
         uvas_try_free(slots);
     if (used)
         uvas_try_free(used);
+    if (words)
+        uvas_try_free(words);
     slots = NULL;
     used = NULL;
+    words = NULL;
 }
 
 bool uvas_shmem_shared_is_world(void)
@@ -99,10 +122,15 @@ struct uvas_shmem_team *uvas_shmem_team_find(shmem_team_t team)
         return &world;
     if (team == SHMEM_TEAM_SHARED)
         return uvas_shmem_shared_is_world() ? &world : &self;
-    for (struct uvas_shmem_team_reg *r = made; r; r = r->next)
+    /* The entry outlives the lock: only the team's destroy frees it, and a
+     * team used while it is destroyed is the program's error. */
+    struct uvas_shmem_team *t = NULL;
+    pthread_mutex_lock(&reg_mu);
+    for (struct uvas_shmem_team_reg *r = made; r && !t; r = r->next)
         if (r->handle == team)
-            return &r->t;
-    return NULL;
+            t = &r->t;
+    pthread_mutex_unlock(&reg_mu);
+    return t;
 }
 
 struct uvas_shmem_team *uvas_shmem_team_of(const char *call, shmem_team_t team)
@@ -193,13 +221,16 @@ int uvas_shmem_active_set(const char *call, int PE_start, int logPE_stride, int 
         return uvas_shmem_fail(call, UVAS_ERR_INVAL, "PE %d is not in the active set "
                                "(PE_start %d, logPE_stride %d, PE_size %d) it called for",
                                me, PE_start, logPE_stride, PE_size);
-    int st = pSync ? uvas_pe_check(call, pSync, (size_t)rounds(PE_size) * sizeof *pSync, me)
+    /* Counters first (at most ROUNDS), then the set's word: within
+     * SHMEM_SYNC_SIZE, which every pSync has. */
+    int st = pSync ? uvas_pe_check(call, pSync, (ROUNDS + 1) * sizeof *pSync, me)
                    : UVAS_ERR_INVAL;
     if (st != UVAS_OK)
         return uvas_shmem_fail(call, st == UVAS_ERR_INVAL ? st : UVAS_ERR_NOT_OWNED,
                                "pSync %p is not a symmetric array of SHMEM_SYNC_SIZE longs",
                                (void *)pSync);
     out->ctr = (uint64_t *)pSync;
+    out->word = (uint64_t *)&pSync[ROUNDS];
     return UVAS_OK;
 }
 
@@ -209,6 +240,8 @@ void uvas_shmem_active_set_done(struct uvas_shmem_team *t)
         return;
     for (int k = 0; k < rounds(t->size); k++)
         __atomic_fetch_sub(&t->ctr[k], t->epoch, __ATOMIC_ACQ_REL);
+    /* The call's last barrier is passed: no member reads it any more. */
+    __atomic_store_n(t->word, SHMEM_SYNC_VALUE, __ATOMIC_RELEASE);
 }
 
 /* ---- queries ---------------------------------------------------------------- */
@@ -262,32 +295,99 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
 
 /* ---- making teams ----------------------------------------------------------- */
 
+/* Give back slots this PE claimed and did not join. */
+static void unclaim(uint64_t mask)
+{
+    pthread_mutex_lock(&reg_mu);
+    __atomic_fetch_and(used, ~mask, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&reg_mu);
+}
+
+/* Every member's word of the parent p, read between two of its barriers
+ * (each member wrote its own before). *same: all equal to mine. Status. */
+static int compare_words(struct uvas_shmem_team *p, uint64_t mine, bool *same)
+{
+    __atomic_store_n(p->word, mine, __ATOMIC_RELEASE);
+    int st = uvas_shmem_team_barrier(p);
+    *same = true;
+    for (int i = 0; st == UVAS_OK && i < p->size; i++) {
+        uint64_t w = 0;
+        st = uvas_pe_get(&w, p->word, sizeof w, uvas_shmem_team_pe(p, i), false);
+        *same &= w == mine;
+    }
+    /* Nobody writes its word again until every member has read them all. */
+    int st2 = uvas_shmem_team_barrier(p);
+    return st != UVAS_OK ? st : st2;
+}
+
+#define CLAIMED (1ull << 63) /* in a member's word: it claimed what it picked */
+#define AGREE_TRIES 64
+
 /* The parent's members agree on `want` slots free at every one of them
- * (collective over the parent). Status; the slots in out[]. */
+ * (collective over the parent), claimed in this PE's mask: join keeps
+ * those it joins, the caller gives back the rest (unclaim). Status; the
+ * slots in out[]. */
 static int agree_slots(const char *call, struct uvas_shmem_team *p, int want, int *out)
 {
-    int st = uvas_shmem_team_barrier(p);
-    uint64_t all = *used, m = 0;
-    for (int i = 0; st == UVAS_OK && i < p->size; i++) {
-        st = uvas_pe_get(&m, used, sizeof m, uvas_shmem_team_pe(p, i), false);
-        all |= m;
+    /* Where a retry starts its search: the same at every member of p, and
+     * unlike another parent's. */
+    unsigned spread = (unsigned)(p->slot + 2) * 29u + (unsigned)p->start * 7u +
+                      (unsigned)p->size * 3u;
+    for (int attempt = 0; attempt < AGREE_TRIES; attempt++) {
+        int st = uvas_shmem_team_barrier(p);
+        uint64_t all = 0, m = 0;
+        for (int i = 0; st == UVAS_OK && i < p->size; i++) {
+            st = uvas_pe_get(&m, used, sizeof m, uvas_shmem_team_pe(p, i), false);
+            all |= m;
+        }
+        int st2 = uvas_shmem_team_barrier(p);
+        if (st == UVAS_OK)
+            st = st2;
+        if (st != UVAS_OK)
+            return uvas_shmem_fail(call, st, "the parent team's members could not agree on a "
+                                   "team slot");
+        uint64_t pick = 0;
+        int k = 0;
+        unsigned first = attempt ? (spread + (unsigned)attempt * 17u) % SLOTS : 0;
+        for (int j = 0; j < SLOTS && k < want; j++) {
+            int s = (int)((first + (unsigned)j) % SLOTS);
+            if (!(all & (1ull << s))) {
+                out[k++] = s;
+                pick |= 1ull << s;
+            }
+        }
+        if (k < want)
+            pick = 0;
+        /* Claimed only where no other split of this PE took them since. */
+        bool claimed = false;
+        if (pick) {
+            pthread_mutex_lock(&reg_mu);
+            claimed = !(__atomic_load_n(used, __ATOMIC_ACQUIRE) & pick);
+            if (claimed)
+                __atomic_fetch_or(used, pick, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&reg_mu);
+        }
+        bool same;
+        st = compare_words(p, pick | (claimed ? CLAIMED : 0), &same);
+        if (st != UVAS_OK) {
+            if (claimed)
+                unclaim(pick);
+            return uvas_shmem_fail(call, st, "the parent team's members could not agree on a "
+                                   "team slot");
+        }
+        if (same && claimed)
+            return UVAS_OK;
+        if (claimed)
+            unclaim(pick);
+        /* Every member found too few free: all see the same words. */
+        if (same && !pick)
+            return uvas_shmem_decline(call, UVAS_ERR_NOMEM, "every one of the %d team slots "
+                                      "is in use by a team of some member: destroy teams no "
+                                      "longer used", SLOTS);
     }
-    /* Nobody changes its mask until every member has read them all. */
-    int st2 = uvas_shmem_team_barrier(p);
-    if (st == UVAS_OK)
-        st = st2;
-    if (st != UVAS_OK)
-        return uvas_shmem_fail(call, st, "the parent team's members could not agree on a "
-                               "team slot");
-    int k = 0;
-    for (int s = 0; s < SLOTS && k < want; s++)
-        if (!(all & (1ull << s)))
-            out[k++] = s;
-    if (k < want) /* every member sees the same masks: all decline alike */
-        return uvas_shmem_decline(call, UVAS_ERR_NOMEM, "every one of the %d team slots is "
-                                  "in use by a team of some member: destroy teams no longer "
-                                  "used", SLOTS);
-    return UVAS_OK;
+    return uvas_shmem_decline(call, UVAS_ERR_NOMEM, "the parent team's members found no team "
+                              "slot free at all of them in %d tries while other threads made "
+                              "teams of theirs: try again", AGREE_TRIES);
 }
 
 /* This PE's part of the team [start, stride, size] (world numbers) on slot. */
@@ -302,12 +402,15 @@ static int join(const char *call, int start, int stride, int size, int slot,
     r->t.me = index_of(&r->t, uvas_pe_me());
     if (config && (mask & SHMEM_TEAM_NUM_CONTEXTS))
         r->t.config.num_contexts = config->num_contexts;
+    r->t.word = &words[slot];
     memset(slots[slot], 0, sizeof slots[slot]); /* counters of a team before */
-    *used |= 1ull << slot;
+    pthread_mutex_lock(&reg_mu);
+    __atomic_fetch_or(used, 1ull << slot, __ATOMIC_RELEASE); /* claimed: kept */
     r->next = made;
     made = r;
     r->handle = (shmem_team_t)++handles;
     *out = r->handle;
+    pthread_mutex_unlock(&reg_mu);
     return UVAS_OK;
 }
 
@@ -343,12 +446,17 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
                         stride, size, p->size, p->size - 1);
         return 1;
     }
-    int slot[1];
+    int slot[1] = {-1};
     int st = agree_slots(call, p, 1, slot);
+    if (st != UVAS_OK)
+        slot[0] = -1; /* nothing claimed */
     int wstart = uvas_shmem_team_pe(p, start), wstride = p->stride * (size > 1 ? stride : 1);
     struct uvas_shmem_team probe = {.start = wstart, .stride = wstride, .size = size};
-    if (st == UVAS_OK && index_of(&probe, uvas_pe_me()) >= 0)
+    bool member = index_of(&probe, uvas_pe_me()) >= 0;
+    if (st == UVAS_OK && member)
         st = join(call, wstart, wstride, size, slot[0], config, config_mask, new_team);
+    if (st == UVAS_OK ? !member : slot[0] >= 0)
+        unclaim(1ull << slot[0]);
     /* Counters zeroed everywhere before any member syncs on them. */
     int st2 = uvas_shmem_team_barrier(p);
     return st != UVAS_OK || st2 != UVAS_OK;
@@ -379,6 +487,7 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
         xrange = p->size; /* one row: the whole parent (as the specification says) */
     int slot[2];
     int st = agree_slots(call, p, 2, slot);
+    bool agreed = st == UVAS_OK;
     /* This PE's row (x: consecutive parent PEs) and column (y: every
      * xrange-th); rows are disjoint, so they share a slot, as columns do. */
     int i = p->me, row0 = i / xrange * xrange, col = i % xrange;
@@ -387,9 +496,13 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
     if (st == UVAS_OK)
         st = join(call, uvas_shmem_team_pe(p, row0), p->stride, xsize, slot[0], xaxis_config,
                   xaxis_mask, xaxis_team);
+    else if (agreed)
+        unclaim(1ull << slot[0]);
     if (st == UVAS_OK)
         st = join(call, uvas_shmem_team_pe(p, col), p->stride * xrange, ysize, slot[1],
                   yaxis_config, yaxis_mask, yaxis_team);
+    else if (agreed)
+        unclaim(1ull << slot[1]);
     int st2 = uvas_shmem_team_barrier(p);
     return st != UVAS_OK || st2 != UVAS_OK;
 }
@@ -402,6 +515,7 @@ int uvas_shmem_team_unmake(shmem_team_t team)
                             "cannot be destroyed");
         return UVAS_ERR_INVAL;
     }
+    pthread_mutex_lock(&reg_mu);
     for (struct uvas_shmem_team_reg **pp = &made; *pp; pp = &(*pp)->next) {
         struct uvas_shmem_team_reg *r = *pp;
         if (r->handle != team)
@@ -412,11 +526,13 @@ int uvas_shmem_team_unmake(shmem_team_t team)
         for (struct uvas_shmem_team_reg *o = made; o; o = o->next)
             shared |= o != r && o->t.slot == r->t.slot;
         if (!shared)
-            *used &= ~(1ull << r->t.slot);
+            __atomic_fetch_and(used, ~(1ull << r->t.slot), __ATOMIC_RELEASE);
         *pp = r->next;
+        pthread_mutex_unlock(&reg_mu);
         free(r);
         return UVAS_OK;
     }
+    pthread_mutex_unlock(&reg_mu);
     return uvas_shmem_fail("shmem_team_destroy", UVAS_ERR_INVAL, "team handle %p is not a "
                            "team of this PE", (void *)team);
 }
