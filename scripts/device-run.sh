@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|gsb|queue|exp|bench|globals|multi|hardening|guard|ab|all]
+# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|gsb|queue|import|exp|bench|globals|multi|hardening|guard|ab|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -161,6 +161,15 @@ if [ "$what" = queue ] || [ "$what" = all ]; then
         [ -x /tmp/malloc-async ] && /tmp/malloc-async "${QUEUE_ITERS:-1000}" "${QUEUE_MIB:-64}" "$g" |
             tee "$OUT/cuda-queue-g$g.txt"
     done
+fi
+if [ "$what" = import ]; then
+    # A first migration of freshly written pages beside CUDA's prefetch of
+    # such pages, and what its imports (pinning) cost apart (bench/gpu/vk-import.c).
+    for mib in ${IMPORT_MIB:-1024 4096}; do
+        "$B"/bench/vk-import "$mib" 2>&1 | tee -a "$OUT/import.txt"
+    done
+    "$B"/bench/uvas-bench migrate -s "${IMPORT_SIZES:-256,1024}" -r 3 2>&1 | tee -a "$OUT/import.txt"
+    [ -x /tmp/um-bench ] && /tmp/um-bench 256 | tee -a "$OUT/import.txt"
 fi
 if [ "$what" = exp ] || [ "$what" = all ]; then
     # uvas-exp's workloads under uvas's policies beside CUDA UM's (docs/experiments.md).

@@ -84,6 +84,15 @@ def block(machine, d):
             if "cuda.cpu_touch_gbs" in m else \
             ("bare Vulkan copy to the host, 256 MiB", g("migrate.256M.to_host.raw_gbs"), "GB/s", True)
         rows.append(("CPU touching device-resident blocks, 256 MiB", g("migrate.256M.cpu_touch.uvas_gbs"), "GB/s", ref))
+    # CUDA's prefetch is measured on managed memory the CPU has just
+    # written, a fresh allocation each time (bench/cuda/um-bench.cu): the
+    # like of uvas's first migration of freshly written pages, whose
+    # imports pin them (the rows above are of pages migrated before).
+    if "migrate.256M.first_to_device.uvas_gbs" in m and "cuda.prefetch_to_gpu_gbs" in m:
+        rows.append(("first migration of freshly written pages to the GPU, 256 MiB",
+                     g("migrate.256M.first_to_device.uvas_gbs"), "GB/s",
+                     ("CUDA UM prefetch of freshly written memory", g("cuda.prefetch_to_gpu_gbs"),
+                      "GB/s", True)))
     if "migrate.256M.untouched_to_device.uvas_gbs" in m and "cuda.prefetch_untouched_to_gpu_gbs" in m:
         rows.append(("untouched memory to the GPU (zero fills), 256 MiB",
                      g("migrate.256M.untouched_to_device.uvas_gbs"), "GB/s",
@@ -257,6 +266,10 @@ def targets_block(machine, d):
                 ("8 GiB against 256 MiB, GB/s to the GPU (linear)", ratio(f"{p}.8G.to_device.uvas_gbs", f"{p}.256M.to_device.uvas_gbs"), 0.9),
                 ("8 GiB against 256 MiB, GB/s to the CPU (linear)", ratio(f"{p}.8G.to_host.uvas_gbs", f"{p}.256M.to_host.uvas_gbs"), 0.9)):
             rows.append((f"{what} ({pages})", v, want, "x"))
+    if gpu and "migrate.256M.first_to_device.uvas_gbs" in m:
+        rows.append(("256 MiB to the GPU, first migration of freshly written pages, of CUDA's "
+                     "prefetch of such memory", ratio("migrate.256M.first_to_device.uvas_gbs",
+                                                      "cuda.prefetch_to_gpu_gbs"), 1.0, "x"))
     if gpu and "migrate.256M.cpu_touch.uvas_gbs" in m:
         rows.append(("CPU touching device-resident blocks, GB/s", g("migrate.256M.cpu_touch.uvas_gbs"), 12.0, " GB/s"))
         rows.append(("CPU touching device-resident blocks, of CUDA UM", ratio("migrate.256M.cpu_touch.uvas_gbs", "cuda.cpu_touch_gbs"), 3.0, "x"))
