@@ -161,21 +161,8 @@ static void import_row(const char *what, int t, size_t chunk, bool bda, bool fre
 int main(int argc, char **argv)
 {
     total = (size_t)(argc > 1 ? atoi(argv[1]) : 1024) << 20;
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                             .apiVersion = VK_API_VERSION_1_2};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                                .pApplicationInfo = &app};
     VkInstance inst;
-    CHECK_VK(vkCreateInstance(&ici, NULL, &inst));
-    uint32_t n = 8;
-    VkPhysicalDevice pds[8];
-    CHECK_VK(vkEnumeratePhysicalDevices(inst, &n, pds));
-    uint32_t want = argc > 2 ? (uint32_t)atoi(argv[2]) : 0;
-    if (n == 0 || want >= n) {
-        fprintf(stderr, "vk-import: no device %u (%u found)\n", want, n);
-        return 1;
-    }
-    VkPhysicalDevice pd = pds[want];
+    VkPhysicalDevice pd = bench_vk_device(argc > 2 ? (uint32_t)atoi(argv[2]) : 0, &inst);
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(pd, &props);
     float prio = 1;

@@ -191,21 +191,8 @@ static void run(enum variant v)
 
 int main(int argc, char **argv)
 {
-    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
-                             .apiVersion = VK_API_VERSION_1_2};
-    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
-                                .pApplicationInfo = &app};
     VkInstance inst;
-    CHECK_VK(vkCreateInstance(&ici, NULL, &inst));
-    uint32_t n = 8;
-    VkPhysicalDevice pds[8];
-    CHECK_VK(vkEnumeratePhysicalDevices(inst, &n, pds));
-    uint32_t want = argc > 1 ? (uint32_t)atoi(argv[1]) : 0;
-    if (n == 0 || want >= n) {
-        fprintf(stderr, "vk-submit: no device %u (%u found)\n", want, n);
-        return 1;
-    }
-    VkPhysicalDevice pd = pds[want];
+    VkPhysicalDevice pd = bench_vk_device(argc > 1 ? (uint32_t)atoi(argv[1]) : 0, &inst);
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(pd, &props);
     uint32_t nf = 16;

@@ -26,4 +26,23 @@ static inline double now_us(void)
         }                                                                                \
     } while (0)
 
+/* A Vulkan 1.2 instance and its physical device number `want`
+ * (vkEnumeratePhysicalDevices order); ends the program if there is none. */
+static inline VkPhysicalDevice bench_vk_device(uint32_t want, VkInstance *inst)
+{
+    VkApplicationInfo app = {.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+                             .apiVersion = VK_API_VERSION_1_2};
+    VkInstanceCreateInfo ici = {.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                .pApplicationInfo = &app};
+    CHECK_VK(vkCreateInstance(&ici, NULL, inst));
+    uint32_t n = 8;
+    VkPhysicalDevice pds[8];
+    CHECK_VK(vkEnumeratePhysicalDevices(*inst, &n, pds));
+    if (n == 0 || want >= n) {
+        fprintf(stderr, "%s: no device %u (%u found)\n", program_invocation_short_name, want, n);
+        exit(1);
+    }
+    return pds[want];
+}
+
 #endif
