@@ -497,6 +497,40 @@ bool uvas_queue_ordered_after(struct uvas_queue *q, struct uvas_queue *other, ui
     return yes;
 }
 
+/* A destroyed queue has drained: every point of it passed, so waiting for
+ * it orders nothing that a passed point does not, and q need keep neither
+ * its entry nor its reference (a long-lived queue that waits on events of
+ * many short-lived ones kept each of them until it was destroyed). Run
+ * before the table grows. Never with q's lock and another's at once. */
+static void forget_gone(struct uvas_queue *q)
+{
+    enum { MAX = 64 };
+    struct uvas_queue *seen[MAX], *gone[MAX];
+    size_t n = 0, ng = 0;
+    pthread_mutex_lock(&q->mu);
+    for (size_t i = 0; i < q->ndeps && n < MAX; i++)
+        seen[n++] = q->deps[i].q; /* the entries' references keep them */
+    pthread_mutex_unlock(&q->mu);
+    for (size_t i = 0; i < n; i++) {
+        pthread_mutex_lock(&seen[i]->mu);
+        if (seen[i]->stop && seen[i]->completed >= seen[i]->submitted)
+            gone[ng++] = seen[i];
+        pthread_mutex_unlock(&seen[i]->mu);
+    }
+    size_t dropped = 0;
+    pthread_mutex_lock(&q->mu);
+    for (size_t k = 0; k < ng; k++)
+        for (size_t i = 0; i < q->ndeps; i++)
+            if (q->deps[i].q == gone[k]) {
+                q->deps[i] = q->deps[--q->ndeps];
+                gone[dropped++] = gone[k];
+                break;
+            }
+    pthread_mutex_unlock(&q->mu);
+    for (size_t k = 0; k < dropped; k++)
+        uvas_queue_unref(gone[k]);
+}
+
 int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint64_t value)
 {
     static const char fn[] = "uvas_queue_wait_event";
@@ -505,6 +539,11 @@ int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint
     struct uvas_queue_op *op = new_op(OP_WAIT, fn);
     if (!op)
         return UVAS_ERR_NOMEM;
+    pthread_mutex_lock(&q->mu);
+    bool full = q->ndeps == q->cap;
+    pthread_mutex_unlock(&q->mu);
+    if (full)
+        forget_gone(q);
     uvas_queue_ref(other); /* the operation's */
     op->u.wait.q = other;
     op->u.wait.value = value;

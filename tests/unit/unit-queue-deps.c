@@ -1,0 +1,58 @@
+/*
+ * A long-lived queue that waits on events of many short-lived queues,
+ * each destroyed after: it keeps an entry (and a reference) for a queue
+ * only while that queue lives. Before, it kept every one until it was
+ * destroyed itself: 300 rounds left 300 dead queues' memory behind. Pool
+ * memory freed on a dead queue still serves the long-lived one (its free
+ * point passed).
+ */
+#include "../check.h"
+#include "queue/queue.h"
+#include "uvas_queue.h"
+
+#define ROUNDS 300
+
+static void nothing(void *arg)
+{
+    (void)arg;
+}
+
+int main(void)
+{
+    tu_deadline(60);
+    tu_init_range("64M", "64K");
+    uvas_queue_t *lived;
+    CHECK_OK(uvas_queue_create(&lived));
+    struct uvas_pool_props props = {UVAS_POOL_HOST, SIZE_MAX, UVAS_POOL_REUSE_FOLLOW_EVENTS};
+    uvas_pool_t *pool;
+    CHECK_OK(uvas_pool_create(&props, &pool));
+    for (int r = 0; r < ROUNDS; r++) {
+        uvas_queue_t *s;
+        uvas_event_t *ev;
+        CHECK_OK(uvas_queue_create(&s));
+        CHECK_OK(uvas_event_create(&ev));
+        void *p = uvas_malloc_from_pool_async(4096, pool, s);
+        CHECK(p != NULL, "uvas_malloc_from_pool_async: %s", uvas_last_error());
+        CHECK_OK(uvas_queue_host_fn(s, nothing, NULL));
+        CHECK_OK(uvas_free_async(p, s));
+        CHECK_OK(uvas_event_record(ev, s));
+        CHECK_OK(uvas_queue_wait_event(lived, ev));
+        CHECK_OK(uvas_queue_destroy(s));
+        uvas_event_destroy(ev);
+        /* The block freed on the dead queue serves the long-lived one. */
+        void *q = uvas_malloc_from_pool_async(4096, pool, lived);
+        CHECK(q != NULL, "round %d: uvas_malloc_from_pool_async on the long-lived queue: %s", r,
+              uvas_last_error());
+        CHECK_OK(uvas_free_async(q, lived));
+    }
+    CHECK_OK(uvas_queue_sync(lived));
+    size_t kept = lived->ndeps;
+    CHECK(kept <= 64, "the long-lived queue keeps %zu entries of queues destroyed since (of "
+          "%d): they are never freed while it lives", kept, ROUNDS);
+    CHECK_OK(uvas_queue_destroy(lived));
+    CHECK_OK(uvas_pool_destroy(pool));
+    CHECK_OK(uvas_finalize());
+    printf("unit-queue-deps: %d short-lived queues waited on, %zu entries kept: ok\n", ROUNDS,
+           kept);
+    return 0;
+}
