@@ -335,8 +335,6 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
     return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not from uvas_malloc_async", fn, ptr);
 }
 
-/* Free cached blocks whose points have passed while the pool holds more
- * than keep bytes; wait: wait for the points instead of skipping. */
 /* Give back cached blocks beyond keep: those whose free points passed,
  * or (wait) all, after their points. A wait on a host function's own
  * queue for a point after it would wait for ever: then nothing is given

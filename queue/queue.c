@@ -223,7 +223,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* uvas_finalize's drain (uvas/api/init.h): every live queue's work
+/* uvas_finalize's drain (uvas/api/finalize.h): every live queue's work
  * enqueued so far, waited for with the range still up. Its outcome stays
  * the queue's, for its next sync. Refused on a queue's own thread, whose
  * later work waits for the host function that called it. */
@@ -240,16 +240,18 @@ static int finalize_drain(void)
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_finalize: no memory to list the queues whose "
                          "work runs first");
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         if (uvas_queue_is_own_thread(live[i])) {
+            struct uvas_queue *own = live[i];
             pthread_mutex_unlock(&live_mu);
             free(qs);
             free(upto);
             return uvas_fail(UVAS_ERR_INVAL, "uvas_finalize: called from a host function of "
                              "queue %p, on its own thread: it waits for the queues' work, and "
                              "that queue's later work waits for the host function; finalize "
-                             "from a thread of the program's", (void *)live[i]);
+                             "from a thread of the program's", (void *)own);
         }
+    for (size_t i = 0; i < n; i++) {
         qs[i] = live[i];
         uvas_queue_ref(qs[i]);
     }

@@ -16,13 +16,29 @@
 static atomic_int stage;
 static unsigned char seen[SZ];
 static unsigned char *dst;
+static struct tu_gate gate = TU_GATE;
 
+/* Held at the gate until a thread opens it, a while after uvas_finalize
+ * was called: the queue's work is still ahead when the finalize starts. */
 static void slow(void *arg)
+{
+    (void)arg;
+    tu_gate_wait(&gate);
+    atomic_store(&stage, 1);
+}
+
+static void *open_later(void *arg)
 {
     (void)arg;
     struct timespec ts = {0, 300 * 1000 * 1000};
     nanosleep(&ts, NULL);
-    atomic_store(&stage, 1);
+    tu_gate_open(&gate);
+    return NULL;
+}
+
+static void quick(void *arg)
+{
+    (void)arg;
 }
 
 static void look(void *arg)
@@ -61,9 +77,11 @@ int main(void)
     CHECK_OK(uvas_queue_copy(q, dst, src, SZ));
     CHECK_OK(uvas_queue_migrate(q, dst, SZ, UVAS_LOC_HOST));
     CHECK_OK(uvas_queue_host_fn(q, look, NULL));
-    CHECK(atomic_load(&stage) == 0, "the slow host function ended before uvas_finalize was "
-          "called: the test proves nothing");
+    CHECK_EQ(atomic_load(&stage), 0, "the gated host function before uvas_finalize");
+    pthread_t opener;
+    CHECK(pthread_create(&opener, NULL, open_later, NULL) == 0, "pthread_create");
     CHECK_OK(uvas_finalize());
+    pthread_join(opener, NULL);
     CHECK_EQ(atomic_load(&stage), 2, "the queue's work when uvas_finalize returned");
     CHECK(memcmp(seen, src, SZ) == 0, "the copy enqueued before uvas_finalize did not land");
     CHECK_OK(uvas_queue_sync(q)); /* the migration ran with uvas up */
@@ -72,7 +90,7 @@ int main(void)
     /* From a host function: refused, and the queue goes on. */
     tu_init_range("64M", "64K");
     CHECK_OK(uvas_queue_host_fn(q, finalize_inside, NULL));
-    CHECK_OK(uvas_queue_host_fn(q, slow, NULL));
+    CHECK_OK(uvas_queue_host_fn(q, quick, NULL));
     CHECK_OK(uvas_queue_sync(q));
     CHECK_EQ(inner_rc, UVAS_ERR_INVAL, "uvas_finalize from a host function of a queue");
     CHECK(strstr(inner_msg, "host function") != NULL, "its message: '%s'", inner_msg);

@@ -493,15 +493,17 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange,
     int i = p->me, row0 = i / xrange * xrange, col = i % xrange;
     int xsize = p->size - row0 < xrange ? p->size - row0 : xrange;
     int ysize = (p->size - col + xrange - 1) / xrange;
+    bool joined_x = false, joined_y = false;
     if (st == UVAS_OK)
-        st = join(call, uvas_shmem_team_pe(p, row0), p->stride, xsize, slot[0], xaxis_config,
-                  xaxis_mask, xaxis_team);
-    else if (agreed)
+        joined_x = (st = join(call, uvas_shmem_team_pe(p, row0), p->stride, xsize, slot[0],
+                              xaxis_config, xaxis_mask, xaxis_team)) == UVAS_OK;
+    if (st == UVAS_OK)
+        joined_y = (st = join(call, uvas_shmem_team_pe(p, col), p->stride * xrange, ysize,
+                              slot[1], yaxis_config, yaxis_mask, yaxis_team)) == UVAS_OK;
+    /* Claims of teams not joined go back (a join that failed, or none). */
+    if (agreed && !joined_x)
         unclaim(1ull << slot[0]);
-    if (st == UVAS_OK)
-        st = join(call, uvas_shmem_team_pe(p, col), p->stride * xrange, ysize, slot[1],
-                  yaxis_config, yaxis_mask, yaxis_team);
-    else if (agreed)
+    if (agreed && !joined_y)
         unclaim(1ull << slot[1]);
     int st2 = uvas_shmem_team_barrier(p);
     return st != UVAS_OK || st2 != UVAS_OK;
