@@ -147,6 +147,11 @@ static void refill(void)
 
 static void import_row(const char *what, int t, size_t chunk, bool bda, bool fresh)
 {
+    if (total / chunk > MAXCHUNKS) {
+        printf("  %-28s %zu MiB chunks: more than %d of them, not measured\n", what,
+               chunk >> 20, MAXCHUNKS);
+        return;
+    }
     if (fresh)
         refill();
     double imp = on_threads(import_job, t, chunk, bda, NULL);
