@@ -279,26 +279,70 @@ static void lease_one(uint32_t slot, size_t bi, bool host)
  * that has not after this long is no more (a lost device). */
 #define PINS_GIVE_UP_NS 5000000000ull
 
+/* Entries a kernel left pinned (an add without its release), with the
+ * count left: found at a run's end, when no kernel is inside any entry,
+ * or when drain_pins gave up. A later end of that lease waits for that
+ * count, not for zero, which it would otherwise wait its bound for at
+ * every end. */
+#define STUCK_MAX 64
+static pthread_mutex_t stuck_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    const struct lease_entry *e;
+    uint32_t left;
+} stuck[STUCK_MAX];
+static size_t nstuck;
+
+static uint32_t stuck_left(const struct lease_entry *e)
+{
+    uint32_t left = 0;
+    pthread_mutex_lock(&stuck_mu);
+    for (size_t i = 0; i < nstuck; i++)
+        if (stuck[i].e == e)
+            left = stuck[i].left;
+    pthread_mutex_unlock(&stuck_mu);
+    return left;
+}
+
+static void stuck_set(const struct lease_entry *e, uint32_t left)
+{
+    pthread_mutex_lock(&stuck_mu);
+    size_t i = 0;
+    while (i < nstuck && stuck[i].e != e)
+        i++;
+    if (i < nstuck || nstuck < STUCK_MAX) {
+        stuck[i].e = e;
+        stuck[i].left = left;
+        nstuck += i == nstuck;
+    }
+    pthread_mutex_unlock(&stuck_mu);
+}
+
 /* Wait for the kernels inside entry e to leave (L.mu not held: the
  * launching thread serves its kernels' requests meanwhile, which those
  * kernels may be waiting for). */
 static void drain_pins(struct lease_entry *e, int pe, uint32_t bi)
 {
+    uint32_t base = stuck_left(e);
     uint64_t t0 = uvas_os_now_ns();
-    while (atomic_load_explicit(&e->pins, RLX)) {
-        if (uvas_os_now_ns() - t0 > PINS_GIVE_UP_NS) {
-            /* pins is left as it is: only kernels move it, each by +1 and
-             * -1 (the host once wrote 0 over a kernel's pin, which its
-             * unpin then took below zero, and every later end of that
-             * lease waited here for seconds: docs/reliability.md). */
-            uvas_warn("a kernel of this PE has held PE %d's block %u for over %llu s (%u "
-                      "accesses in flight): taken back regardless (was the device lost?)", pe,
-                      bi, PINS_GIVE_UP_NS / 1000000000ull,
-                      (unsigned)atomic_load_explicit(&e->pins, RLX));
+    for (;;) {
+        uint32_t now = atomic_load_explicit(&e->pins, RLX);
+        if (now < base) /* pins left behind came back after all */
+            stuck_set(e, base = now);
+        if (now <= base)
             return;
-        }
+        if (uvas_os_now_ns() - t0 > PINS_GIVE_UP_NS)
+            break;
         sched_yield();
     }
+    /* pins is left as it is: only kernels move it, each by +1 and -1 (the
+     * host once wrote 0 over a kernel's pin, which its unpin then took
+     * below zero, and every later end of that lease waited here for
+     * seconds: docs/reliability.md). What is left is remembered instead. */
+    uint32_t left = atomic_load_explicit(&e->pins, RLX);
+    uvas_warn("a kernel of this PE has held PE %d's block %u for over %llu s (%u accesses in "
+              "flight): taken back regardless (was the device lost?)", pe, bi,
+              PINS_GIVE_UP_NS / 1000000000ull, (unsigned)(left - base));
+    stuck_set(e, left);
 }
 
 /* Stop kernels from taking held lease i, and take it out of the held set
@@ -378,9 +422,22 @@ void uvas_lease_run_end(void)
     pthread_mutex_lock(&L.mu);
     /* The kernels have finished: nobody is inside an entry, nor in the
      * host pages imported for them (kept until now: a lease taken back
-     * during the run only stopped new accesses). */
-    while (L.nheld)
-        finish(stop_one(L.nheld - 1));
+     * during the run only stopped new accesses). Pins still counted are
+     * ones a kernel took and never let go of. */
+    while (L.nheld) {
+        struct held h = stop_one(L.nheld - 1);
+        const struct lease_entry *e = entry(h.slot, h.bi);
+        uint32_t left = atomic_load_explicit(&e->pins, RLX), base = stuck_left(e);
+        if (left != base) {
+            stuck_set(e, left);
+            if (left > base)
+                uvas_warn("a kernel of this PE pinned its lease on PE %d's block %u and did "
+                          "not let go (%u pins left after its run): later ends of that "
+                          "lease wait only for the kernels after it", L.pe_of[h.slot], h.bi,
+                          (unsigned)(left - base));
+        }
+        finish(h);
+    }
     while (L.nimports)
         uvas_import_release(L.d, &L.imports[--L.nimports]);
     L.in_run = false;
@@ -445,6 +502,9 @@ void uvas_lease_fini(void)
         L.revoker_up = false;
     }
     uvas_lease_run_end();
+    pthread_mutex_lock(&stuck_mu);
+    nstuck = 0; /* the table goes */
+    pthread_mutex_unlock(&stuck_mu);
     if (L.made) {
         vkUnmapMemory(L.d->dev, L.mem);
         vkDestroyBuffer(L.d->dev, L.buf, NULL);
