@@ -43,6 +43,8 @@ int main(void)
         void *q = uvas_malloc_from_pool_async(4096, pool, lived);
         CHECK(q != NULL, "round %d: uvas_malloc_from_pool_async on the long-lived queue: %s", r,
               uvas_last_error());
+        CHECK(q == p, "round %d: the long-lived queue got %p, not the block %p freed on the "
+              "queue it waited for", r, q, p);
         CHECK_OK(uvas_free_async(q, lived));
     }
     CHECK_OK(uvas_queue_sync(lived));
