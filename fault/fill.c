@@ -17,6 +17,7 @@ struct uvas_fill_job {
     struct uvas_fill_job *next;
     enum uvas_fill_op op;
     uintptr_t addr;
+    char *dst; /* UVAS_FILL_COPY's destination */
     size_t chunk;
     uint32_t n, first; /* chunks, and the hot one */
     uint32_t claimed, done;
@@ -95,9 +96,12 @@ static uint32_t claim(struct uvas_fill *f, struct uvas_fill_job *j)
     return c;
 }
 
-static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
+static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len, char *dst)
 {
     switch (op) {
+    case UVAS_FILL_COPY:
+        memcpy(dst, (const void *)addr, len);
+        return 0;
     case UVAS_FILL_ZERO:
         return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
     case UVAS_FILL_CONTINUE:
@@ -110,7 +114,7 @@ static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len)
 
 static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
 {
-    int e = do_op(j->op, j->addr + c * j->chunk, j->chunk);
+    int e = do_op(j->op, j->addr + c * j->chunk, j->chunk, j->dst ? j->dst + c * j->chunk : NULL);
     pthread_mutex_lock(&f->mu);
     if (e && !j->err)
         j->err = e;
@@ -119,14 +123,15 @@ static void run_chunk(struct uvas_fill *f, struct uvas_fill_job *j, uint32_t c)
     pthread_mutex_unlock(&f->mu);
 }
 
-int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,
-                  size_t chunk, uintptr_t hot)
+static int run_job(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, char *dst,
+                   size_t len, size_t chunk, uintptr_t hot)
 {
     if (!f || f->helpers == 0 || len < 2 * chunk || len % chunk)
-        return do_op(op, addr, len);
+        return do_op(op, addr, len, dst);
     struct uvas_fill_job j = {
         .op = op,
         .addr = addr,
+        .dst = dst,
         .chunk = chunk,
         .n = (uint32_t)(len / chunk),
         .first = (uint32_t)((hot - addr) / chunk),
@@ -154,6 +159,23 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
                                                                                 : "unmapping",
                   (unsigned long)addr, len, uvas_strerror(err));
     return err;
+}
+
+int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,
+                  size_t chunk, uintptr_t hot)
+{
+    return run_job(f, op, addr, NULL, len, chunk, hot);
+}
+
+int uvas_fill_copy(struct uvas_fill *f, void *dst, const void *src, size_t len, size_t chunk)
+{
+    /* A tail shorter than a chunk goes alone, so the chunks divide the rest. */
+    size_t body = len / chunk * chunk;
+    int rc = body ? run_job(f, UVAS_FILL_COPY, (uintptr_t)src, dst, body, chunk,
+                            (uintptr_t)src) : 0;
+    if (len > body)
+        memcpy((char *)dst + body, (const char *)src + body, len - body);
+    return rc;
 }
 
 void uvas_fill_help(struct uvas_fill *f, unsigned i)

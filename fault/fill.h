@@ -45,6 +45,7 @@ enum uvas_fill_op {
     UVAS_FILL_ZERO,     /* map zero pages (first touch) */
     UVAS_FILL_CONTINUE, /* map the pages the memfd holds (migration back) */
     UVAS_FILL_UNMAP,    /* unmap, keeping the memfd's pages (migration out) */
+    UVAS_FILL_COPY,     /* copy out to another buffer (uvas_fill_copy) */
 };
 
 /* Run op over [addr, addr+len) in chunks of `chunk` bytes (a power of
@@ -54,6 +55,10 @@ enum uvas_fill_op {
  * existing pages does not (it is all page-table work). */
 int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, size_t len,
                   size_t chunk, uintptr_t hot);
+
+/* Copy [src, src+len) to dst in chunks of `chunk` bytes with the idle
+ * service threads' help (a migration's staging copy). Status. */
+int uvas_fill_copy(struct uvas_fill *f, void *dst, const void *src, size_t len, size_t chunk);
 
 /* The chunk for zero fills. */
 #define UVAS_FILL_ZERO_CHUNK ((size_t)256 << 10)

@@ -455,6 +455,12 @@ int uvas_fault_unmap_blocks(uintptr_t addr, size_t len)
     return per_table(UVAS_FILL_UNMAP, addr, len);
 }
 
+int uvas_fault_copy(void *dst, const void *src, size_t len)
+{
+    struct uvas_fault_service *s = running;
+    return uvas_fill_copy(s ? &s->fill : NULL, dst, src, len, (size_t)1 << 20);
+}
+
 unsigned uvas_fault_service_threads(void)
 {
     return running ? running->n : 0;

@@ -41,6 +41,10 @@ int uvas_fault_map_blocks(uintptr_t addr, size_t len);
  * same spread. */
 int uvas_fault_unmap_blocks(uintptr_t addr, size_t len);
 
+/* Copy len bytes from src to dst with the service threads' help (a
+ * migration's staging copy). Status. */
+int uvas_fault_copy(void *dst, const void *src, size_t len);
+
 /* True on the fault service threads (they must not wait on themselves). */
 extern _Thread_local bool uvas_on_fault_thread;
 

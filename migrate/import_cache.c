@@ -74,6 +74,22 @@ int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uv
     return rc;
 }
 
+bool uvas_import_cache_has(size_t bi)
+{
+    return cache && bi < cache_blocks && cache[bi].buf;
+}
+
+int uvas_import_cache_pin(size_t bi)
+{
+    if (!cache || bi >= cache_blocks || cache[bi].buf || !uvas_g.alias ||
+        atomic_load_explicit(&cached, memory_order_relaxed) >= CACHE_CAP)
+        return UVAS_OK;
+    int rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, &cache[bi]);
+    if (rc == UVAS_OK)
+        atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
+    return rc;
+}
+
 void uvas_import_cache_put(struct uvas_import *tmp)
 {
     if (!tmp->buf)

@@ -31,6 +31,12 @@ void uvas_import_cache_put(struct uvas_import *tmp);
  * when the cache is full or there is no alias to import. Status. */
 int uvas_import_cache_address(size_t bi, VkDeviceAddress *addr);
 
+/* Is block bi's import kept? Then the caller's hold keeps it (BUSY). */
+bool uvas_import_cache_has(size_t bi);
+/* Import block bi's host pages and keep them, if there is room (the
+ * caller holds it BUSY; the pinner, off a migration's path). Status. */
+int uvas_import_cache_pin(size_t bi);
+
 /* Forget the imports of blocks [bi, bi+n) before their pages go. */
 void uvas_import_cache_drop(size_t bi, size_t n);
 

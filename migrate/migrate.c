@@ -12,6 +12,8 @@
 #include "migrate/cpuview.h"
 #include "migrate/import.h"
 #include "migrate/import_cache.h"
+#include "migrate/pinner.h"
+#include "migrate/staging.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
 #include "uvas/atomics.h"
@@ -42,6 +44,7 @@ struct job {
     bool dup;                /* to the device keeping a read-only host copy */
     bool defer_wake;         /* on failure the faulting caller wakes it */
     bool shown;              /* to the host: shown there before it ends (show_host) */
+    bool staged;             /* to the device through a staging lane: pin it after */
     struct uvas_import tmp; /* an uncached import to release */
 };
 
@@ -237,19 +240,58 @@ static void revalidate_imports(struct job *j, size_t a, size_t b, bool *punched)
 
 /* The copy ops of jobs [a, b); fills for untouched blocks going to the
  * device. */
+/* Host blocks of jobs [a, b) going to the device whose imports are not
+ * kept: copied into a lane (staging.h) with the fault service's threads,
+ * their ops reading it there; lane->index -1 when none was. Status. */
+static int stage_lane(struct job *j, size_t a, size_t b, struct uvas_copy_op *ops,
+                      struct uvas_lane *lane)
+{
+    lane->index = -1;
+    size_t cold = 0;
+    for (size_t i = a; i < b; i++)
+        cold += j[i].from == UVAS_RES_HOST && !uvas_import_cache_has(j[i].bi);
+    if (!cold || !uvas_g.alias || !uvas_staging_take((b - a) << uvas_g.shift, lane))
+        return UVAS_OK;
+    int rc = UVAS_OK;
+    for (size_t i = a; i < b && rc == UVAS_OK;) {
+        if (j[i].from != UVAS_RES_HOST || uvas_import_cache_has(j[i].bi)) {
+            i++;
+            continue;
+        }
+        size_t k = i + 1;
+        while (k < b && j[k].from == UVAS_RES_HOST && j[k].bi == j[k - 1].bi + 1 &&
+               !uvas_import_cache_has(j[k].bi))
+            k++;
+        rc = uvas_fault_copy(lane->map + ((i - a) << uvas_g.shift),
+                             uvas_g.alias + (j[i].bi << uvas_g.shift), (k - i) << uvas_g.shift);
+        for (size_t x = i; x < k; x++) {
+            slot_op(j[x].slot, &ops[x - a], true, lane->buf,
+                    lane->off + ((x - a) << uvas_g.shift));
+            j[x].staged = true;
+        }
+        i = k;
+    }
+    return rc;
+}
+
 static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
-                     struct uvas_copy_op *ops)
+                     struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
     bool punched[STAGE];
-    if (to_device)
+    if (to_device) {
         revalidate_imports(j, a, b, punched);
+        if (lane) /* NULL: no staging (a lone block's pieces) */
+            rc = stage_lane(j, a, b, ops, lane);
+    }
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
             slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
             continue;
         }
+        if (j[i].staged)
+            continue;
         VkBuffer hb;
         VkDeviceSize ho;
         rc = uvas_import_cache_get(j[i].bi, &hb, &ho, &j[i].tmp);
@@ -269,11 +311,11 @@ static void stage_put(struct job *j, size_t a, size_t b)
 }
 
 static int stage_submit(struct job *j, size_t a, size_t b, bool to_device, unsigned cflags,
-                        struct uvas_copy_ticket *t)
+                        struct uvas_copy_ticket *t, struct uvas_lane *lane)
 {
     struct uvas_copy_op ops[STAGE];
     *t = (struct uvas_copy_ticket){0};
-    int rc = stage_ops(j, a, b, to_device, ops);
+    int rc = stage_ops(j, a, b, to_device, ops, lane);
     if (rc == UVAS_OK)
         rc = uvas_copier_submit(&uvas_mg.copier, ops, b - a, cflags, t);
     return rc;
@@ -533,7 +575,7 @@ static int lone_to_host(struct job *j, int rc)
     if (rc == UVAS_OK)
         rc = recheck_shadows(j, 0, 1);
     if (rc == UVAS_OK)
-        rc = stage_ops(j, 0, 1, false, &op);
+        rc = stage_ops(j, 0, 1, false, &op, NULL);
     for (; rc == UVAS_OK && sent < n; sent++) {
         piece[sent] = op_piece(&op, sent * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[sent], 1,
@@ -584,7 +626,7 @@ static int lone_to_device(struct job *j, int rc)
     uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
     if (rc == UVAS_OK) {
         protect_read_mostly(j, 0, 1);
-        rc = stage_ops(j, 0, 1, true, &op);
+        rc = stage_ops(j, 0, 1, true, &op, NULL);
     }
     for (size_t p = 0; rc == UVAS_OK && p < n; p++) {
         if (!j->dup && (rc = unmap_range(at + p * len, len)) != UVAS_OK)
@@ -644,18 +686,20 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
     while (stage_at(nst, m) < m)
         nst++;
     struct uvas_copy_ticket t[DEPTH];
+    struct uvas_lane lanes[DEPTH];
     int st_rc[DEPTH];
     for (size_t next = 0, done = 0; done < nst;) {
         if (next < nst && next - done < DEPTH) {
             size_t a = stage_at(next, m), b = stage_at(next + 1, m), r = next % DEPTH;
             t[r] = (struct uvas_copy_ticket){0};
+            lanes[r].index = -1;
             int prc = rc;
             if (prc == UVAS_OK)
                 prc = to_device ? unmap_stage(j, a, b) : recheck_shadows(j, a, b);
             /* A lone stage is split over the copy queues. */
             unsigned cf = (nst == 1 ? UVAS_COPY_SOON | UVAS_COPY_SPREAD : 0) |
                           (flags & UVAS_MIG_SM_FILL ? UVAS_COPY_SM_FILL : 0);
-            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r]);
+            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r], &lanes[r]);
             next++;
             continue;
         }
@@ -663,6 +707,7 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
         if (st_rc[r] == UVAS_OK)
             st_rc[r] = stage_wait(&t[r]);
         stage_put(j, a, b);
+        uvas_staging_give(&lanes[r]); /* its copy is done (or never ran) */
         if (!to_device && st_rc[r] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
             map_stage(j, a, b);
         for (size_t i = a; i < b; i++) {
@@ -670,6 +715,15 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
                 finish_to_device(&j[i], st_rc[r]);
             else
                 finish_to_host(&j[i], st_rc[r]);
+        }
+        /* Staged blocks now on the device: their imports, off this path. */
+        for (size_t i = a; to_device && st_rc[r] == UVAS_OK && i < b;) {
+            size_t k = i;
+            while (k < b && j[k].staged && (k == i || j[k].bi == j[k - 1].bi + 1))
+                k++;
+            if (k > i)
+                uvas_pinner_add(j[i].bi, k - i);
+            i = k > i ? k : i + 1;
         }
         if (!rc)
             rc = st_rc[r];

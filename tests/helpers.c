@@ -79,6 +79,21 @@ void tu_clear_env(void)
             break;
         unsetenv(name);
     }
+    /* A suite's variant of a test sets UVAS_X through TU_SET_UVAS_X, which
+     * the clearing above leaves (tests/meson.build: the staged variants).
+     * Collected first: setenv may move environ. */
+    char sets[8][256];
+    size_t nsets = 0;
+    for (char **e = environ; e && *e && nsets < 8; e++)
+        if (strncmp(*e, "TU_SET_UVAS_", 12) == 0 && strlen(*e + 7) < sizeof sets[0])
+            strcpy(sets[nsets++], *e + 7);
+    for (size_t i = 0; i < nsets; i++) {
+        char *eq = strchr(sets[i], '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        tu_setenv(sets[i], eq + 1);
+    }
 }
 
 void tu_setenv(const char *name, const char *value)

@@ -215,6 +215,15 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
             return uvas_fail(UVAS_ERR_ENV, "UVAS_STREAM_MIN='%s' is malformed: give the "
                              "smallest put that streams, e.g. 2M, or 'off'", s);
     }
+    c->stage_first = -1;
+    if ((s = getenv("UVAS_STAGE_FIRST"))) {
+        if (!strcmp(s, "0") || !strcmp(s, "1"))
+            c->stage_first = s[0] - '0';
+        else
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_STAGE_FIRST='%s' is unknown: use 1 (copy "
+                             "blocks whose imports are not kept through staging memory), 0 "
+                             "(import them), or leave it unset (staging where imports pin)", s);
+    }
     if ((s = getenv("UVAS_HUGE_PAGES"))) {
         if (!strcmp(s, "1"))
             c->huge_pages = true;

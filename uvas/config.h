@@ -43,6 +43,7 @@ struct uvas_config {
     unsigned copy_queues; /* UVAS_COPY_QUEUES: 0 = as many as help (up to 2) */
     size_t stream_min;    /* UVAS_STREAM_MIN: 0 = by the processor, SIZE_MAX = never */
     bool huge_pages;      /* UVAS_HUGE_PAGES: the host tier in 2 MiB huge pages (hugetlbfs) */
+    int stage_first;      /* UVAS_STAGE_FIRST: -1 where imports pin (a GPU), 0 never, 1 always */
 };
 
 /* The huge page of UVAS_HUGE_PAGES: blocks are whole multiples of it. */

@@ -15,6 +15,8 @@
 #include "migrate/device_access.h"
 #include "migrate/fault_handler.h"
 #include "migrate/import_cache.h"
+#include "migrate/pinner.h"
+#include "migrate/staging.h"
 #include "migrate/migrate.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
@@ -56,10 +58,12 @@ static void teardown(void)
     uvas_stat_server_stop();
     uvas_policy_ticker_stop();
     uvas_migrate_async_stop();
+    uvas_pinner_stop();
     uvas_fault_service_stop();
     uvas_gpu_fini();
     uvas_device_access_fini();
     uvas_import_cache_fini();
+    uvas_staging_fini();
     uvas_copier_fini(&uvas_mg.copier);
     uvas_devtier_close(&uvas_g.devtier);
     uvas_cpuview_fini();
@@ -143,7 +147,7 @@ static int start_device_tier(const struct uvas_config *c)
     }
     if ((rc = uvas_import_cache_init(uvas_g.nblocks)) ||
         (rc = uvas_copier_init(&uvas_mg.copier, &uvas_g.devtier.dev)) ||
-        (rc = uvas_migrate_async_start()))
+        (rc = uvas_migrate_async_start()) || (rc = uvas_pinner_start()))
         return rc;
     return UVAS_OK;
 }

@@ -1,0 +1,97 @@
+/* The pinner (pinner.h). */
+#include "migrate/pinner.h"
+
+#include <stdint.h>
+
+#include "migrate/import_cache.h"
+#include "migrate/worker.h"
+#include "uvas/atomics.h"
+#include "uvas/block.h"
+#include "uvas/internal.h"
+#include "uvas/uffd.h"
+
+#define RANGES 1024
+
+static struct {
+    struct uvas_worker w;
+    struct {
+        size_t first, n;
+    } ring[RANGES];
+    size_t head, tail; /* under w.mu */
+    bool on;           /* under w.mu: taking work */
+} pn = {.w = UVAS_WORKER_INIT};
+
+/* Device-resident, not held, no host duplicate: BUSY with its gate open
+ * (migrate/device_access.c's take_in_place). */
+static bool take(struct uvas_block *b, uint32_t *seen)
+{
+    uint32_t s = atomic_load_explicit(&b->state, ACQ);
+    if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s) || uvas_blk_res(s) != UVAS_RES_DEVICE ||
+        atomic_load_explicit(&b->dup, RLX))
+        return false;
+    if (!atomic_compare_exchange_strong_explicit(&b->state, &s, s | UVAS_BLK_BUSY, ACQ_REL, ACQ))
+        return false;
+    *seen = s;
+    return true;
+}
+
+static void pin_block(size_t bi)
+{
+    struct uvas_block *b = &uvas_g.bt[bi];
+    uint32_t seen;
+    if (uvas_import_cache_has(bi) || !take(b, &seen))
+        return;
+    (void)uvas_import_cache_pin(bi); /* failed: imported on demand later */
+    if (uvas_blk_unbusy(b, seen))
+        uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+static void *pinner_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&pn.w.mu);
+    for (;;) {
+        while (!pn.w.stop && pn.head == pn.tail)
+            pthread_cond_wait(&pn.w.cv, &pn.w.mu);
+        if (pn.w.stop)
+            break;
+        size_t first = pn.ring[pn.tail % RANGES].first, n = pn.ring[pn.tail % RANGES].n;
+        pn.tail++;
+        pthread_mutex_unlock(&pn.w.mu);
+        for (size_t i = 0; i < n; i++)
+            pin_block(first + i);
+        pthread_mutex_lock(&pn.w.mu);
+    }
+    pthread_mutex_unlock(&pn.w.mu);
+    return NULL;
+}
+
+int uvas_pinner_start(void)
+{
+    pn.head = pn.tail = 0;
+    int rc = uvas_worker_start(&pn.w, pinner_main, NULL, "pinner");
+    pthread_mutex_lock(&pn.w.mu);
+    pn.on = rc == 0;
+    pthread_mutex_unlock(&pn.w.mu);
+    return rc;
+}
+
+void uvas_pinner_stop(void)
+{
+    pthread_mutex_lock(&pn.w.mu);
+    pn.on = false;
+    pthread_mutex_unlock(&pn.w.mu);
+    uvas_worker_stop(&pn.w);
+}
+
+void uvas_pinner_add(size_t first, size_t n)
+{
+    pthread_mutex_lock(&pn.w.mu);
+    if (pn.on && pn.head - pn.tail < RANGES) {
+        pn.ring[pn.head % RANGES].first = first;
+        pn.ring[pn.head % RANGES].n = n;
+        pn.head++;
+        pthread_cond_signal(&pn.w.cv);
+    }
+    pthread_mutex_unlock(&pn.w.mu);
+}
