@@ -2,6 +2,7 @@
 #include "migrate/pinner.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "migrate/import_cache.h"
 #include "migrate/worker.h"
@@ -69,6 +70,8 @@ static void *pinner_main(void *arg)
 int uvas_pinner_start(void)
 {
     pn.head = pn.tail = 0;
+    if (getenv("UVAS_DIAG_NO_PINNER"))
+        return 0;
     int rc = uvas_worker_start(&pn.w, pinner_main, NULL, "pinner");
     pthread_mutex_lock(&pn.w.mu);
     pn.on = rc == 0;
