@@ -372,6 +372,10 @@ struct uvas_stats {
      * may go over both of its queues): blocks moved together go in few,
      * a block at a time in one each. */
     uint64_t copy_submissions;
+    /* Blocks a migration copied through staging memory (the first move of
+     * freshly written pages, docs/migration.md) whose imports the pinner
+     * has yet to make: migrations of them until then are staged too. */
+    uint64_t pin_pending;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

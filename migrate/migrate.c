@@ -240,35 +240,66 @@ static void revalidate_imports(struct job *j, size_t a, size_t b, bool *punched)
 
 /* The copy ops of jobs [a, b); fills for untouched blocks going to the
  * device. */
-/* Host blocks of jobs [a, b) going to the device whose imports are not
- * kept: copied into a lane (staging.h) with the fault service's threads,
- * their ops reading it there; lane->index -1 when none was. Status. */
-static int stage_lane(struct job *j, size_t a, size_t b, struct uvas_copy_op *ops,
-                      struct uvas_lane *lane)
+/* Does job x's copy go through a lane? Its block's host pages, whose
+ * import is not kept (the device's side is a slot either way). */
+static bool cold(const struct job *x, bool to_device)
+{
+    return x->from == (to_device ? UVAS_RES_HOST : UVAS_RES_DEVICE) &&
+           !uvas_import_cache_has(x->bi);
+}
+
+/* Jobs [a, b) whose host pages' imports are not kept, through a lane
+ * (staging.h): to the device, their pages copied into it now with the
+ * fault service's threads and the copy engine reading it; to the host,
+ * the copy engine writing it and unstage() copying it out after. Their
+ * ops are set; lane->index -1 when no lane was taken. Status. */
+static int stage_lane(struct job *j, size_t a, size_t b, bool to_device,
+                      struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     lane->index = -1;
-    size_t cold = 0;
+    size_t n = 0;
     for (size_t i = a; i < b; i++)
-        cold += j[i].from == UVAS_RES_HOST && !uvas_import_cache_has(j[i].bi);
-    if (!cold || !uvas_g.alias || !uvas_staging_take((b - a) << uvas_g.shift, lane))
+        n += cold(&j[i], to_device);
+    if (!n || !uvas_g.alias || !uvas_staging_take((b - a) << uvas_g.shift, lane))
         return UVAS_OK;
     int rc = UVAS_OK;
     for (size_t i = a; i < b && rc == UVAS_OK;) {
-        if (j[i].from != UVAS_RES_HOST || uvas_import_cache_has(j[i].bi)) {
+        if (!cold(&j[i], to_device)) {
             i++;
             continue;
         }
         size_t k = i + 1;
-        while (k < b && j[k].from == UVAS_RES_HOST && j[k].bi == j[k - 1].bi + 1 &&
-               !uvas_import_cache_has(j[k].bi))
+        while (k < b && cold(&j[k], to_device) && j[k].bi == j[k - 1].bi + 1)
             k++;
-        rc = uvas_fault_copy(lane->map + ((i - a) << uvas_g.shift),
-                             uvas_g.alias + (j[i].bi << uvas_g.shift), (k - i) << uvas_g.shift);
+        if (to_device)
+            rc = uvas_fault_copy(lane->map + ((i - a) << uvas_g.shift),
+                                 uvas_g.alias + (j[i].bi << uvas_g.shift),
+                                 (k - i) << uvas_g.shift);
         for (size_t x = i; x < k; x++) {
-            slot_op(j[x].slot, &ops[x - a], true, lane->buf,
+            slot_op(j[x].slot, &ops[x - a], to_device, lane->buf,
                     lane->off + ((x - a) << uvas_g.shift));
             j[x].staged = true;
         }
+        i = k;
+    }
+    return rc;
+}
+
+/* To the host, after the copy: the lane's staged blocks into their host
+ * pages (before those are mapped). Status. */
+static int unstage(struct job *j, size_t a, size_t b, const struct uvas_lane *lane)
+{
+    int rc = UVAS_OK;
+    for (size_t i = a; i < b && rc == UVAS_OK;) {
+        if (!j[i].staged) {
+            i++;
+            continue;
+        }
+        size_t k = i + 1;
+        while (k < b && j[k].staged && j[k].bi == j[k - 1].bi + 1)
+            k++;
+        rc = uvas_fault_copy(uvas_g.alias + (j[i].bi << uvas_g.shift),
+                             lane->map + ((i - a) << uvas_g.shift), (k - i) << uvas_g.shift);
         i = k;
     }
     return rc;
@@ -280,11 +311,10 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
     uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
     bool punched[STAGE];
-    if (to_device) {
+    if (to_device)
         revalidate_imports(j, a, b, punched);
-        if (lane) /* NULL: no staging (a lone block's pieces) */
-            rc = stage_lane(j, a, b, ops, lane);
-    }
+    if (lane) /* NULL: no staging (a lone block's pieces) */
+        rc = stage_lane(j, a, b, to_device, ops, lane);
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
             slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
@@ -668,7 +698,18 @@ static size_t stage_at(size_t k, size_t m)
  * fails rolls its jobs back; none is submitted after a failure is seen.
  * rc: an error already met (nothing is submitted then; every job rolls back).
  */
+static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, int rc);
+
+/* The pinner stays out of the driver while a migration runs. */
 static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
+{
+    uvas_pinner_migration(true);
+    rc = run_stages_(j, m, to_device, flags, rc);
+    uvas_pinner_migration(false);
+    return rc;
+}
+
+static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
     /* Pieces are mapped apart: each must be whole pages of the range (a
      * block of one huge page is mapped in one step, which costs little). */
@@ -706,6 +747,8 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
         size_t a = stage_at(done, m), b = stage_at(done + 1, m), r = done % DEPTH;
         if (st_rc[r] == UVAS_OK)
             st_rc[r] = stage_wait(&t[r]);
+        if (!to_device && st_rc[r] == UVAS_OK && lanes[r].index >= 0)
+            st_rc[r] = unstage(j, a, b, &lanes[r]);
         stage_put(j, a, b);
         uvas_staging_give(&lanes[r]); /* its copy is done (or never ran) */
         if (!to_device && st_rc[r] == UVAS_OK && !(flags & UVAS_MIG_NO_MAP))
@@ -716,8 +759,8 @@ static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, i
             else
                 finish_to_host(&j[i], st_rc[r]);
         }
-        /* Staged blocks now on the device: their imports, off this path. */
-        for (size_t i = a; to_device && st_rc[r] == UVAS_OK && i < b;) {
+        /* Staged blocks, published: their imports, off this path. */
+        for (size_t i = a; st_rc[r] == UVAS_OK && i < b;) {
             size_t k = i;
             while (k < b && j[k].staged && (k == i || j[k].bi == j[k - 1].bi + 1))
                 k++;

@@ -2,13 +2,14 @@
 #include "migrate/pinner.h"
 
 #include <stdint.h>
-#include <stdlib.h>
+#include <time.h>
 
 #include "migrate/import_cache.h"
 #include "migrate/worker.h"
 #include "uvas/atomics.h"
 #include "uvas/block.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/uffd.h"
 
 #define RANGES 1024
@@ -22,13 +23,15 @@ static struct {
     bool on;           /* under w.mu: taking work */
 } pn = {.w = UVAS_WORKER_INIT};
 
-/* Device-resident, not held, no host duplicate: BUSY with its gate open
- * (migrate/device_access.c's take_in_place). */
+/* Resident on either tier, not held, no host duplicate: BUSY with its
+ * gate open (migrate/device_access.c's take_in_place): the import moves
+ * nothing, so peers' accesses go on. */
 static bool take(struct uvas_block *b, uint32_t *seen)
 {
     uint32_t s = atomic_load_explicit(&b->state, ACQ);
-    if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s) || uvas_blk_res(s) != UVAS_RES_DEVICE ||
-        atomic_load_explicit(&b->dup, RLX))
+    int res = uvas_blk_res(s);
+    if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s) ||
+        (res != UVAS_RES_DEVICE && res != UVAS_RES_HOST) || atomic_load_explicit(&b->dup, RLX))
         return false;
     if (!atomic_compare_exchange_strong_explicit(&b->state, &s, s | UVAS_BLK_BUSY, ACQ_REL, ACQ))
         return false;
@@ -40,11 +43,38 @@ static void pin_block(size_t bi)
 {
     struct uvas_block *b = &uvas_g.bt[bi];
     uint32_t seen;
-    if (uvas_import_cache_has(bi) || !take(b, &seen))
+    if (!take(b, &seen)) /* the cache's entry is the holder's to read */
         return;
-    (void)uvas_import_cache_pin(bi); /* failed: imported on demand later */
+    if (!uvas_import_cache_has(bi))
+        (void)uvas_import_cache_pin(bi); /* failed: imported on demand later */
     if (uvas_blk_unbusy(b, seen))
         uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
+}
+
+/* Migrations in flight, and when the last ended: imports made beside a
+ * migration contend with its copies in the driver (halving a first
+ * migration's pace, docs/migration.md), so the pinner works in the gaps. */
+static _Atomic unsigned migrating;
+static _Atomic uint64_t quiet_since;
+#define QUIET_NS 1000000ull
+
+void uvas_pinner_migration(bool begin)
+{
+    if (begin) {
+        atomic_fetch_add_explicit(&migrating, 1, ACQ_REL);
+        return;
+    }
+    atomic_store_explicit(&quiet_since, uvas_os_now_ns(), RLX);
+    atomic_fetch_sub_explicit(&migrating, 1, ACQ_REL);
+}
+
+static void wait_quiet(void)
+{
+    while (atomic_load_explicit(&migrating, ACQ) ||
+           uvas_os_now_ns() - atomic_load_explicit(&quiet_since, RLX) < QUIET_NS) {
+        struct timespec ts = {0, 200000};
+        nanosleep(&ts, NULL);
+    }
 }
 
 static void *pinner_main(void *arg)
@@ -59,8 +89,11 @@ static void *pinner_main(void *arg)
         size_t first = pn.ring[pn.tail % RANGES].first, n = pn.ring[pn.tail % RANGES].n;
         pn.tail++;
         pthread_mutex_unlock(&pn.w.mu);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
+            wait_quiet();
             pin_block(first + i);
+            atomic_fetch_sub_explicit(&uvas_g.ctr.pin_pending, 1, RLX);
+        }
         pthread_mutex_lock(&pn.w.mu);
     }
     pthread_mutex_unlock(&pn.w.mu);
@@ -70,8 +103,6 @@ static void *pinner_main(void *arg)
 int uvas_pinner_start(void)
 {
     pn.head = pn.tail = 0;
-    if (getenv("UVAS_DIAG_NO_PINNER"))
-        return 0;
     int rc = uvas_worker_start(&pn.w, pinner_main, NULL, "pinner");
     pthread_mutex_lock(&pn.w.mu);
     pn.on = rc == 0;
@@ -94,6 +125,7 @@ void uvas_pinner_add(size_t first, size_t n)
         pn.ring[pn.head % RANGES].first = first;
         pn.ring[pn.head % RANGES].n = n;
         pn.head++;
+        atomic_fetch_add_explicit(&uvas_g.ctr.pin_pending, n, RLX);
         pthread_cond_signal(&pn.w.cv);
     }
     pthread_mutex_unlock(&pn.w.mu);

@@ -112,6 +112,7 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     st->kernel_peer_revokes = atomic_load_explicit(&uvas_g.ctr.kernel_peer_revokes, RLX);
     st->kernel_requests = atomic_load_explicit(&uvas_g.ctr.kernel_requests, RLX);
     st->copy_submissions = atomic_load_explicit(&uvas_g.ctr.copy_submissions, RLX);
+    st->pin_pending = atomic_load_explicit(&uvas_g.ctr.pin_pending, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);
