@@ -14,7 +14,7 @@
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t busy;  /* a bit per lane taken */
-static int state;              /* 0 not tried, 1 made, -1 none (failed or off) */
+static _Atomic int state;      /* 0 not tried, 1 made, -1 none (failed or off) */
 static VkBuffer buf;
 static VkDeviceMemory mem;
 static char *map;
@@ -78,18 +78,32 @@ static int make(void)
     return 1;
 }
 
+/* Status of the lanes: 1 made, -1 none; a caller meeting them half made
+ * waits for their maker (the mutex). */
+static int made(void)
+{
+    int s = atomic_load_explicit(&state, ACQ);
+    if (s)
+        return s;
+    pthread_mutex_lock(&mu);
+    s = atomic_load_explicit(&state, RLX);
+    if (s == 0) {
+        s = make();
+        atomic_store_explicit(&state, s, REL);
+    }
+    pthread_mutex_unlock(&mu);
+    return s;
+}
+
+void uvas_staging_prepare(void)
+{
+    (void)made();
+}
+
 bool uvas_staging_take(size_t bytes, struct uvas_lane *out)
 {
-    if (bytes > LANE_MAX || state < 0)
+    if (bytes > LANE_MAX || made() < 0)
         return false;
-    if (state == 0) {
-        pthread_mutex_lock(&mu);
-        if (state == 0)
-            state = make();
-        pthread_mutex_unlock(&mu);
-        if (state < 0)
-            return false;
-    }
     uint32_t b = atomic_load_explicit(&busy, RLX);
     for (;;) {
         uint32_t free_bits = ~b & ((1u << LANES) - 1);
@@ -119,7 +133,7 @@ void uvas_staging_fini(void)
         vkDestroyBuffer(d->dev, buf, NULL);
         vkFreeMemory(d->dev, mem, NULL);
     }
-    state = 0;
-    atomic_store(&busy, 0);
+    atomic_store_explicit(&state, 0, REL);
+    atomic_store_explicit(&busy, 0, REL);
     pthread_mutex_unlock(&mu);
 }

@@ -8,11 +8,11 @@ from patch import patch
 
 root = sys.argv[1]
 f = "migrate/migrate.c"
-patch(root, f, '''static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
+patch(root, f, '''static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {''', '''#include <stdio.h>
 struct dstage { uint64_t u0, u1, s1, w0, w1; };
 static struct dstage dst[4096];
-static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
+static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
     static int diag = -1;
     if (diag < 0) diag = getenv("UVAS_DIAG_STAGES") != NULL;
@@ -21,9 +21,9 @@ patch(root, f, '''            int prc = rc;
             if (prc == UVAS_OK)''', '''            int prc = rc;
             if (next < 4096) dst[next].u0 = uvas_os_now_ns();
             if (prc == UVAS_OK)''')
-patch(root, f, '''            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r]);
+patch(root, f, '''            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r], &lanes[r]);
             next++;''', '''            if (next < 4096) dst[next].u1 = uvas_os_now_ns();
-            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r]);
+            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r], &lanes[r]);
             if (next < 4096) dst[next].s1 = uvas_os_now_ns();
             next++;''')
 patch(root, f, '''        if (st_rc[r] == UVAS_OK)
@@ -47,3 +47,15 @@ patch(root, f, '''        done++;
     }
     return rc;
 }''')
+# The staging lanes' making (the branch staging only), once per process.
+patch(root, "migrate/staging.c", '''        if (state == 0)
+            state = make();''', '''        if (state == 0) {
+            uint64_t m0 = uvas_os_now_ns();
+            state = make();
+            if (getenv("UVAS_DIAG_STAGES"))
+                fprintf(stderr, "diag lanes made in %.0f us\\n", (uvas_os_now_ns() - m0) / 1e3);
+        }''')
+patch(root, "migrate/staging.c", '''#include <pthread.h>''', '''#include <pthread.h>
+#include "uvas/os.h"
+#include <stdio.h>
+#include <stdlib.h>''')
