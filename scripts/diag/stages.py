@@ -48,13 +48,10 @@ patch(root, f, '''        done++;
     return rc;
 }''')
 # The staging lanes' making (the branch staging only), once per process.
-patch(root, "migrate/staging.c", '''        if (state == 0)
-            state = make();''', '''        if (state == 0) {
-            uint64_t m0 = uvas_os_now_ns();
-            state = make();
-            if (getenv("UVAS_DIAG_STAGES"))
-                fprintf(stderr, "diag lanes made in %.0f us\\n", (uvas_os_now_ns() - m0) / 1e3);
-        }''')
+patch(root, "migrate/staging.c", '''        s = make();''', '''        uint64_t m0 = uvas_os_now_ns();
+        s = make();
+        if (getenv("UVAS_DIAG_STAGES"))
+            fprintf(stderr, "diag lanes made in %.0f us\\n", (uvas_os_now_ns() - m0) / 1e3);''')
 patch(root, "migrate/staging.c", '''#include <pthread.h>''', '''#include <pthread.h>
 #include "uvas/os.h"
 #include <stdio.h>
