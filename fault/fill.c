@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
-#include <sys/mman.h>
 
 #include "uvas/internal.h"
 #include "uvas/os.h"
@@ -100,30 +99,9 @@ static uint32_t claim(struct uvas_fill *f, struct uvas_fill_job *j)
 static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len, char *dst)
 {
     switch (op) {
-    case UVAS_FILL_COPY: {
-        /* DIAG (branch staging): how the source is read. */
-        static int how = -1;
-        if (how < 0) {
-            const char *e = getenv("UVAS_DIAG_COPY");
-            how = !e ? 0 : !strcmp(e, "populate") ? 1 : !strcmp(e, "pread") ? 2 : 0;
-        }
-        uintptr_t al = (uintptr_t)uvas_g.alias;
-        if (how == 2 && addr >= al && addr < al + uvas_g.size) {
-            size_t got = 0;
-            while (got < len) {
-                ssize_t r = pread(uvas_g.memfd, dst + got, len - got, (off_t)(addr - al + got));
-                if (r <= 0)
-                    break;
-                got += (size_t)r;
-            }
-            if (got == len)
-                return 0;
-        }
-        if (how == 1)
-            (void)madvise((void *)addr, len, 22 /* MADV_POPULATE_READ */);
+    case UVAS_FILL_COPY:
         memcpy(dst, (const void *)addr, len);
         return 0;
-    }
     case UVAS_FILL_ZERO:
         return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
     case UVAS_FILL_CONTINUE:

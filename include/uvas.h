@@ -376,6 +376,9 @@ struct uvas_stats {
      * freshly written pages, docs/migration.md) whose imports the pinner
      * has yet to make: migrations of them until then are staged too. */
     uint64_t pin_pending;
+    /* Block moves, either way, that went through staging memory instead of
+     * an import of the block's host pages (UVAS_STAGE_FIRST). */
+    uint64_t staged_blocks;
 };
 
 int uvas_stats_get_sized(struct uvas_stats *st, size_t size);

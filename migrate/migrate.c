@@ -44,7 +44,7 @@ struct job {
     bool dup;                /* to the device keeping a read-only host copy */
     bool defer_wake;         /* on failure the faulting caller wakes it */
     bool shown;              /* to the host: shown there before it ends (show_host) */
-    bool staged;             /* to the device through a staging lane: pin it after */
+    bool staged;             /* copied through a staging lane: pin it after */
     struct uvas_import tmp; /* an uncached import to release */
 };
 
@@ -238,8 +238,6 @@ static void revalidate_imports(struct job *j, size_t a, size_t b, bool *punched)
     }
 }
 
-/* The copy ops of jobs [a, b); fills for untouched blocks going to the
- * device. */
 /* Does job x's copy go through a lane? Its block's host pages, whose
  * import is not kept (the device's side is a slot either way). */
 static bool cold(const struct job *x, bool to_device)
@@ -280,6 +278,7 @@ static int stage_lane(struct job *j, size_t a, size_t b, bool to_device,
                     lane->off + ((x - a) << uvas_g.shift));
             j[x].staged = true;
         }
+        atomic_fetch_add_explicit(&uvas_g.ctr.staged_blocks, k - i, RLX);
         i = k;
     }
     return rc;
@@ -305,6 +304,8 @@ static int unstage(struct job *j, size_t a, size_t b, const struct uvas_lane *la
     return rc;
 }
 
+/* The copy ops of jobs [a, b); fills for untouched blocks going to the
+ * device. */
 static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
                      struct uvas_copy_op *ops, struct uvas_lane *lane)
 {

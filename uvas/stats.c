@@ -113,6 +113,7 @@ int uvas_stats_get_sized(struct uvas_stats *out, size_t size)
     st->kernel_requests = atomic_load_explicit(&uvas_g.ctr.kernel_requests, RLX);
     st->copy_submissions = atomic_load_explicit(&uvas_g.ctr.copy_submissions, RLX);
     st->pin_pending = atomic_load_explicit(&uvas_g.ctr.pin_pending, RLX);
+    st->staged_blocks = atomic_load_explicit(&uvas_g.ctr.staged_blocks, RLX);
     st->device_touches = atomic_load_explicit(&uvas_g.ctr.device_touches, RLX);
     st->device_remote = atomic_load_explicit(&uvas_g.ctr.device_remote, RLX);
     st->migrate_ns_total = atomic_load_explicit(&uvas_g.ctr.migrate_ns_total, RLX);

@@ -38,6 +38,7 @@ struct uvas_counters {
     _Atomic uint64_t kernel_peer_leases, kernel_peer_revokes, kernel_requests;
     _Atomic uint64_t copy_submissions;
     _Atomic uint64_t pin_pending; /* migrate/pinner.c */
+    _Atomic uint64_t staged_blocks;
 };
 
 /* A block became resident in tier `res` (first touch if populated). */

@@ -290,10 +290,14 @@ static struct {
     const struct lease_entry *e;
     uint32_t left;
 } stuck[STUCK_MAX];
-static size_t nstuck;
+static _Atomic size_t nstuck; /* written under stuck_mu */
 
 static uint32_t stuck_left(const struct lease_entry *e)
 {
+    /* Every run's end asks this of every lease it held: with nothing
+     * stuck (the rule), no lock and no search. */
+    if (!atomic_load_explicit(&nstuck, ACQ))
+        return 0;
     uint32_t left = 0;
     pthread_mutex_lock(&stuck_mu);
     for (size_t i = 0; i < nstuck; i++)
@@ -312,7 +316,8 @@ static void stuck_set(const struct lease_entry *e, uint32_t left)
     if (i < nstuck || nstuck < STUCK_MAX) {
         stuck[i].e = e;
         stuck[i].left = left;
-        nstuck += i == nstuck;
+        if (i == nstuck)
+            atomic_store_explicit(&nstuck, i + 1, REL);
     }
     pthread_mutex_unlock(&stuck_mu);
 }
@@ -503,7 +508,7 @@ void uvas_lease_fini(void)
     }
     uvas_lease_run_end();
     pthread_mutex_lock(&stuck_mu);
-    nstuck = 0; /* the table goes */
+    atomic_store_explicit(&nstuck, 0, REL); /* the table goes */
     pthread_mutex_unlock(&stuck_mu);
     if (L.made) {
         vkUnmapMemory(L.d->dev, L.mem);
