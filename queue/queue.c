@@ -506,31 +506,34 @@ bool uvas_queue_ordered_after(struct uvas_queue *q, struct uvas_queue *other, ui
  * before the table grows. Never with q's lock and another's at once. */
 static void forget_gone(struct uvas_queue *q)
 {
-    enum { MAX = 64 };
-    struct uvas_queue *seen[MAX], *gone[MAX];
-    size_t n = 0, ng = 0;
     pthread_mutex_lock(&q->mu);
-    for (size_t i = 0; i < q->ndeps && n < MAX; i++)
-        seen[n++] = q->deps[i].q; /* the entries' references keep them */
+    size_t n = q->ndeps;
+    struct uvas_queue **seen = malloc(n * sizeof *seen);
+    for (size_t i = 0; seen && i < n; i++)
+        seen[i] = q->deps[i].q; /* the entries' references keep them */
     pthread_mutex_unlock(&q->mu);
+    if (!seen)
+        return; /* the table grows instead */
+    size_t ng = 0;
     for (size_t i = 0; i < n; i++) {
         pthread_mutex_lock(&seen[i]->mu);
         if (seen[i]->stop && seen[i]->completed >= seen[i]->submitted)
-            gone[ng++] = seen[i];
+            seen[ng++] = seen[i]; /* gone ones, packed in front */
         pthread_mutex_unlock(&seen[i]->mu);
     }
     size_t dropped = 0;
     pthread_mutex_lock(&q->mu);
     for (size_t k = 0; k < ng; k++)
         for (size_t i = 0; i < q->ndeps; i++)
-            if (q->deps[i].q == gone[k]) {
+            if (q->deps[i].q == seen[k]) {
                 q->deps[i] = q->deps[--q->ndeps];
-                gone[dropped++] = gone[k];
+                seen[dropped++] = seen[k];
                 break;
             }
     pthread_mutex_unlock(&q->mu);
     for (size_t k = 0; k < dropped; k++)
-        uvas_queue_unref(gone[k]);
+        uvas_queue_unref(seen[k]);
+    free(seen);
 }
 
 int uvas_queue_enqueue_wait(struct uvas_queue *q, struct uvas_queue *other, uint64_t value)
