@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "migrate/import_cache.h"
-#include "migrate/staging.h"
 #include "migrate/worker.h"
 #include "uvas/atomics.h"
 #include "uvas/block.h"
@@ -81,7 +80,6 @@ static void wait_quiet(void)
 static void *pinner_main(void *arg)
 {
     (void)arg;
-    uvas_staging_prepare();
     pthread_mutex_lock(&pn.w.mu);
     for (;;) {
         while (!pn.w.stop && pn.head == pn.tail)

@@ -24,9 +24,9 @@ struct uvas_lane {
     VkDeviceSize off;
 };
 bool uvas_staging_take(size_t bytes, struct uvas_lane *out);
-/* Makes the lanes now (the pinner, as it starts: allocating and pinning
- * them costs tens of milliseconds, which a program's first migration
- * would otherwise wait for); a take meanwhile waits for them. */
+/* Makes the lanes now (uvas_init: allocating and pinning them costs tens
+ * of milliseconds, which a program's first migration would otherwise wait
+ * for); a take meanwhile waits for them. */
 void uvas_staging_prepare(void);
 void uvas_staging_give(struct uvas_lane *l);
 /* At the engine's teardown (no migration in flight). */
