@@ -121,6 +121,13 @@ int uvas_range_map(uintptr_t base, size_t size, bool huge, int *memfd, char **ou
     }
     /* A child must not share (and silently corrupt) the parent's heap. */
     madvise(p, size, MADV_DONTFORK);
+    /* Unmapping a page that is young in this mapping marks it accessed,
+     * and the second time moves it to the active LRU list under the LRU
+     * lock: a range's second migration to the device unmapped at half the
+     * pace of the others (docs/migration.md). uvas places these pages, not
+     * the kernel's LRU aging: no recency from this mapping (VM_RAND_READ;
+     * shmem has no readahead for it to change). */
+    madvise(p, size, MADV_RANDOM);
     *memfd = fd;
     *out = p;
     return UVAS_OK;
