@@ -9,7 +9,7 @@
 
 /* Three stages in flight per migrating thread, and a spare: 64 MiB. */
 #define LANES 4
-/* Larger stages (blocks above 4 MiB) import as before. */
+/* A stage: at most eight blocks of at most 2 MiB (UVAS_BLOCK_SIZE). */
 #define LANE_MAX ((size_t)16 << 20)
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;

@@ -50,13 +50,21 @@ static void migrate(void *p, size_t len, int to)
                                            : "after the move to the host");
 }
 
+/* len bytes of uvas memory the CPU has just written, and their copy. */
+static unsigned char *fresh(size_t len, unsigned char **want)
+{
+    unsigned char *p = uvas_malloc(len);
+    *want = malloc(len);
+    CHECK(p && *want, "allocations: %s", uvas_last_error());
+    tu_fill_random(&rng, *want, len);
+    memcpy(p, *want, len);
+    return p;
+}
+
 static void staging_on(size_t bs)
 {
     size_t len = BLOCKS * bs;
-    unsigned char *p = uvas_malloc(len), *want = malloc(len);
-    CHECK(p && want, "allocations: %s", uvas_last_error());
-    tu_fill_random(&rng, want, len);
-    memcpy(p, want, len);
+    unsigned char *want, *p = fresh(len, &want);
 
     uint64_t s0 = staged();
     migrate(p, len, UVAS_LOC_DEVICE);
@@ -101,10 +109,7 @@ static void staging_on(size_t bs)
 static void staging_off(size_t bs)
 {
     size_t len = BLOCKS * bs;
-    unsigned char *p = uvas_malloc(len), *want = malloc(len);
-    CHECK(p && want, "allocations: %s", uvas_last_error());
-    tu_fill_random(&rng, want, len);
-    memcpy(p, want, len);
+    unsigned char *want, *p = fresh(len, &want);
     uint64_t s0 = staged();
     migrate(p, len, UVAS_LOC_DEVICE);
     migrate(p, len, UVAS_LOC_HOST);
