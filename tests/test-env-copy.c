@@ -1,7 +1,9 @@
 /*
  * The copy settings: UVAS_COPY_QUEUES (1 or 2: queues of the copy-engine
  * family migrations use) and UVAS_STREAM_MIN (the smallest put into
- * another PE's memory made with streaming stores: a size, or "off").
+ * another PE's memory made with streaming stores: a size, or "off") and
+ * UVAS_STAGE_FIRST (1 or 0: blocks with no kept import through staging
+ * lanes, or imported on the migration's path).
  * Accepted values initialise and migrate; anything else is UVAS_ERR_ENV
  * naming the variable. Each case runs in its own child.
  */
@@ -60,11 +62,12 @@ int main(void)
         {"UVAS_COPY_QUEUES", "0"}, {"UVAS_COPY_QUEUES", "3"}, {"UVAS_COPY_QUEUES", "x"},
         {"UVAS_COPY_QUEUES", ""},  {"UVAS_COPY_QUEUES", "-1"}, {"UVAS_STREAM_MIN", "0"},
         {"UVAS_STREAM_MIN", "x"},  {"UVAS_STREAM_MIN", ""},   {"UVAS_STREAM_MIN", "4Q"},
-        {"UVAS_STREAM_MIN", "-1"},
+        {"UVAS_STREAM_MIN", "-1"}, {"UVAS_STAGE_FIRST", "2"}, {"UVAS_STAGE_FIRST", "yes"},
+        {"UVAS_STAGE_FIRST", ""},  {"UVAS_STAGE_FIRST", "-1"},
     };
     static const struct setting good[] = {
         {"UVAS_COPY_QUEUES", "1"}, {"UVAS_COPY_QUEUES", "2"}, {"UVAS_STREAM_MIN", "off"},
-        {"UVAS_STREAM_MIN", "64K"},
+        {"UVAS_STREAM_MIN", "64K"}, {"UVAS_STAGE_FIRST", "0"}, {"UVAS_STAGE_FIRST", "1"},
     };
     int failed = 0;
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
