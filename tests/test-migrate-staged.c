@@ -8,7 +8,9 @@
  * staged, and their zeros arrive. Data the CPU writes between the moves
  * survives every one. With UVAS_STAGE_FIRST=0 nothing is staged. A test
  * that ran the import path only would fail here, as staged variants of
- * the migration tests cannot tell.
+ * the migration tests cannot tell. A finalize right after staged moves,
+ * the pinner still importing their blocks, ends cleanly, and the next
+ * range starts with nothing pending.
  */
 #include "check.h"
 
@@ -119,6 +121,22 @@ static void staging_off(size_t bs)
     free(want);
 }
 
+/* The pinner's work cut short by uvas_finalize, rounds over. */
+static void finalize_while_pinning(void)
+{
+    for (int r = 0; r < 8; r++) {
+        struct uvas_range_desc d = tu_init_device("256M", "64K");
+        size_t len = BLOCKS * d.block_size;
+        unsigned char *want, *p = fresh(len, &want);
+        CHECK_EQ(tu_stats().pin_pending, 0, "imports pending in a new range");
+        migrate(p, len, UVAS_LOC_DEVICE);
+        migrate(p, len, UVAS_LOC_HOST);
+        expect_data(p, want, len, "staged there and back before a finalize");
+        free(want);
+        CHECK_OK(uvas_finalize());
+    }
+}
+
 int main(void)
 {
     tu_deadline(50);
@@ -126,6 +144,7 @@ int main(void)
     struct uvas_range_desc d = tu_init_device("256M", "64K");
     staging_on(d.block_size);
     CHECK_OK(uvas_finalize());
+    finalize_while_pinning();
 
     tu_setenv("TU_SET_UVAS_STAGE_FIRST", "0");
     d = tu_init_device("256M", "64K");
