@@ -126,9 +126,9 @@ static void finalize_while_pinning(void)
 {
     for (int r = 0; r < 8; r++) {
         struct uvas_range_desc d = tu_init_device("256M", "64K");
+        CHECK_EQ(tu_stats().pin_pending, 0, "imports pending in a new range");
         size_t len = BLOCKS * d.block_size;
         unsigned char *want, *p = fresh(len, &want);
-        CHECK_EQ(tu_stats().pin_pending, 0, "imports pending in a new range");
         migrate(p, len, UVAS_LOC_DEVICE);
         migrate(p, len, UVAS_LOC_HOST);
         expect_data(p, want, len, "staged there and back before a finalize");
