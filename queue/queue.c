@@ -277,6 +277,7 @@ int uvas_queue_create(uvas_queue_t **out)
     if (!q)
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_queue_create: no memory for a queue");
     pthread_mutex_init(&q->mu, NULL);
+    pthread_mutex_init(&q->trim_mu, NULL);
     pthread_cond_init(&q->work, NULL);
     pthread_cond_init(&q->done, NULL);
     q->refs = 1;
@@ -315,6 +316,7 @@ void uvas_queue_unref(struct uvas_queue *q)
     for (size_t i = 0; i < q->ndeps; i++)
         uvas_queue_unref(q->deps[i].q);
     pthread_mutex_destroy(&q->mu);
+    pthread_mutex_destroy(&q->trim_mu);
     pthread_cond_destroy(&q->work);
     pthread_cond_destroy(&q->done);
     free(q->deps);
@@ -503,17 +505,24 @@ bool uvas_queue_ordered_after(struct uvas_queue *q, struct uvas_queue *other, ui
  * it orders nothing that a passed point does not, and q need keep neither
  * its entry nor its reference (a long-lived queue that waits on events of
  * many short-lived ones kept each of them until it was destroyed). Run
- * before the table grows. Never with q's lock and another's at once. */
+ * before the table grows. Never with q's lock and another's at once. One
+ * at a time per queue (trim_mu, never taken under a queue's lock): the
+ * entries' references keep the queues looked at alive only while nobody
+ * else drops them (two threads trimming at once had one lock a queue the
+ * other had just freed); a second trimmer finds the table trimmed. */
 static void forget_gone(struct uvas_queue *q)
 {
+    pthread_mutex_lock(&q->trim_mu);
     pthread_mutex_lock(&q->mu);
     size_t n = q->ndeps;
-    struct uvas_queue **seen = malloc(n * sizeof *seen);
+    struct uvas_queue **seen = n == q->cap ? malloc(n * sizeof *seen) : NULL;
     for (size_t i = 0; seen && i < n; i++)
         seen[i] = q->deps[i].q; /* the entries' references keep them */
     pthread_mutex_unlock(&q->mu);
-    if (!seen)
-        return; /* the table grows instead */
+    if (!seen) { /* trimmed meanwhile, or no memory: the table grows instead */
+        pthread_mutex_unlock(&q->trim_mu);
+        return;
+    }
     size_t ng = 0;
     for (size_t i = 0; i < n; i++) {
         pthread_mutex_lock(&seen[i]->mu);
@@ -531,6 +540,7 @@ static void forget_gone(struct uvas_queue *q)
                 break;
             }
     pthread_mutex_unlock(&q->mu);
+    pthread_mutex_unlock(&q->trim_mu);
     for (size_t k = 0; k < dropped; k++)
         uvas_queue_unref(seen[k]);
     free(seen);

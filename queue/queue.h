@@ -36,6 +36,7 @@ struct uvas_queue {
     pthread_t thread;
     struct uvas_queue_dep *deps;
     size_t ndeps, cap;
+    pthread_mutex_t trim_mu; /* forget_gone (queue.c): one at a time */
 };
 
 void uvas_queue_ref(struct uvas_queue *q);

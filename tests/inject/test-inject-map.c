@@ -11,13 +11,19 @@
  *  - the import of host pages for the copy engine: uvas_migrate to the
  *    device returns UVAS_ERR_NOMEM naming the import, the blocks whose
  *    copy could not be set up stay on the host, no byte is lost, and the
- *    retry moves them all.
+ *    retry moves them all (with UVAS_STAGE_FIRST=0: staging would copy
+ *    them through its lanes instead).
  */
 #include "inject-util.h"
 
 int main(void)
 {
     tu_deadline(60);
+    /* The import part needs imports on the migration's path: with staging
+     * (a GPU's default) a first migration copies through the lanes and the
+     * pinner's imports, in the background, would take the injected count
+     * at a moment nobody can tell. */
+    tu_setenv("TU_SET_UVAS_STAGE_FIRST", "0");
     struct uvas_range_desc d = tu_init_device("256M", "64K");
     size_t bs = d.block_size, len = 4 * bs;
     unsigned char *p = uvas_malloc(len), *q = uvas_malloc(len);
