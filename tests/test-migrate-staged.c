@@ -73,6 +73,16 @@ static void staging_on(size_t bs)
     CHECK_EQ(staged() - s0, BLOCKS, "freshly written blocks staged on their way to the device");
     settle_pinner();
     uint64_t s1 = staged();
+    char *text = NULL, want_line[96];
+    size_t text_len = 0;
+    FILE *f = open_memstream(&text, &text_len);
+    CHECK(f != NULL, "open_memstream");
+    CHECK_OK(uvas_stats_print(f));
+    fclose(f);
+    snprintf(want_line, sizeof want_line, "staging: %llu block moves through staging memory",
+             (unsigned long long)s1);
+    CHECK(strstr(text, want_line) != NULL, "uvas_stats_print lacks '%s':\n%s", want_line, text);
+    free(text);
     migrate(p, len, UVAS_LOC_HOST);
     CHECK_EQ(staged(), s1, "blocks the pinner imported staged on their way back");
     expect_data(p, want, len, "after a staged move there and an imported move back");

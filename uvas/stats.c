@@ -204,6 +204,9 @@ static int stats_print_entered(FILE *out)
             (double)st.bytes_migrated[UVAS_RES_HOST] / (1 << 20),
             (unsigned long long)st.evictions, (unsigned long long)st.faults_device,
             (double)st.migrate_ns_total / 1e6, (unsigned long long)st.copy_submissions);
+    if (st.staged_blocks || st.pin_pending)
+        fprintf(out, "staging: %llu block moves through staging memory, %llu imports pending\n",
+                (unsigned long long)st.staged_blocks, (unsigned long long)st.pin_pending);
     if (st.kernel_launches)
         fprintf(out, "kernels: %llu launches in %llu submissions (%.1f ms on the device), %llu "
                      "translations, %llu faults (%llu served waiting), %llu replays, %llu "
