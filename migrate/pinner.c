@@ -91,6 +91,13 @@ static void *pinner_main(void *arg)
         pthread_mutex_unlock(&pn.w.mu);
         for (size_t i = 0; i < n; i++) {
             wait_quiet();
+            /* A finalize does not wait for the rest of a long range (a
+             * fill of gigabytes queues one). */
+            pthread_mutex_lock(&pn.w.mu);
+            bool stop = pn.w.stop;
+            pthread_mutex_unlock(&pn.w.mu);
+            if (stop)
+                break;
             pin_block(first + i);
             atomic_fetch_sub_explicit(&uvas_g.ctr.pin_pending, 1, RLX);
         }
