@@ -25,13 +25,20 @@ static struct {
 
 /* Resident on either tier, not held, no host duplicate: BUSY with its
  * gate open (migrate/device_access.c's take_in_place): the import moves
- * nothing, so peers' accesses go on. */
+ * nothing, so peers' accesses go on. The queue names block indices, and a
+ * block may have been freed and reused since it was queued: a device
+ * block without host pages (born there) or shared with other processes
+ * (it never moves) has no use for an import, which would allocate and pin
+ * host pages for it. */
 static bool take(struct uvas_block *b, uint32_t *seen)
 {
     uint32_t s = atomic_load_explicit(&b->state, ACQ);
     int res = uvas_blk_res(s);
     if ((s & UVAS_BLK_BUSY) || uvas_blk_held(s) ||
         (res != UVAS_RES_DEVICE && res != UVAS_RES_HOST) || atomic_load_explicit(&b->dup, RLX))
+        return false;
+    if ((res == UVAS_RES_DEVICE && !atomic_load_explicit(&b->shadow, RLX)) ||
+        (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_SHARED))
         return false;
     if (!atomic_compare_exchange_strong_explicit(&b->state, &s, s | UVAS_BLK_BUSY, ACQ_REL, ACQ))
         return false;
