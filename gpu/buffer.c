@@ -4,23 +4,6 @@
 #include "uvas.h"
 #include "uvas/status.h"
 
-/* Host-visible coherent memory, preferring `also`, and not `avoid`
- * where there is such memory. */
-static uint32_t pick_type(const struct uvas_vulkan *d, uint32_t bits, VkMemoryPropertyFlags also,
-                          VkMemoryPropertyFlags avoid)
-{
-    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    const VkMemoryPropertyFlags want[4] = {host | also, host, host | also, host};
-    for (int w = 0; w < 4; w++)
-        for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++) {
-            VkMemoryPropertyFlags f = d->mem.memoryTypes[i].propertyFlags;
-            if ((bits & (1u << i)) && (f & want[w]) == want[w] && (w >= 2 || !(f & avoid)))
-                return i;
-        }
-    return UINT32_MAX;
-}
-
 static int make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
                 VkMemoryPropertyFlags also, VkMemoryPropertyFlags avoid, VkBuffer *buf,
                 VkDeviceMemory *mem, const char *what)
@@ -37,7 +20,7 @@ static int make(struct uvas_vulkan *d, VkDeviceSize bytes, uint32_t type,
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(d->dev, *buf, &req);
     if (type == UINT32_MAX)
-        type = pick_type(d, req.memoryTypeBits, also, avoid);
+        type = uvas_vulkan_host_type(d, req.memoryTypeBits, also, avoid);
     VkMemoryAllocateFlagsInfo fi;
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                 .pNext = uvas_vulkan_addr_alloc(d, &fi, NULL),

@@ -40,6 +40,18 @@ static int import_view(void *view, size_t len, struct uvas_import *out)
     return uvas_import_host(&uvas_g.devtier.dev, view, len, out);
 }
 
+/* Block bi's import made and kept in *rc's status, if the cache has room
+ * and there is an alias to import through; false (nothing tried) if not. */
+static bool keep(size_t bi, int *rc)
+{
+    if (!uvas_g.alias || atomic_load_explicit(&cached, memory_order_relaxed) >= CACHE_CAP)
+        return false;
+    *rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, &cache[bi]);
+    if (*rc == UVAS_OK)
+        atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
+    return true;
+}
+
 int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uvas_import *tmp)
 {
     *tmp = (struct uvas_import){0};
@@ -49,13 +61,10 @@ int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uv
         *buf = c->buf;
         return UVAS_OK;
     }
-    if (uvas_g.alias && atomic_load_explicit(&cached, memory_order_relaxed) < CACHE_CAP) {
-        int rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, c);
-        if (rc)
-            return rc;
-        atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
+    int rc;
+    if (keep(bi, &rc)) {
         *buf = c->buf;
-        return UVAS_OK;
+        return rc;
     }
     /* Uncached: through the alias, or a view of the block made for this. */
     void *v = uvas_g.alias ? uvas_g.alias + (bi << uvas_g.shift) : NULL;
@@ -63,7 +72,7 @@ int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uv
                           UVAS_OS_RW | UVAS_OS_POPULATE | UVAS_OS_NORESERVE, NULL, &v))
         return uvas_fail(UVAS_ERR_NOMEM, "cannot map host pages of block %zu: %s", bi,
                          uvas_last_error());
-    int rc = import_view(v, uvas_g.block_size, tmp);
+    rc = import_view(v, uvas_g.block_size, tmp);
     if (!uvas_g.alias) {
         if (rc)
             uvas_os_unmap(v, uvas_g.block_size);
@@ -81,12 +90,10 @@ bool uvas_import_cache_has(size_t bi)
 
 int uvas_import_cache_pin(size_t bi)
 {
-    if (!cache || bi >= cache_blocks || cache[bi].buf || !uvas_g.alias ||
-        atomic_load_explicit(&cached, memory_order_relaxed) >= CACHE_CAP)
+    if (!cache || bi >= cache_blocks || cache[bi].buf)
         return UVAS_OK;
-    int rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, &cache[bi]);
-    if (rc == UVAS_OK)
-        atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
+    int rc = UVAS_OK;
+    (void)keep(bi, &rc);
     return rc;
 }
 

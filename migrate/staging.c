@@ -19,29 +19,6 @@ static VkBuffer buf;
 static VkDeviceMemory mem;
 static char *map;
 
-/* A host-visible, coherent memory type, best one the device does not
- * hold (host memory the driver pins: a GPU's copy engines read it over
- * the bus) and cached for the CPU (a CPU device's memory is all of it). */
-static uint32_t host_type(const struct uvas_vulkan *d, uint32_t bits)
-{
-    const VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    uint32_t best = UINT32_MAX;
-    int best_score = -1;
-    for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++) {
-        VkMemoryPropertyFlags f = d->mem.memoryTypes[i].propertyFlags;
-        if (!(bits & (1u << i)) || (f & want) != want)
-            continue;
-        int score = (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT ? 0 : 2) +
-                    (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT ? 1 : 0);
-        if (score > best_score) {
-            best = i;
-            best_score = score;
-        }
-    }
-    return best;
-}
-
 static int make(void)
 {
     struct uvas_vulkan *d = &uvas_g.devtier.dev;
@@ -59,7 +36,10 @@ static int make(void)
         return -1;
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(d->dev, buf, &req);
-    uint32_t t = host_type(d, req.memoryTypeBits);
+    /* Host memory the driver pins (a GPU's copy engines read it over the
+     * bus), cached for the CPU, which writes and reads it. */
+    uint32_t t = uvas_vulkan_host_type(d, req.memoryTypeBits, VK_MEMORY_PROPERTY_HOST_CACHED_BIT,
+                                       VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                .allocationSize = req.size,
                                .memoryTypeIndex = t};

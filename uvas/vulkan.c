@@ -547,3 +547,18 @@ VkDeviceAddress uvas_vulkan_address(const struct uvas_vulkan *d, VkBuffer b)
                                     .buffer = b};
     return vkGetBufferDeviceAddress(d->dev, &ai);
 }
+
+uint32_t uvas_vulkan_host_type(const struct uvas_vulkan *d, uint32_t bits,
+                               VkMemoryPropertyFlags also, VkMemoryPropertyFlags avoid)
+{
+    const VkMemoryPropertyFlags host = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                       VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    const VkMemoryPropertyFlags want[4] = {host | also, host, host | also, host};
+    for (int w = 0; w < 4; w++)
+        for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++) {
+            VkMemoryPropertyFlags f = d->mem.memoryTypes[i].propertyFlags;
+            if ((bits & (1u << i)) && (f & want[w]) == want[w] && (w >= 2 || !(f & avoid)))
+                return i;
+        }
+    return UINT32_MAX;
+}

@@ -163,6 +163,12 @@ VkBufferUsageFlags uvas_vulkan_addr_usage(const struct uvas_vulkan *d);
 void uvas_vulkan_share(const struct uvas_vulkan *d, VkBufferCreateInfo *bci);
 const void *uvas_vulkan_addr_alloc(const struct uvas_vulkan *d, VkMemoryAllocateFlagsInfo *fi,
                                    const void *next);
+/* A host-visible, coherent memory type among `bits`: preferring one with
+ * `also` and without `avoid`, then one without `avoid`, then any
+ * (UINT32_MAX: none). The one picker of the floors above (gpu/'s
+ * buffers, the staging lanes, the transport's staging buffer). */
+uint32_t uvas_vulkan_host_type(const struct uvas_vulkan *d, uint32_t bits,
+                               VkMemoryPropertyFlags also, VkMemoryPropertyFlags avoid);
 /* A buffer's device address; 0 without kernels. */
 VkDeviceAddress uvas_vulkan_address(const struct uvas_vulkan *d, VkBuffer b);
 

@@ -36,19 +36,6 @@ static bool have_device(void)
     return uvas_devtier_present(&uvas_g.devtier);
 }
 
-static int find_host_type(const struct uvas_vulkan *d, uint32_t bits, uint32_t *out)
-{
-    VkMemoryPropertyFlags want = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-    for (uint32_t i = 0; i < d->mem.memoryTypeCount; i++)
-        if ((bits & (1u << i)) && (d->mem.memoryTypes[i].propertyFlags & want) == want) {
-            *out = i;
-            return UVAS_OK;
-        }
-    return uvas_fail(UVAS_ERR_NO_DEVICE, "the device has no host-visible coherent memory for "
-                     "staging transfers");
-}
-
 int uvas_devpeer_init(void)
 {
     if (!have_device())
@@ -63,10 +50,10 @@ int uvas_devpeer_init(void)
         return uvas_fail(UVAS_ERR_NOMEM, "cannot create the transport's staging buffer");
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(d->dev, stage.buf, &req);
-    uint32_t type = 0;
-    int rc = find_host_type(d, req.memoryTypeBits, &type);
-    if (rc)
-        return rc;
+    uint32_t type = uvas_vulkan_host_type(d, req.memoryTypeBits, 0, 0);
+    if (type == UINT32_MAX)
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "the device has no host-visible coherent memory "
+                         "for staging transfers");
     VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
                                 .allocationSize = req.size,
                                 .memoryTypeIndex = type};
