@@ -278,7 +278,6 @@ static int stage_lane(struct job *j, size_t a, size_t b, bool to_device,
                     lane->off + ((x - a) << uvas_g.shift));
             j[x].staged = true;
         }
-        atomic_fetch_add_explicit(&uvas_g.ctr.staged_blocks, k - i, RLX);
         i = k;
     }
     return rc;
@@ -701,7 +700,8 @@ static size_t stage_at(size_t k, size_t m)
  */
 static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, int rc);
 
-/* The pinner stays out of the driver while a migration runs. */
+/* The pinner stays out of the driver while a migration runs (an
+ * eviction's too: it may come from outside migrate_blocks). */
 static int run_stages(struct job *j, size_t m, bool to_device, unsigned flags, int rc)
 {
     uvas_pinner_migration(true);
@@ -765,8 +765,10 @@ static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, 
             size_t k = i;
             while (k < b && j[k].staged && (k == i || j[k].bi == j[k - 1].bi + 1))
                 k++;
-            if (k > i)
+            if (k > i) {
+                atomic_fetch_add_explicit(&uvas_g.ctr.staged_blocks, k - i, RLX);
                 uvas_pinner_add(j[i].bi, k - i);
+            }
             i = k > i ? k : i + 1;
         }
         if (!rc)
@@ -978,6 +980,9 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
     uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
     size_t shared = SIZE_MAX; /* the first block left where it is, shared */
+    /* From before the blocks are taken: a block the pinner holds is one
+     * this migration would wait for. */
+    uvas_pinner_migration(true);
     struct job stack_jobs[BATCH], *j = stack_jobs;
     size_t cap = BATCH;
     if (n > BATCH) { /* one pipeline for the whole request, up to MAX_JOBS */
@@ -1049,6 +1054,7 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
     }
     if (j != stack_jobs)
         free(j);
+    uvas_pinner_migration(false);
     atomic_fetch_add_explicit(&uvas_g.ctr.migrate_ns_total, uvas_os_now_ns() - t0, RLX);
     if (rc == UVAS_OK && shared != SIZE_MAX)
         rc = uvas_fail(UVAS_ERR_INVAL, "the block at %p is device memory shared with another "

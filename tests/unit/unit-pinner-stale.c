@@ -40,7 +40,6 @@ int main(void)
 {
     tu_deadline(60);
     tu_setenv("TU_SET_UVAS_STAGE_FIRST", "1");
-    tu_setenv("TU_SET_UVAS_PIN_TOUCH", "0"); /* queued by the staged move, not at the touch */
     struct uvas_range_desc d = tu_init_device("256M", "64K");
     size_t bs = d.block_size, n = 16, len = n * bs;
     busy_len = bs;

@@ -11,6 +11,7 @@
 #include "migrate/import.h"
 #include "transport/pe/devpeer.h"
 #include "transport/pe/job.h"
+#include "transport/pe/lease_stuck.h"
 #include "uvas/atomics.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
@@ -279,60 +280,17 @@ static void lease_one(uint32_t slot, size_t bi, bool host)
  * that has not after this long is no more (a lost device). */
 #define PINS_GIVE_UP_NS 5000000000ull
 
-/* Entries a kernel left pinned (an add without its release), with the
- * count left: found at a run's end, when no kernel is inside any entry,
- * or when drain_pins gave up. A later end of that lease waits for that
- * count, not for zero, which it would otherwise wait its bound for at
- * every end. */
-#define STUCK_MAX 64
-static pthread_mutex_t stuck_mu = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    const struct lease_entry *e;
-    uint32_t left;
-} stuck[STUCK_MAX];
-static _Atomic size_t nstuck; /* written under stuck_mu */
-
-static uint32_t stuck_left(const struct lease_entry *e)
-{
-    /* Every run's end asks this of every lease it held: with nothing
-     * stuck (the rule), no lock and no search. */
-    if (!atomic_load_explicit(&nstuck, ACQ))
-        return 0;
-    uint32_t left = 0;
-    pthread_mutex_lock(&stuck_mu);
-    for (size_t i = 0; i < nstuck; i++)
-        if (stuck[i].e == e)
-            left = stuck[i].left;
-    pthread_mutex_unlock(&stuck_mu);
-    return left;
-}
-
-static void stuck_set(const struct lease_entry *e, uint32_t left)
-{
-    pthread_mutex_lock(&stuck_mu);
-    size_t i = 0;
-    while (i < nstuck && stuck[i].e != e)
-        i++;
-    if (i < nstuck || nstuck < STUCK_MAX) {
-        stuck[i].e = e;
-        stuck[i].left = left;
-        if (i == nstuck)
-            atomic_store_explicit(&nstuck, i + 1, REL);
-    }
-    pthread_mutex_unlock(&stuck_mu);
-}
-
 /* Wait for the kernels inside entry e to leave (L.mu not held: the
  * launching thread serves its kernels' requests meanwhile, which those
  * kernels may be waiting for). */
 static void drain_pins(struct lease_entry *e, int pe, uint32_t bi)
 {
-    uint32_t base = stuck_left(e);
+    uint32_t base = uvas_lease_stuck_left(e);
     uint64_t t0 = uvas_os_now_ns();
     for (;;) {
         uint32_t now = atomic_load_explicit(&e->pins, RLX);
         if (now < base) /* pins left behind came back after all */
-            stuck_set(e, base = now);
+            uvas_lease_stuck_set(e, base = now);
         if (now <= base)
             return;
         if (uvas_os_now_ns() - t0 > PINS_GIVE_UP_NS)
@@ -347,7 +305,7 @@ static void drain_pins(struct lease_entry *e, int pe, uint32_t bi)
     uvas_warn("a kernel of this PE has held PE %d's block %u for over %llu s (%u accesses in "
               "flight): taken back regardless (was the device lost?)", pe, bi,
               PINS_GIVE_UP_NS / 1000000000ull, (unsigned)(left - base));
-    stuck_set(e, left);
+    uvas_lease_stuck_set(e, left);
 }
 
 /* Stop kernels from taking held lease i, and take it out of the held set
@@ -432,9 +390,9 @@ void uvas_lease_run_end(void)
     while (L.nheld) {
         struct held h = stop_one(L.nheld - 1);
         const struct lease_entry *e = entry(h.slot, h.bi);
-        uint32_t left = atomic_load_explicit(&e->pins, RLX), base = stuck_left(e);
+        uint32_t left = atomic_load_explicit(&e->pins, RLX), base = uvas_lease_stuck_left(e);
         if (left != base) {
-            stuck_set(e, left);
+            uvas_lease_stuck_set(e, left);
             if (left > base)
                 uvas_warn("a kernel of this PE pinned its lease on PE %d's block %u and did "
                           "not let go (%u pins left after its run): later ends of that "
@@ -507,9 +465,7 @@ void uvas_lease_fini(void)
         L.revoker_up = false;
     }
     uvas_lease_run_end();
-    pthread_mutex_lock(&stuck_mu);
-    atomic_store_explicit(&nstuck, 0, REL); /* the table goes */
-    pthread_mutex_unlock(&stuck_mu);
+    uvas_lease_stuck_clear(); /* the table goes */
     if (L.made) {
         vkUnmapMemory(L.d->dev, L.mem);
         vkDestroyBuffer(L.d->dev, L.buf, NULL);
