@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "uvas/copy_nt.h"
 #include "uvas/internal.h"
 #include "uvas/os.h"
 #include "uvas/status.h"
@@ -100,7 +101,10 @@ static int do_op(enum uvas_fill_op op, uintptr_t addr, size_t len, char *dst)
 {
     switch (op) {
     case UVAS_FILL_COPY:
-        memcpy(dst, (const void *)addr, len);
+        /* Lanes and freshly moved host pages: nobody reads them on this
+         * core again soon (the copy engine, or the CPU much later), so
+         * whole lines are written without being read first. */
+        uvas_copy_nt(dst, (const void *)addr, len);
         return 0;
     case UVAS_FILL_ZERO:
         return uvas_uffd_zero(&uvas_g.uffd, (void *)addr, len);
@@ -155,8 +159,10 @@ static int run_job(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, ch
     pthread_mutex_unlock(&f->mu);
     if (err) /* a helper's message stayed on its thread: say it here */
         uvas_fail(err, "%s of [%#lx, +%zu) failed: %s",
-                  op == UVAS_FILL_ZERO ? "zero fill" : op == UVAS_FILL_CONTINUE ? "mapping"
-                                                                                : "unmapping",
+                  op == UVAS_FILL_ZERO       ? "zero fill"
+                  : op == UVAS_FILL_CONTINUE ? "mapping"
+                  : op == UVAS_FILL_COPY     ? "copy"
+                                             : "unmapping",
                   (unsigned long)addr, len, uvas_strerror(err));
     return err;
 }
@@ -174,7 +180,7 @@ int uvas_fill_copy(struct uvas_fill *f, void *dst, const void *src, size_t len, 
     int rc = body ? run_job(f, UVAS_FILL_COPY, (uintptr_t)src, dst, body, chunk,
                             (uintptr_t)src) : 0;
     if (len > body)
-        memcpy((char *)dst + body, (const char *)src + body, len - body);
+        uvas_copy_nt((char *)dst + body, (const char *)src + body, len - body);
     return rc;
 }
 

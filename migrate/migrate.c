@@ -247,11 +247,12 @@ static bool cold(const struct job *x, bool to_device)
 }
 
 /* Jobs [a, b) whose host pages' imports are not kept, through a lane
- * (staging.h): to the device, their pages copied into it now with the
- * fault service's threads and the copy engine reading it; to the host,
- * the copy engine writing it and unstage() copying it out after. Their
- * ops are set; lane->index -1 when no lane was taken. Status. */
-static int stage_lane(struct job *j, size_t a, size_t b, bool to_device,
+ * (staging.h): to the device, their pages copied into it (now, or by the
+ * caller with `later`: a lone block, piece by piece as each is unmapped)
+ * with the fault service's threads and the copy engine reading it; to
+ * the host, the copy engine writing it and unstage() copying it out
+ * after. Their ops are set; lane->index -1 when no lane was taken. Status. */
+static int stage_lane(struct job *j, size_t a, size_t b, bool to_device, bool later,
                       struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     lane->index = -1;
@@ -269,7 +270,7 @@ static int stage_lane(struct job *j, size_t a, size_t b, bool to_device,
         size_t k = i + 1;
         while (k < b && cold(&j[k], to_device) && j[k].bi == j[k - 1].bi + 1)
             k++;
-        if (to_device)
+        if (to_device && !later)
             rc = uvas_fault_copy(lane->map + ((i - a) << uvas_g.shift),
                                  uvas_g.alias + (j[i].bi << uvas_g.shift),
                                  (k - i) << uvas_g.shift);
@@ -304,8 +305,8 @@ static int unstage(struct job *j, size_t a, size_t b, const struct uvas_lane *la
 }
 
 /* The copy ops of jobs [a, b); fills for untouched blocks going to the
- * device. */
-static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
+ * device. lane NULL: no staging; `later`: stage_lane's. */
+static int stage_ops(struct job *j, size_t a, size_t b, bool to_device, bool later,
                      struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     uint64_t t0 = uvas_os_now_ns();
@@ -313,8 +314,8 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device,
     bool punched[STAGE];
     if (to_device)
         revalidate_imports(j, a, b, punched);
-    if (lane) /* NULL: no staging (a lone block's pieces) */
-        rc = stage_lane(j, a, b, to_device, ops, lane);
+    if (lane)
+        rc = stage_lane(j, a, b, to_device, later, ops, lane);
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
             slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
@@ -340,12 +341,27 @@ static void stage_put(struct job *j, size_t a, size_t b)
     lap(&uvas_g.ctr.migrate_ns_import, &t0);
 }
 
+/* Jobs [a, b) published: the staged ones' imports, off this path. */
+static void pin_staged(const struct job *j, size_t a, size_t b)
+{
+    for (size_t i = a; i < b;) {
+        size_t k = i;
+        while (k < b && j[k].staged && (k == i || j[k].bi == j[k - 1].bi + 1))
+            k++;
+        if (k > i) {
+            atomic_fetch_add_explicit(&uvas_g.ctr.staged_blocks, k - i, RLX);
+            uvas_pinner_add(j[i].bi, k - i);
+        }
+        i = k > i ? k : i + 1;
+    }
+}
+
 static int stage_submit(struct job *j, size_t a, size_t b, bool to_device, unsigned cflags,
                         struct uvas_copy_ticket *t, struct uvas_lane *lane)
 {
     struct uvas_copy_op ops[STAGE];
     *t = (struct uvas_copy_ticket){0};
-    int rc = stage_ops(j, a, b, to_device, ops, lane);
+    int rc = stage_ops(j, a, b, to_device, false, ops, lane);
     if (rc == UVAS_OK)
         rc = uvas_copier_submit(&uvas_mg.copier, ops, b - a, cflags, t);
     return rc;
@@ -593,19 +609,22 @@ static struct uvas_copy_op op_piece(const struct uvas_copy_op *op, size_t off, s
  * then what was mapped is unmapped again and the block stays where it
  * was. The CPU may reach the first pieces before the block is published:
  * the device copy cannot change while the block is taken, and what the
- * CPU writes there lands in the pages that become the data. Status.
+ * CPU writes there lands in the pages that become the data. A block with
+ * no kept import is staged: each piece copied out of the lane before its
+ * pages are mapped. Status.
  */
 static int lone_to_host(struct job *j, int rc)
 {
     struct uvas_copy_op op, piece[LONE_PIECES_MAX];
     struct uvas_copy_ticket t[LONE_PIECES_MAX];
+    struct uvas_lane lane = {.index = -1};
     memset(t, 0, sizeof t);
     size_t n = lone_pieces(), len = uvas_g.block_size / n, sent = 0, mapped = 0;
     uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
     if (rc == UVAS_OK)
         rc = recheck_shadows(j, 0, 1);
     if (rc == UVAS_OK)
-        rc = stage_ops(j, 0, 1, false, &op, NULL);
+        rc = stage_ops(j, 0, 1, false, false, &op, &lane);
     for (; rc == UVAS_OK && sent < n; sent++) {
         piece[sent] = op_piece(&op, sent * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[sent], 1,
@@ -621,6 +640,9 @@ static int lone_to_host(struct job *j, int rc)
             int rp = stage_wait(&t[p]);
             if (rc == UVAS_OK)
                 rc = rp;
+            if (rc == UVAS_OK && j->staged)
+                rc = uvas_fault_copy((uvas_g.alias + (j->bi << uvas_g.shift)) + p * len,
+                                     lane.map + p * len, len);
             if (rc != UVAS_OK)
                 continue; /* the later pieces are waited for, not mapped */
             if (p == 0)
@@ -632,7 +654,10 @@ static int lone_to_host(struct job *j, int rc)
             uvas_fault_unmap_blocks(at, mapped); /* the device copy stays the data */
     }
     stage_put(j, 0, 1);
+    uvas_staging_give(&lane);
     finish_to_host(j, rc);
+    if (rc == UVAS_OK)
+        pin_staged(j, 0, 1);
     return rc;
 }
 
@@ -645,22 +670,28 @@ static int lone_to_host(struct job *j, int rc)
  * unmapped before its copy is submitted, so what the CPU writes lands in
  * pages before they are copied or parks until the block is published. A
  * read-mostly block is write-protected whole instead (protect_read_mostly)
- * and stays mapped. Status.
+ * and stays mapped. A block with no kept import is staged: each piece
+ * copied into the lane once unmapped, before its copy is submitted. Status.
  */
 static int lone_to_device(struct job *j, int rc)
 {
     struct uvas_copy_op op, piece[LONE_PIECES_MAX];
     struct uvas_copy_ticket t[LONE_PIECES_MAX];
+    struct uvas_lane lane = {.index = -1};
     memset(t, 0, sizeof t);
     size_t n = lone_pieces(), len = uvas_g.block_size / n;
     uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
     if (rc == UVAS_OK) {
         protect_read_mostly(j, 0, 1);
-        rc = stage_ops(j, 0, 1, true, &op, NULL);
+        rc = stage_ops(j, 0, 1, true, true, &op, &lane);
     }
     for (size_t p = 0; rc == UVAS_OK && p < n; p++) {
         if (!j->dup && (rc = unmap_range(at + p * len, len)) != UVAS_OK)
             break; /* the pieces sent are waited for, the block stays */
+        if (j->staged && (rc = uvas_fault_copy(lane.map + p * len,
+                                               (uvas_g.alias + (j->bi << uvas_g.shift)) + p * len,
+                                               len)) != UVAS_OK)
+            break;
         piece[p] = op_piece(&op, p * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[p], 1,
                                 UVAS_COPY_SOON | UVAS_COPY_SPREAD, &t[p]);
@@ -673,7 +704,10 @@ static int lone_to_device(struct job *j, int rc)
             rc = rp;
     }
     stage_put(j, 0, 1);
+    uvas_staging_give(&lane);
     finish_to_device(j, rc);
+    if (rc == UVAS_OK)
+        pin_staged(j, 0, 1);
     return rc;
 }
 
@@ -760,17 +794,8 @@ static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, 
             else
                 finish_to_host(&j[i], st_rc[r]);
         }
-        /* Staged blocks, published: their imports, off this path. */
-        for (size_t i = a; st_rc[r] == UVAS_OK && i < b;) {
-            size_t k = i;
-            while (k < b && j[k].staged && (k == i || j[k].bi == j[k - 1].bi + 1))
-                k++;
-            if (k > i) {
-                atomic_fetch_add_explicit(&uvas_g.ctr.staged_blocks, k - i, RLX);
-                uvas_pinner_add(j[i].bi, k - i);
-            }
-            i = k > i ? k : i + 1;
-        }
+        if (st_rc[r] == UVAS_OK)
+            pin_staged(j, a, b);
         if (!rc)
             rc = st_rc[r];
         done++;

@@ -8,7 +8,9 @@
  * staged, and their zeros arrive. Data the CPU writes between the moves
  * survives every one. With UVAS_STAGE_FIRST=0 nothing is staged. A test
  * that ran the import path only would fail here, as staged variants of
- * the migration tests cannot tell. A finalize right after staged moves,
+ * the migration tests cannot tell. A lone block of 4 KiB pages (moved in
+ * pieces, migrate.c's lone paths) is staged too, both ways. A finalize
+ * right after staged moves,
  * the pinner still importing their blocks, ends cleanly, and the next
  * range starts with nothing pending.
  */
@@ -131,6 +133,38 @@ static void staging_off(size_t bs)
     free(want);
 }
 
+/* One block of 2 MiB in 4 KiB pages: the lone paths, piece by piece. */
+static void staging_lone(size_t bs)
+{
+    unsigned char *want, *p = fresh(bs, &want);
+    uint64_t s0 = staged();
+    migrate(p, bs, UVAS_LOC_DEVICE);
+    CHECK_EQ(staged() - s0, 1, "a freshly written lone block staged to the device");
+    settle_pinner();
+    migrate(p, bs, UVAS_LOC_HOST);
+    CHECK_EQ(staged() - s0, 1, "a lone block the pinner imported staged on its way back");
+    expect_data(p, want, bs, "a lone block staged there, imported back");
+    CHECK_OK(uvas_try_free(p));
+
+    unsigned char *z = uvas_malloc(bs); /* born on the device: staged back */
+    CHECK(z != NULL, "uvas_malloc: %s", uvas_last_error());
+    migrate(z, bs, UVAS_LOC_DEVICE);
+    uint64_t s1 = staged();
+    migrate(z, bs, UVAS_LOC_HOST);
+    CHECK_EQ(staged() - s1, 1, "a lone block born on the device staged to the host");
+    long nz = tu_find_not(z, bs, 0);
+    CHECK(nz < 0, "a lone block born on the device came back with byte %ld = 0x%02x", nz,
+          nz < 0 ? 0 : z[nz]);
+    tu_fill_random(&rng, want, bs);
+    memcpy(z, want, bs);
+    migrate(z, bs, UVAS_LOC_DEVICE);
+    migrate(z, bs, UVAS_LOC_HOST);
+    expect_data(z, want, bs, "a lone block written and moved there and back");
+    settle_pinner();
+    CHECK_OK(uvas_try_free(z));
+    free(want);
+}
+
 /* The pinner's work cut short by uvas_finalize, rounds over. */
 static void finalize_while_pinning(void)
 {
@@ -153,6 +187,10 @@ int main(void)
     tu_setenv("TU_SET_UVAS_STAGE_FIRST", "1");
     struct uvas_range_desc d = tu_init_device("256M", "64K");
     staging_on(d.block_size);
+    CHECK_OK(uvas_finalize());
+    d = tu_init_device("256M", "2M");
+    CHECK(d.block_size >= 256 * 4096, "blocks of %zu bytes: not the lone paths", d.block_size);
+    staging_lone(d.block_size);
     CHECK_OK(uvas_finalize());
     finalize_while_pinning();
 
