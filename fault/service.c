@@ -458,9 +458,9 @@ int uvas_fault_unmap_blocks(uintptr_t addr, size_t len)
 int uvas_fault_copy(void *dst, const void *src, size_t len)
 {
     struct uvas_fault_service *s = running;
-    /* A stage's 16 MiB in MiB chunks; a lone block's pieces (a few hundred
-     * KiB) still over several threads. */
-    size_t chunk = len >= ((size_t)8 << 20) ? (size_t)1 << 20 : (size_t)128 << 10;
+    /* A stage's 16 MiB in MiB chunks; a lone block's 2 MiB, or its
+     * pieces on the way back, still over many threads. */
+    size_t chunk = len >= ((size_t)8 << 20) ? (size_t)1 << 20 : (size_t)64 << 10;
     return uvas_fill_copy(s ? &s->fill : NULL, dst, src, len, chunk);
 }
 
