@@ -42,19 +42,22 @@ int main(int argc, char **argv)
     printf("cuda-um: %s, %zu MiB, %d reps, medians\n", prop.name, len >> 20, reps);
     cudaStream_t s;
     CK(cudaStreamCreate(&s));
-    std::vector<double> ft, pd, ph, cf, gf, ud;
+    std::vector<double> ft, pd, ph, cf, gf, ud, wp;
     for (int r = 0; r < reps; r++) {
         char *p;
         CK(cudaMallocManaged(&p, len));
         double t0 = now_ns();
         for (size_t i = 0; i < len; i += 4096)
             p[i] = 1;
-        ft.push_back((now_ns() - t0) / (len / 4096));
+        double write_ns = now_ns() - t0;
+        ft.push_back(write_ns / (len / 4096));
         // prefetch to the GPU and back
         t0 = now_ns();
         CK(prefetch(p, len, true, dev, s));
         CK(cudaStreamSynchronize(s));
         pd.push_back(len / (now_ns() - t0));
+        // written, then moved: the first touch and the prefetch end to end
+        wp.push_back(len / (write_ns + now_ns() - t0));
         t0 = now_ns();
         CK(prefetch(p, len, false, dev, s));
         CK(cudaStreamSynchronize(s));
@@ -112,6 +115,7 @@ int main(int argc, char **argv)
     printf("  CPU first touch:                     %8.0f ns/page\n", median(ft));
     printf("  prefetch to GPU:                     %8.2f GB/s\n", median(pd));
     printf("  prefetch to CPU:                     %8.2f GB/s\n", median(ph));
+    printf("  written, then prefetched to GPU:     %8.2f GB/s end to end\n", median(wp));
     printf("  prefetch of untouched memory to GPU: %8.2f GB/s\n", median(ud));
     printf("  GPU touching CPU-resident pages:     %8.2f GB/s\n", median(gf));
     printf("  CPU touching GPU-resident pages:     %8.2f GB/s\n", median(cf));
@@ -121,6 +125,7 @@ int main(int argc, char **argv)
     printf("metric cuda.first_touch_ns %.6g\n", median(ft));
     printf("metric cuda.prefetch_to_gpu_gbs %.6g\n", median(pd));
     printf("metric cuda.prefetch_to_cpu_gbs %.6g\n", median(ph));
+    printf("metric cuda.write_then_prefetch_gbs %.6g\n", median(wp));
     printf("metric cuda.prefetch_untouched_to_gpu_gbs %.6g\n", median(ud));
     printf("metric cuda.gpu_touch_gbs %.6g\n", median(gf));
     printf("metric cuda.cpu_touch_gbs %.6g\n", median(cf));
