@@ -93,6 +93,14 @@ def block(machine, d):
                      g("migrate.256M.first_to_device.uvas_gbs"), "GB/s",
                      ("CUDA UM prefetch of freshly written memory", g("cuda.prefetch_to_gpu_gbs"),
                       "GB/s", True)))
+    # End to end: the CPU's first touch of fresh memory, then its move
+    # (CUDA's first touch registers its pages with the driver, which is
+    # why its prefetch after is a bare DMA).
+    if "migrate.256M.write_then_device.uvas_gbs" in m and "cuda.write_then_prefetch_gbs" in m:
+        rows.append(("fresh memory written by the CPU, then moved to the GPU, end to end, 256 MiB",
+                     g("migrate.256M.write_then_device.uvas_gbs"), "GB/s",
+                     ("CUDA UM, first touch then prefetch", g("cuda.write_then_prefetch_gbs"),
+                      "GB/s", True)))
     if "migrate.256M.untouched_to_device.uvas_gbs" in m and "cuda.prefetch_untouched_to_gpu_gbs" in m:
         rows.append(("untouched memory to the GPU (zero fills), 256 MiB",
                      g("migrate.256M.untouched_to_device.uvas_gbs"), "GB/s",
@@ -270,6 +278,10 @@ def targets_block(machine, d):
         rows.append(("256 MiB to the GPU, first migration of freshly written pages, of CUDA's "
                      "prefetch of such memory", ratio("migrate.256M.first_to_device.uvas_gbs",
                                                       "cuda.prefetch_to_gpu_gbs"), 1.0, "x"))
+    if gpu and "migrate.256M.write_then_device.uvas_gbs" in m and "cuda.write_then_prefetch_gbs" in m:
+        rows.append(("256 MiB written by the CPU, then moved to the GPU, end to end, of CUDA's "
+                     "first touch and prefetch", ratio("migrate.256M.write_then_device.uvas_gbs",
+                                                       "cuda.write_then_prefetch_gbs"), 1.0, "x"))
     if gpu and "migrate.256M.cpu_touch.uvas_gbs" in m:
         rows.append(("CPU touching device-resident blocks, GB/s", g("migrate.256M.cpu_touch.uvas_gbs"), 12.0, " GB/s"))
         rows.append(("CPU touching device-resident blocks, of CUDA UM", ratio("migrate.256M.cpu_touch.uvas_gbs", "cuda.cpu_touch_gbs"), 3.0, "x"))
