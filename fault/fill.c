@@ -14,17 +14,6 @@
 #include "uvas/uffd.h"
 
 
-struct uvas_fill_job {
-    struct uvas_fill_job *next;
-    enum uvas_fill_op op;
-    uintptr_t addr;
-    char *dst; /* UVAS_FILL_COPY's destination */
-    size_t chunk;
-    uint32_t n, first; /* chunks, and the hot one */
-    uint32_t claimed, done;
-    int err;
-};
-
 int uvas_fill_init(struct uvas_fill *f, unsigned threads, const int *cpus, unsigned ncpu)
 {
     memset(f, 0, sizeof *f);
@@ -173,15 +162,53 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
     return run_job(f, op, addr, NULL, len, chunk, hot);
 }
 
-int uvas_fill_copy(struct uvas_fill *f, void *dst, const void *src, size_t len, size_t chunk)
+void uvas_fill_copy_start(struct uvas_fill *f, struct uvas_fill_job *j, void *dst,
+                          const void *src, size_t len, size_t chunk)
 {
-    /* A tail shorter than a chunk goes alone, so the chunks divide the rest. */
+    /* A tail shorter than a chunk goes now, so the chunks divide the rest. */
     size_t body = len / chunk * chunk;
-    int rc = body ? run_job(f, UVAS_FILL_COPY, (uintptr_t)src, dst, body, chunk,
-                            (uintptr_t)src) : 0;
+    *j = (struct uvas_fill_job){.op = UVAS_FILL_COPY, .addr = (uintptr_t)src, .dst = dst,
+                                .chunk = chunk, .n = (uint32_t)(body / chunk)};
     if (len > body)
         uvas_copy_nt((char *)dst + body, (const char *)src + body, len - body);
-    return rc;
+    if (!f || f->helpers == 0 || j->n < 2) {
+        if (body)
+            uvas_copy_nt(dst, src, body);
+        j->n = 0; /* nothing on the board: finish has nothing to do */
+        return;
+    }
+    pthread_mutex_lock(&f->mu);
+    j->next = f->jobs;
+    f->jobs = j;
+    pthread_mutex_unlock(&f->mu);
+    ask_helpers(f, j->n < f->helpers ? j->n : f->helpers);
+}
+
+int uvas_fill_copy_finish(struct uvas_fill *f, struct uvas_fill_job *j)
+{
+    if (!j->n)
+        return 0;
+    for (;;) {
+        pthread_mutex_lock(&f->mu);
+        uint32_t c = claim(f, j);
+        pthread_mutex_unlock(&f->mu);
+        if (c == UINT32_MAX)
+            break;
+        run_chunk(f, j, c);
+    }
+    pthread_mutex_lock(&f->mu);
+    while (j->done < j->n) /* only chunks a helper already started */
+        pthread_cond_wait(&f->done_cv, &f->mu);
+    int err = j->err;
+    pthread_mutex_unlock(&f->mu);
+    return err;
+}
+
+int uvas_fill_copy(struct uvas_fill *f, void *dst, const void *src, size_t len, size_t chunk)
+{
+    struct uvas_fill_job j;
+    uvas_fill_copy_start(f, &j, dst, src, len, chunk);
+    return uvas_fill_copy_finish(f, &j);
 }
 
 void uvas_fill_help(struct uvas_fill *f, unsigned i)

@@ -19,8 +19,6 @@
 
 #include "uvas/atomics.h"
 
-struct uvas_fill_job;
-
 struct uvas_fill {
     pthread_mutex_t mu;
     pthread_cond_t done_cv;
@@ -48,6 +46,20 @@ enum uvas_fill_op {
     UVAS_FILL_COPY,     /* copy out to another buffer (uvas_fill_copy) */
 };
 
+/* A job on the board: chunks claimed by the threads that help (and by
+ * its owner). Public only so that a copy's owner can keep one
+ * (uvas_fill_copy_start); its fields are fill.c's. */
+struct uvas_fill_job {
+    struct uvas_fill_job *next;
+    enum uvas_fill_op op;
+    uintptr_t addr;
+    char *dst; /* UVAS_FILL_COPY's destination */
+    size_t chunk;
+    uint32_t n, first; /* chunks, and the hot one */
+    uint32_t claimed, done;
+    int err;
+};
+
 /* Run op over [addr, addr+len) in chunks of `chunk` bytes (a power of
  * two), hot chunk first, with the idle service threads' help. No wake.
  * A status. Chunks that share a page table contend for its lock:
@@ -59,6 +71,14 @@ int uvas_fill_run(struct uvas_fill *f, enum uvas_fill_op op, uintptr_t addr, siz
 /* Copy [src, src+len) to dst in chunks of `chunk` bytes with the idle
  * service threads' help (a migration's staging copy). Status. */
 int uvas_fill_copy(struct uvas_fill *f, void *dst, const void *src, size_t len, size_t chunk);
+/* The same in two halves: start puts the copy on the board for the
+ * helpers (j is the caller's until finish returns), the caller does other
+ * work, and finish runs what nobody claimed and waits for the rest. Where
+ * no thread can help, start copies at once. Every start needs its
+ * finish. */
+void uvas_fill_copy_start(struct uvas_fill *f, struct uvas_fill_job *j, void *dst,
+                          const void *src, size_t len, size_t chunk);
+int uvas_fill_copy_finish(struct uvas_fill *f, struct uvas_fill_job *j);
 
 /* The chunk for zero fills. */
 #define UVAS_FILL_ZERO_CHUNK ((size_t)256 << 10)

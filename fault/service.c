@@ -455,13 +455,29 @@ int uvas_fault_unmap_blocks(uintptr_t addr, size_t len)
     return per_table(UVAS_FILL_UNMAP, addr, len);
 }
 
+/* A stage's 16 MiB in MiB chunks; a lone block's 2 MiB, or its pieces on
+ * the way back, still over many threads. */
+static size_t copy_chunk(size_t len)
+{
+    return len >= ((size_t)8 << 20) ? (size_t)1 << 20 : (size_t)64 << 10;
+}
+
 int uvas_fault_copy(void *dst, const void *src, size_t len)
 {
     struct uvas_fault_service *s = running;
-    /* A stage's 16 MiB in MiB chunks; a lone block's 2 MiB, or its
-     * pieces on the way back, still over many threads. */
-    size_t chunk = len >= ((size_t)8 << 20) ? (size_t)1 << 20 : (size_t)64 << 10;
-    return uvas_fill_copy(s ? &s->fill : NULL, dst, src, len, chunk);
+    return uvas_fill_copy(s ? &s->fill : NULL, dst, src, len, copy_chunk(len));
+}
+
+void uvas_fault_copy_start(struct uvas_fill_job *j, void *dst, const void *src, size_t len)
+{
+    struct uvas_fault_service *s = running;
+    uvas_fill_copy_start(s ? &s->fill : NULL, j, dst, src, len, copy_chunk(len));
+}
+
+int uvas_fault_copy_finish(struct uvas_fill_job *j)
+{
+    struct uvas_fault_service *s = running;
+    return uvas_fill_copy_finish(s ? &s->fill : NULL, j);
 }
 
 unsigned uvas_fault_service_threads(void)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fault/fill.h"
+
 /* What a fault was (the handler's flags): the kernel's bits stay here. */
 enum {
     UVAS_FAULT_WRITE = 1 << 0,   /* a write (else a read) */
@@ -44,6 +46,11 @@ int uvas_fault_unmap_blocks(uintptr_t addr, size_t len);
 /* Copy len bytes from src to dst with the service threads' help (a
  * migration's staging copy). Status. */
 int uvas_fault_copy(void *dst, const void *src, size_t len);
+/* The same in two halves (fill.h's uvas_fill_copy_start): the caller
+ * works beside the copy (a migration unmaps its next stage) and finishes
+ * it; every start needs its finish. */
+void uvas_fault_copy_start(struct uvas_fill_job *j, void *dst, const void *src, size_t len);
+int uvas_fault_copy_finish(struct uvas_fill_job *j);
 
 /* True on the fault service threads (they must not wait on themselves). */
 extern _Thread_local bool uvas_on_fault_thread;

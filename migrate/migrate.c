@@ -246,14 +246,22 @@ static bool cold(const struct job *x, bool to_device)
            !uvas_import_cache_has(x->bi);
 }
 
+/* Copies into a lane started and not finished yet (at most one per
+ * block of a stage). */
+struct lane_copies {
+    struct uvas_fill_job job[STAGE];
+    size_t n;
+};
+
 /* Jobs [a, b) whose host pages' imports are not kept, through a lane
- * (staging.h): to the device, their pages copied into it (now, or by the
- * caller with `later`: a lone block, piece by piece as each is unmapped)
- * with the fault service's threads and the copy engine reading it; to
- * the host, the copy engine writing it and unstage() copying it out
- * after. Their ops are set; lane->index -1 when no lane was taken. Status. */
+ * (staging.h): to the device, their pages copied into it with the fault
+ * service's threads (started into *cp, which the caller finishes; not at
+ * all with `later`: a lone block, copied whole once unmapped) and the
+ * copy engine reading it; to the host, the copy engine writing it and
+ * unstage() copying it out after. Their ops are set; lane->index -1 when
+ * no lane was taken. Status. */
 static int stage_lane(struct job *j, size_t a, size_t b, bool to_device, bool later,
-                      struct uvas_copy_op *ops, struct uvas_lane *lane)
+                      struct lane_copies *cp, struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     lane->index = -1;
     size_t n = 0;
@@ -271,9 +279,9 @@ static int stage_lane(struct job *j, size_t a, size_t b, bool to_device, bool la
         while (k < b && cold(&j[k], to_device) && j[k].bi == j[k - 1].bi + 1)
             k++;
         if (to_device && !later)
-            rc = uvas_fault_copy(lane->map + ((i - a) << uvas_g.shift),
-                                 uvas_g.alias + (j[i].bi << uvas_g.shift),
-                                 (k - i) << uvas_g.shift);
+            uvas_fault_copy_start(&cp->job[cp->n++], lane->map + ((i - a) << uvas_g.shift),
+                                  uvas_g.alias + (j[i].bi << uvas_g.shift),
+                                  (k - i) << uvas_g.shift);
         for (size_t x = i; x < k; x++) {
             slot_op(j[x].slot, &ops[x - a], to_device, lane->buf,
                     lane->off + ((x - a) << uvas_g.shift));
@@ -305,9 +313,10 @@ static int unstage(struct job *j, size_t a, size_t b, const struct uvas_lane *la
 }
 
 /* The copy ops of jobs [a, b); fills for untouched blocks going to the
- * device. lane NULL: no staging; `later`: stage_lane's. */
+ * device. lane NULL: no staging; `later`, cp: stage_lane's (cp's copies
+ * run on after this returns, whatever its status). */
 static int stage_ops(struct job *j, size_t a, size_t b, bool to_device, bool later,
-                     struct uvas_copy_op *ops, struct uvas_lane *lane)
+                     struct lane_copies *cp, struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     uint64_t t0 = uvas_os_now_ns();
     int rc = UVAS_OK;
@@ -315,7 +324,7 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device, bool lat
     if (to_device)
         revalidate_imports(j, a, b, punched);
     if (lane)
-        rc = stage_lane(j, a, b, to_device, later, ops, lane);
+        rc = stage_lane(j, a, b, to_device, later, cp, ops, lane);
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
             slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
@@ -356,12 +365,31 @@ static void pin_staged(const struct job *j, size_t a, size_t b)
     }
 }
 
+static int unmap_stage(struct job *j, size_t a, size_t b);
+
+/* Stage [a, b)'s copies submitted. To the device, while the service
+ * threads copy its cold blocks into a lane, the calling thread unmaps the
+ * next stage, [na, nb) (none if na == nb): *next_rc is that status and
+ * *unmapped says it was done (only beside a lane copy: otherwise the next
+ * stage is unmapped in its turn). Status. */
 static int stage_submit(struct job *j, size_t a, size_t b, bool to_device, unsigned cflags,
-                        struct uvas_copy_ticket *t, struct uvas_lane *lane)
+                        struct uvas_copy_ticket *t, struct uvas_lane *lane, size_t na,
+                        size_t nb, int *next_rc, bool *unmapped)
 {
     struct uvas_copy_op ops[STAGE];
+    struct lane_copies cp = {.n = 0};
     *t = (struct uvas_copy_ticket){0};
-    int rc = stage_ops(j, a, b, to_device, false, ops, lane);
+    *unmapped = false;
+    int rc = stage_ops(j, a, b, to_device, false, &cp, ops, lane);
+    if (cp.n && na < nb) {
+        *next_rc = unmap_stage(j, na, nb);
+        *unmapped = true;
+    }
+    for (size_t i = 0; i < cp.n; i++) {
+        int e = uvas_fault_copy_finish(&cp.job[i]);
+        if (rc == UVAS_OK)
+            rc = e;
+    }
     if (rc == UVAS_OK)
         rc = uvas_copier_submit(&uvas_mg.copier, ops, b - a, cflags, t);
     return rc;
@@ -624,7 +652,7 @@ static int lone_to_host(struct job *j, int rc)
     if (rc == UVAS_OK)
         rc = recheck_shadows(j, 0, 1);
     if (rc == UVAS_OK)
-        rc = stage_ops(j, 0, 1, false, false, &op, &lane);
+        rc = stage_ops(j, 0, 1, false, false, NULL, &op, &lane);
     for (; rc == UVAS_OK && sent < n; sent++) {
         piece[sent] = op_piece(&op, sent * len, len);
         rc = uvas_copier_submit(&uvas_mg.copier, &piece[sent], 1,
@@ -683,7 +711,7 @@ static int lone_to_device(struct job *j, int rc)
     uintptr_t at = (uintptr_t)uvas_block_addr(j->bi);
     if (rc == UVAS_OK) {
         protect_read_mostly(j, 0, 1);
-        rc = stage_ops(j, 0, 1, true, true, &op, &lane);
+        rc = stage_ops(j, 0, 1, true, true, NULL, &op, &lane);
     }
     /* Staged: the whole block unmapped, then copied into the lane by all
      * the service threads at once; copying piece by piece as each was
@@ -774,18 +802,31 @@ static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, 
     struct uvas_copy_ticket t[DEPTH];
     struct uvas_lane lanes[DEPTH];
     int st_rc[DEPTH];
+    /* A stage unmapped ahead, beside the lane copy of the one before it
+     * (stage_submit), and that unmapping's status. An error met before its
+     * turn rolls it back like any stage (its pages are still the memfd's). */
+    size_t ahead = SIZE_MAX;
+    int ahead_rc = UVAS_OK;
     for (size_t next = 0, done = 0; done < nst;) {
         if (next < nst && next - done < DEPTH) {
             size_t a = stage_at(next, m), b = stage_at(next + 1, m), r = next % DEPTH;
             t[r] = (struct uvas_copy_ticket){0};
             lanes[r].index = -1;
             int prc = rc;
-            if (prc == UVAS_OK)
-                prc = to_device ? unmap_stage(j, a, b) : recheck_shadows(j, a, b);
+            if (prc == UVAS_OK && to_device)
+                prc = ahead == next ? ahead_rc : unmap_stage(j, a, b);
+            else if (prc == UVAS_OK)
+                prc = recheck_shadows(j, a, b);
             /* A lone stage is split over the copy queues. */
             unsigned cf = (nst == 1 ? UVAS_COPY_SOON | UVAS_COPY_SPREAD : 0) |
                           (flags & UVAS_MIG_SM_FILL ? UVAS_COPY_SM_FILL : 0);
-            st_rc[r] = prc ? prc : stage_submit(j, a, b, to_device, cf, &t[r], &lanes[r]);
+            size_t na = to_device && next + 1 < nst ? b : 0, nb = na ? stage_at(next + 2, m) : 0;
+            bool unmapped = false;
+            st_rc[r] = prc ? prc
+                           : stage_submit(j, a, b, to_device, cf, &t[r], &lanes[r], na, nb,
+                                          &ahead_rc, &unmapped);
+            if (unmapped)
+                ahead = next + 1;
             next++;
             continue;
         }
