@@ -56,10 +56,11 @@ int main(void)
     tu_owners_check_moved(&o, area, 2 * bs);
     struct uvas_stats s1 = tu_stats();
     printf("%d moves each way; writers %llu/%llu/%llu/%llu passes, reader %llu; %llu blocks to "
-           "the device\n", MOVES, (unsigned long long)o.last[0], (unsigned long long)o.last[1],
+           "the device (%llu moves staged)\n", MOVES, (unsigned long long)o.last[0], (unsigned long long)o.last[1],
            (unsigned long long)o.last[2], (unsigned long long)o.last[3],
            (unsigned long long)o.reads,
-           (unsigned long long)(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE]));
+           (unsigned long long)(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE]),
+           (unsigned long long)(s1.staged_blocks - s0.staged_blocks));
     CHECK(s1.migrations[UVAS_RES_DEVICE] - s0.migrations[UVAS_RES_DEVICE] >= MOVES * 3 / 2,
           "the block did not move to the device each time");
     free(o.owner);
