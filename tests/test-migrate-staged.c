@@ -65,6 +65,32 @@ static unsigned char *fresh(size_t len, unsigned char **want)
     return p;
 }
 
+/* len bytes (blocks blocks) born on the device: no host pages were ever
+ * imported, so their way back is staged and their zeros arrive; then
+ * written on the host and moved there and back before the pinner is
+ * waited for: whatever path each block takes, the bytes arrive. want:
+ * scratch of len bytes. */
+static void device_born(size_t len, uint64_t blocks, unsigned char *want)
+{
+    unsigned char *z = uvas_malloc(len);
+    CHECK(z != NULL, "uvas_malloc: %s", uvas_last_error());
+    uint64_t s = staged();
+    migrate(z, len, UVAS_LOC_DEVICE);
+    CHECK_EQ(staged(), s, "zero fills staged");
+    migrate(z, len, UVAS_LOC_HOST);
+    CHECK_EQ(staged() - s, blocks, "blocks born on the device staged on their way to the host");
+    long nz = tu_find_not(z, len, 0);
+    CHECK(nz < 0, "a block born on the device came back with byte %ld = 0x%02x", nz,
+          nz < 0 ? 0 : z[nz]);
+    tu_fill_random(&rng, want, len);
+    memcpy(z, want, len);
+    migrate(z, len, UVAS_LOC_DEVICE);
+    migrate(z, len, UVAS_LOC_HOST);
+    expect_data(z, want, len, "blocks born on the device, written, moved there and back");
+    settle_pinner();
+    CHECK_OK(uvas_try_free(z));
+}
+
 static void staging_on(size_t bs)
 {
     size_t len = BLOCKS * bs;
@@ -97,26 +123,7 @@ static void staging_on(size_t bs)
     expect_data(p, want, len, "after a second round trip");
     CHECK_OK(uvas_try_free(p));
 
-    /* Born on the device: no host pages were ever imported. */
-    unsigned char *z = uvas_malloc(len);
-    CHECK(z != NULL, "uvas_malloc: %s", uvas_last_error());
-    uint64_t s2 = staged();
-    migrate(z, len, UVAS_LOC_DEVICE);
-    CHECK_EQ(staged(), s2, "zero fills staged");
-    migrate(z, len, UVAS_LOC_HOST);
-    CHECK_EQ(staged() - s2, BLOCKS, "blocks born on the device staged on their way to the host");
-    long nz = tu_find_not(z, len, 0);
-    CHECK(nz < 0, "a block born on the device came back with byte %ld = 0x%02x", nz,
-          nz < 0 ? 0 : z[nz]);
-    /* Written on the host now, back to the device, before the pinner is
-     * waited for: whatever path each block takes, the bytes arrive. */
-    tu_fill_random(&rng, want, len);
-    memcpy(z, want, len);
-    migrate(z, len, UVAS_LOC_DEVICE);
-    migrate(z, len, UVAS_LOC_HOST);
-    expect_data(z, want, len, "blocks born on the device, written, moved there and back");
-    settle_pinner();
-    CHECK_OK(uvas_try_free(z));
+    device_born(len, BLOCKS, want);
     free(want);
 }
 
@@ -146,22 +153,7 @@ static void staging_lone(size_t bs)
     expect_data(p, want, bs, "a lone block staged there, imported back");
     CHECK_OK(uvas_try_free(p));
 
-    unsigned char *z = uvas_malloc(bs); /* born on the device: staged back */
-    CHECK(z != NULL, "uvas_malloc: %s", uvas_last_error());
-    migrate(z, bs, UVAS_LOC_DEVICE);
-    uint64_t s1 = staged();
-    migrate(z, bs, UVAS_LOC_HOST);
-    CHECK_EQ(staged() - s1, 1, "a lone block born on the device staged to the host");
-    long nz = tu_find_not(z, bs, 0);
-    CHECK(nz < 0, "a lone block born on the device came back with byte %ld = 0x%02x", nz,
-          nz < 0 ? 0 : z[nz]);
-    tu_fill_random(&rng, want, bs);
-    memcpy(z, want, bs);
-    migrate(z, bs, UVAS_LOC_DEVICE);
-    migrate(z, bs, UVAS_LOC_HOST);
-    expect_data(z, want, bs, "a lone block written and moved there and back");
-    settle_pinner();
-    CHECK_OK(uvas_try_free(z));
+    device_born(bs, 1, want);
     free(want);
 }
 
