@@ -61,15 +61,33 @@ int main(void)
     CHECK(p != NULL, "uvas_malloc(%zu)", len);
     ti_fill(p, len, 9);
     struct uvas_stats s0 = tu_stats();
+    double t0 = tu_now_s();
     CHECK_OK(uvas_migrate(p, len, UVAS_LOC_DEVICE, 0));
+    double took = tu_now_s() - t0;
     struct uvas_stats s1 = tu_stats();
     CHECK_EQ(s1.injected[UVAS_INJ_DEVICE_ALLOC], 1, "injected[device-alloc]");
-    CHECK_EQ(ti_count(p, len, UVAS_RES_DEVICE), slab_blocks, "device blocks (one slab)");
-    CHECK_EQ(ti_count(p, len, UVAS_RES_HOST), extra, "blocks evicted to the host");
-    CHECK_EQ(s1.evictions - s0.evictions, extra, "stats.evictions");
-    CHECK_EQ(s1.tier[UVAS_RES_DEVICE].blocks, slab_blocks, "stats.tier[DEVICE].blocks");
-    printf("  second slab refused: %zu blocks on the device, %llu evicted\n", slab_blocks,
-           (unsigned long long)(s1.evictions - s0.evictions));
+    if (took < 1.0) {
+        CHECK_EQ(ti_count(p, len, UVAS_RES_DEVICE), slab_blocks, "device blocks (one slab)");
+        CHECK_EQ(ti_count(p, len, UVAS_RES_HOST), extra, "blocks evicted to the host");
+        CHECK_EQ(s1.evictions - s0.evictions, extra, "stats.evictions");
+        CHECK_EQ(s1.tier[UVAS_RES_DEVICE].blocks, slab_blocks, "stats.tier[DEVICE].blocks");
+    } else {
+        /* The tier asks the driver again 1 s after a refusal
+         * (uvas/devtier.c): a migration slower than that (a sanitizer's
+         * build on a loaded machine: 1088 blocks of 64 KiB) may find the
+         * second slab given and evict fewer blocks, or none. What still
+         * holds: every block is on one tier or the other, each eviction
+         * one of them. */
+        size_t ondev = ti_count(p, len, UVAS_RES_DEVICE);
+        CHECK_EQ(ondev + ti_count(p, len, UVAS_RES_HOST), slab_blocks + extra,
+                 "blocks on either tier");
+        CHECK(ondev >= slab_blocks, "%zu blocks on the device, fewer than a slab", ondev);
+        CHECK_EQ(s1.evictions - s0.evictions, slab_blocks + extra - ondev, "stats.evictions");
+        printf("  the migration took %.2f s, past the tier's 1 s back-off: the exact split "
+               "between the tiers is not checked\n", took);
+    }
+    printf("  second slab refused: %zu blocks on the device, %llu evicted\n",
+           ti_count(p, len, UVAS_RES_DEVICE), (unsigned long long)(s1.evictions - s0.evictions));
     ti_verify(p, len, 9, bs, "data after migrating past the refused slab");
     CHECK_OK(uvas_migrate(p, 8 * bs, UVAS_LOC_DEVICE, 0));
     tu_expect_blocks(p, 8 * bs, UVAS_RES_DEVICE, "a later migration");
