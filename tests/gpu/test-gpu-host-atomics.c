@@ -14,6 +14,7 @@
  * host).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "check.h"
@@ -22,9 +23,14 @@
 #define ITERS 64
 #define THREADS 2
 
+/* Each CPU thread adds at least this many times, and has begun before the
+ * launches start: on a loaded machine a thread may not run at all during
+ * them (the check that the CPU added failed under stress-ng). */
+#define MIN_ADDS 10000
+
 static _Atomic uint32_t *c32;
 static _Atomic uint64_t *c64;
-static atomic_int go, stop;
+static atomic_int go, stop, started;
 static uint64_t cpu_adds[THREADS];
 
 struct args {
@@ -37,10 +43,11 @@ static void *adder(void *arg)
     uint64_t *mine = arg;
     while (!atomic_load(&go))
         ;
-    while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+    while (*mine < MIN_ADDS || !atomic_load_explicit(&stop, memory_order_relaxed)) {
         atomic_fetch_add_explicit(c32, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(c64, 1, memory_order_relaxed);
-        (*mine)++;
+        if ((*mine)++ == 0)
+            atomic_fetch_add(&started, 1);
     }
     return NULL;
 }
@@ -87,6 +94,8 @@ int main(void)
     for (int i = 0; i < THREADS; i++)
         CHECK(pthread_create(&th[i], NULL, adder, &cpu_adds[i]) == 0, "pthread_create");
     atomic_store(&go, 1);
+    while (atomic_load(&started) < THREADS)
+        sched_yield();
     for (int r = 0; r < rounds; r++)
         CHECK_OK(tu_launch(k, INVOCATIONS, &a, sizeof a));
     atomic_store(&stop, 1);
@@ -98,7 +107,8 @@ int main(void)
     struct uvas_ptr_info info;
     CHECK_OK(uvas_query(w, &info));
     CHECK_EQ(info.residence, UVAS_RES_HOST, "the counters left host memory");
-    CHECK(cpu > 0, "the CPU threads never added");
+    CHECK(cpu >= (uint64_t)THREADS * MIN_ADDS, "the CPU threads added %llu times",
+          (unsigned long long)cpu);
     uint64_t want = kernel_adds + cpu;
     uint64_t got = atomic_load(c64);
     uint32_t got32 = atomic_load(c32);
