@@ -259,18 +259,18 @@ struct lane_copies {
  * all with `later`: a lone block, copied whole once unmapped) and the
  * copy engine reading it; to the host, the copy engine writing it and
  * unstage() copying it out after. Their ops are set; lane->index -1 when
- * no lane was taken. Status. */
-static int stage_lane(struct job *j, size_t a, size_t b, bool to_device, bool later,
-                      struct lane_copies *cp, struct uvas_copy_op *ops, struct uvas_lane *lane)
+ * no lane was taken (no lane free: they are imported instead). Nothing
+ * here can fail: the copies into the lane are only started. */
+static void stage_lane(struct job *j, size_t a, size_t b, bool to_device, bool later,
+                       struct lane_copies *cp, struct uvas_copy_op *ops, struct uvas_lane *lane)
 {
     lane->index = -1;
     size_t n = 0;
     for (size_t i = a; i < b; i++)
         n += cold(&j[i], to_device);
     if (!n || !uvas_g.alias || !uvas_staging_take((b - a) << uvas_g.shift, lane))
-        return UVAS_OK;
-    int rc = UVAS_OK;
-    for (size_t i = a; i < b && rc == UVAS_OK;) {
+        return;
+    for (size_t i = a; i < b;) {
         if (!cold(&j[i], to_device)) {
             i++;
             continue;
@@ -289,7 +289,6 @@ static int stage_lane(struct job *j, size_t a, size_t b, bool to_device, bool la
         }
         i = k;
     }
-    return rc;
 }
 
 /* To the host, after the copy: the lane's staged blocks into their host
@@ -324,7 +323,7 @@ static int stage_ops(struct job *j, size_t a, size_t b, bool to_device, bool lat
     if (to_device)
         revalidate_imports(j, a, b, punched);
     if (lane)
-        rc = stage_lane(j, a, b, to_device, later, cp, ops, lane);
+        stage_lane(j, a, b, to_device, later, cp, ops, lane);
     for (size_t i = a; i < b && rc == UVAS_OK; i++) {
         if (to_device && j[i].from == UVAS_RES_UNPOPULATED) {
             slot_op(j[i].slot, &ops[i - a], true, VK_NULL_HANDLE, 0); /* a zero fill */
