@@ -26,6 +26,7 @@ static struct {
     pthread_cond_t idle;
     struct request *head, *tail;
     bool busy;
+    struct request *running; /* while busy */
     int first_error;
     char error_msg[UVAS_MSG_MAX];
 } q = {.w = UVAS_WORKER_INIT, .idle = PTHREAD_COND_INITIALIZER};
@@ -45,6 +46,7 @@ static void *worker(void *arg)
         if (!q.head)
             q.tail = NULL;
         q.busy = true;
+        q.running = r;
         pthread_mutex_unlock(&q.w.mu);
         int rc = uvas_migrate_blocks(r->first, r->n, r->to, UVAS_MIG_WAIT | UVAS_MIG_SM_FILL);
         pthread_mutex_lock(&q.w.mu);
@@ -54,8 +56,10 @@ static void *worker(void *arg)
         }
         free(r);
         q.busy = false;
-        if (!q.head)
-            pthread_cond_broadcast(&q.idle);
+        q.running = NULL;
+        /* A settle waits for its blocks' requests, not for the queue to
+         * empty: told after each one. */
+        pthread_cond_broadcast(&q.idle);
     }
     pthread_mutex_unlock(&q.w.mu);
     return NULL;
@@ -87,6 +91,32 @@ int uvas_migrate_enqueue(size_t first, size_t n, int to)
     pthread_cond_signal(&q.w.cv);
     pthread_mutex_unlock(&q.w.mu);
     return UVAS_OK;
+}
+
+static bool overlaps(const struct request *r, size_t first, size_t n)
+{
+    return r->first < first + n && first < r->first + r->n;
+}
+
+/* Does a request queued or running cover a block of [first, first+n)?
+ * (q.w.mu held) */
+static bool pending_on(size_t first, size_t n)
+{
+    if (q.running && overlaps(q.running, first, n))
+        return true;
+    for (const struct request *r = q.head; r; r = r->next)
+        if (overlaps(r, first, n))
+            return true;
+    return false;
+}
+
+void uvas_migrate_async_settle(size_t first, size_t n)
+{
+    /* The worker never frees: waiting for it here cannot wait for us. */
+    pthread_mutex_lock(&q.w.mu);
+    while (pending_on(first, n))
+        pthread_cond_wait(&q.idle, &q.w.mu);
+    pthread_mutex_unlock(&q.w.mu);
 }
 
 static int wait_all(void)

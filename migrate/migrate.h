@@ -89,5 +89,9 @@ int uvas_migrate_async_start(void);
 void uvas_migrate_async_stop(void);
 int uvas_migrate_enqueue(size_t first, size_t n, int to);
 void uvas_migrate_async_wait(void);
+/* Wait until no queued or running asynchronous request covers a block of
+ * [first, first+n) (blocks being freed); errors stay for
+ * uvas_migrate_wait. */
+void uvas_migrate_async_settle(size_t first, size_t n);
 
 #endif

@@ -88,6 +88,8 @@ static void release_blocks(size_t s, size_t n)
 {
     uint32_t seen[64];
     int res[64];
+    if (lent.settle)
+        lent.settle(s, n);
     for (size_t c = s; c < s + n; c += 64) {
         size_t m = s + n - c < 64 ? s + n - c : 64;
         bool in_tier[UVAS_RES_COUNT] = {false};

@@ -1,8 +1,8 @@
 /*
  * What the allocator (alloc.c) asks of the floors above it, lent by the
  * composition root: where an eagerly placed block goes (the placement
- * policy), and moving a device-heap allocation to the device (the
- * migration engine). Unset: blocks go to the host, and device-heap
+ * policy), moving a device-heap allocation to the device and settling
+ * queued migrations of blocks being freed (the migration engine). Unset: blocks go to the host, and device-heap
  * memory stays where first touch puts it.
  */
 #ifndef UVAS_ALLOC_H
@@ -16,6 +16,11 @@ struct uvas_alloc_hooks {
     /* Blocks [first, first+n) of a device-heap allocation go to the
      * device now, waiting. Status. */
     int (*to_device)(size_t first, size_t n);
+    /* Blocks [first, first+n) are being given back: asynchronous work
+     * queued on them (uvas_migrate with UVAS_MIGRATE_ASYNC) has ended
+     * when this returns, so none moves a block after it is freed and
+     * reused (as cudaFree waits for the device). */
+    void (*settle)(size_t first, size_t n);
 };
 
 void uvas_alloc_lend(const struct uvas_alloc_hooks *hooks);
