@@ -120,16 +120,28 @@ int uvas_cpuview_map(size_t bi)
         return UVAS_OK;
     if (by_fd()) {
         /* Replacing the (parked) memfd mapping: any access after this sees
-         * the device memory, which holds the data. */
+         * the device memory, which holds the data. Mapped elsewhere and
+         * kept from children first, then moved over the block: mapped in
+         * place, a fork from another thread before its MADV_DONTFORK gave
+         * the child the parent's device memory at the range's address,
+         * where its writes landed in the parent's data
+         * (test-fork-view-race). */
         int fd;
         VkDeviceSize off;
         uvas_devtier_slot_where(t, b->dev_slot, NULL, &off, &fd);
         void *got;
         if (fd < 0 || uvas_inject_fail(UVAS_INJ_MAP) ||
-            uvas_os_map(fd, t->fd_base + off, uvas_g.block_size, UVAS_OS_RW | UVAS_OS_FIXED, a,
-                        &got))
+            uvas_os_map(fd, t->fd_base + off, uvas_g.block_size, UVAS_OS_RW | UVAS_OS_NOFORK,
+                        NULL, &got))
             return uvas_fail(UVAS_ERR_SYS, "cannot map device block %zu for the CPU: %s", bi,
                              fd < 0 ? "its slab has no fd" : uvas_last_error());
+        if (uvas_os_move(got, uvas_g.block_size, a)) {
+            char why[UVAS_MSG_MAX];
+            snprintf(why, sizeof why, "%s", uvas_last_error());
+            uvas_os_unmap(got, uvas_g.block_size);
+            return uvas_fail(UVAS_ERR_SYS, "cannot map device block %zu for the CPU: %s", bi,
+                             why);
+        }
     } else if (placed()) {
         /* Placed where the driver will later unmap it (a reservation of
          * ours), then moved over the block: so the way back can replace it
@@ -161,6 +173,7 @@ int uvas_cpuview_map(size_t bi)
             return uvas_fail(UVAS_ERR_SYS, "placed map of device block %zu failed (VkResult "
                              "%d%s)", bi, r, r == VK_SUCCESS ? ", at another address" : "");
         }
+        uvas_os_nofork(park, uvas_g.block_size); /* before it is at the block's address */
         if (uvas_os_move(park, uvas_g.block_size, a)) {
             char why[UVAS_MSG_MAX], from[200], to[200];
             snprintf(why, sizeof why, "%s", uvas_last_error());
@@ -202,7 +215,7 @@ int uvas_cpuview_unmap(size_t bi)
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: injected "
                          "failure", bi);
     if (uvas_os_map(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size,
-                    UVAS_OS_RW | UVAS_OS_NORESERVE, NULL, &t))
+                    UVAS_OS_RW | UVAS_OS_NORESERVE | UVAS_OS_NOFORK, NULL, &t))
         return uvas_fail(UVAS_ERR_SYS, "cannot map block %zu of the host tier back: %s", bi,
                          uvas_last_error());
     int e = uvas_uffd_reregister(&uvas_g.uffd, t, uvas_g.block_size);

@@ -69,7 +69,8 @@ int uvas_import_cache_get(size_t bi, VkBuffer *buf, VkDeviceSize *off, struct uv
     /* Uncached: through the alias, or a view of the block made for this. */
     void *v = uvas_g.alias ? uvas_g.alias + (bi << uvas_g.shift) : NULL;
     if (!v && uvas_os_map(uvas_g.memfd, bi << uvas_g.shift, uvas_g.block_size,
-                          UVAS_OS_RW | UVAS_OS_POPULATE | UVAS_OS_NORESERVE, NULL, &v))
+                          UVAS_OS_RW | UVAS_OS_POPULATE | UVAS_OS_NORESERVE | UVAS_OS_NOFORK,
+                          NULL, &v))
         return uvas_fail(UVAS_ERR_NOMEM, "cannot map host pages of block %zu: %s", bi,
                          uvas_last_error());
     rc = import_view(v, uvas_g.block_size, tmp);

@@ -142,7 +142,7 @@ static size_t probe_fd_base(struct uvas_devtier *t, const struct uvas_dslab *s)
         return base;
     size_t flen = uvas_os_fd_size(s->fd);
     char *f;
-    if (flen < t->slab_bytes || uvas_os_map(s->fd, 0, flen, UVAS_OS_READ, NULL, (void **)&f))
+    if (flen < t->slab_bytes || uvas_os_map(s->fd, 0, flen, UVAS_OS_READ | UVAS_OS_NOFORK, NULL, (void **)&f))
         return base;
     uint64_t *m = NULL;
     if (vkMapMemory(dv->dev, s->mem, 0, UVAS_PAGE, 0, (void **)&m) == VK_SUCCESS) {

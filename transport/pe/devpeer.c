@@ -116,7 +116,7 @@ static int import_slab(struct uvas_peer *p, uint32_t i, struct uvas_peer_slab *s
     if (p->dev.fd_mappable) {
         s->map_len = p->dev.fd_base + p->dev.slab_bytes;
         void *m;
-        s->map = uvas_os_map(fd, 0, s->map_len, UVAS_OS_RW, NULL, &m) ? NULL : m;
+        s->map = uvas_os_map(fd, 0, s->map_len, UVAS_OS_RW | UVAS_OS_NOFORK, NULL, &m) ? NULL : m;
     }
     VkExternalMemoryBufferCreateInfo ebi = {
         .sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,

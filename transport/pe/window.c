@@ -303,9 +303,9 @@ int uvas_window_open(struct uvas_peer *p)
                      NULL, &w);
     /* The residence table is the owner's to write: it is sealed so. */
     if (!rc)
-        rc = uvas_os_map(fds[1], 0, rep.gates_len, UVAS_OS_READ, NULL, &g);
+        rc = uvas_os_map(fds[1], 0, rep.gates_len, UVAS_OS_READ | UVAS_OS_NOFORK, NULL, &g);
     if (!rc)
-        rc = uvas_os_map(fds[2], 0, rep.pins_len, UVAS_OS_RW, NULL, &pn);
+        rc = uvas_os_map(fds[2], 0, rep.pins_len, UVAS_OS_RW | UVAS_OS_NOFORK, NULL, &pn);
     for (unsigned i = 0; i < 3; i++)
         close(fds[i]);
     if (rc) {
