@@ -158,7 +158,9 @@ struct uvas_ptr_info {
 };
 
 /* Where does ptr live right now? UVAS_ERR_NOT_OWNED if no live allocation
- * contains it. Lock-free; safe from any thread. */
+ * contains it. Lock-free; safe from any thread, but not beside a
+ * uvas_finalize, which does not wait for it (a query racing the teardown
+ * reads what it releases: the program's use after free). */
 int uvas_query(const void *ptr, struct uvas_ptr_info *info);
 
 struct uvas_range_info {

@@ -2,7 +2,10 @@
  * uvas_strerror names every status (never NULL, also for unknown codes);
  * uvas_residence_name names the residences; uvas_last_error is "" in a
  * thread that never failed, non-empty after a failure, and per thread: one
- * thread's failure does not change another thread's message.
+ * thread's failure does not change another thread's message. After a
+ * success it is "" again (uvas.h: every fallible call clears it first):
+ * the queries and a free of NULL left the last failure's message behind
+ * (found by review).
  */
 #include <pthread.h>
 
@@ -27,6 +30,39 @@ static const struct {
 };
 
 static char main_msg[1024];
+
+static void fail_once(void)
+{
+    CHECK_STATUS(uvas_migrate(NULL, 1, UVAS_LOC_HOST, 0), UVAS_ERR_NOT_OWNED);
+    CHECK(uvas_last_error()[0] != '\0', "no message after a failed uvas_migrate");
+}
+
+#define CLEARS(call)                                                                        \
+    do {                                                                                    \
+        fail_once();                                                                        \
+        CHECK_OK(call);                                                                     \
+        CHECK(uvas_last_error()[0] == '\0', "%s succeeded and left \"%s\"", #call,          \
+              uvas_last_error());                                                           \
+    } while (0)
+
+/* Each call that succeeds clears the message of a failure before it. */
+static void successes_clear(void)
+{
+    char *p = uvas_malloc(1 << 20);
+    CHECK(p != NULL, "uvas_malloc");
+    struct uvas_ptr_info info;
+    struct uvas_range_info ri;
+    uint8_t map[4];
+    size_t nb;
+    struct uvas_stats st;
+    CLEARS(uvas_query(p, &info));
+    CLEARS(uvas_query_range(p, 4096, &ri));
+    CLEARS(uvas_residency_map(p, 4096, map, 4, &nb));
+    CLEARS(uvas_try_free(NULL));
+    CLEARS(uvas_migrate(p, 4096, UVAS_LOC_HOST, 0));
+    CLEARS(uvas_stats_get(&st));
+    CLEARS(uvas_try_free(p));
+}
 
 static void *fresh_thread(void *arg)
 {
@@ -94,6 +130,7 @@ int main(void)
     CHECK(strcmp(uvas_last_error(), main_msg) == 0,
           "main's message changed by another thread's failure: \"%s\" -> "
           "\"%s\"", main_msg, uvas_last_error());
+    successes_clear();
     CHECK_OK(uvas_finalize());
     return 0;
 }

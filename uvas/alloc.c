@@ -489,8 +489,10 @@ int uvas_free_import(void *p)
 
 int uvas_try_free(void *p)
 {
-    if (!p)
+    if (!p) {
+        uvas_clear_error();
         return UVAS_OK;
+    }
     if (uvas_api_enter("uvas_free"))
         return uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_free(%p): uvas is not initialised", p);
     int rc = try_free_entered(p);

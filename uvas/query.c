@@ -1,7 +1,9 @@
 /*
  * Residency queries: lock-free reads of the block table and the slab
  * metadata. Both stay mapped while the range lives, so a query racing a
- * free may answer for either side of it but never faults.
+ * free may answer for either side of it but never faults. uvas_query is
+ * not counted in (uvas_api_enter: one shared counter for every thread),
+ * so a finalize does not wait for it; the range queries are.
  */
 #include <string.h>
 
@@ -30,6 +32,7 @@ static int not_owned(const void *p)
 
 int uvas_query(const void *p, struct uvas_ptr_info *info)
 {
+    uvas_clear_error();
     if (!info)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_query: info is NULL");
     char *base;
@@ -72,6 +75,7 @@ static int range_blocks(const void *p, size_t len, size_t *first, size_t *n, con
 
 static int query_range_entered(const void *p, size_t len, struct uvas_range_info *info)
 {
+    uvas_clear_error();
     if (!info)
         return uvas_fail(UVAS_ERR_INVAL, "uvas_query_range: info is NULL");
     size_t first, n;
@@ -95,8 +99,13 @@ int uvas_query_range(const void *p, size_t len, struct uvas_range_info *info)
     return rc;
 }
 
-int uvas_residency_map(const void *p, size_t len, uint8_t *map, size_t cap, size_t *nblocks)
+/* Counted in (uvas_api_enter) like uvas_query_range: its loop over the
+ * block table is long enough for a uvas_finalize on another thread to
+ * release the table under it (SIGSEGV, found by review). */
+static int residency_map_entered(const void *p, size_t len, uint8_t *map, size_t cap,
+                                 size_t *nblocks)
 {
+    uvas_clear_error();
     size_t first, n;
     int rc = range_blocks(p, len, &first, &n, "uvas_residency_map");
     if (rc)
@@ -109,6 +118,16 @@ int uvas_residency_map(const void *p, size_t len, uint8_t *map, size_t cap, size
     for (size_t i = 0; i < n; i++)
         map[i] = (uint8_t)uvas_blk_res(atomic_load_explicit(&uvas_g.bt[first + i].state, RLX));
     return UVAS_OK;
+}
+
+int uvas_residency_map(const void *p, size_t len, uint8_t *map, size_t cap, size_t *nblocks)
+{
+    int entered = uvas_api_enter("uvas_residency_map");
+    if (entered)
+        return entered;
+    int rc = residency_map_entered(p, len, map, cap, nblocks);
+    uvas_api_leave();
+    return rc;
 }
 
 static int residency_print_entered(FILE *out, const void *p, size_t len)
