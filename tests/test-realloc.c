@@ -2,7 +2,13 @@
  * uvas_realloc keeps the contents (up to the smaller size) and the hints,
  * reports the new requested size, across growth and shrink, between small
  * (block-sharing) and large (block-aligned) sizes; realloc(NULL, n) is
- * malloc; realloc(p, 0) fails with EINVAL and leaves p as it was.
+ * malloc; realloc(p, 0) fails with EINVAL and leaves p as it was. A
+ * growth in place over the blocks of a freed, larger allocation makes one
+ * allocation of the new size: every byte of it is inside (uvas_query names
+ * its base and size) and nothing past its end is. The grown blocks named
+ * themselves the head and were held to the freed allocation's size there
+ * (found by review through shmem_realloc: a put past the grown object's end
+ * wrote into the allocation after it).
  */
 #include "check.h"
 
@@ -10,6 +16,43 @@ static void fill(unsigned char *p, size_t n, unsigned seed)
 {
     for (size_t i = 0; i < n; i++)
         p[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 9));
+}
+
+/* A (4 blocks), B (8), C; B freed; A grown to 6 blocks in place. */
+static void grown_over_freed(size_t bs)
+{
+    char *a = uvas_aligned_alloc(bs, 4 * bs, 0);
+    char *b = uvas_aligned_alloc(bs, 8 * bs, 0);
+    char *c = uvas_aligned_alloc(bs, bs, 0);
+    CHECK(a && b && c, "allocations");
+    if (b != a + 4 * bs) {
+        printf("the allocations are not side by side here; growth over a freed one not checked\n");
+        uvas_free(a), uvas_free(b), uvas_free(c);
+        return;
+    }
+    uvas_free(b);
+    char *g = uvas_realloc(a, 6 * bs);
+    CHECK(g == a, "a growth into the freed blocks stays in place (%p, was %p)", (void *)g, (void *)a);
+    for (size_t off = 0; off < 6 * bs; off += bs / 2) {
+        struct uvas_ptr_info info;
+        CHECK_OK(uvas_query(g + off, &info));
+        CHECK(info.alloc_base == g, "byte %zu of the grown allocation: its base is %p, not %p",
+              off, info.alloc_base, (void *)g);
+        CHECK(info.alloc_size == 6 * bs, "the grown allocation's size, seen from byte %zu: %zu",
+              off, info.alloc_size);
+    }
+    CHECK_OK(uvas_migrate(g + 5 * bs, bs, UVAS_LOC_HOST, 0));
+    tu_expect_refused(uvas_migrate(g + 5 * bs, 2 * bs, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
+                      "past", "a migration running past the grown allocation's end");
+    char *e = uvas_aligned_alloc(bs, 4 * bs, 0); /* into what is left of B */
+    CHECK(e != NULL, "uvas_aligned_alloc");
+    struct uvas_ptr_info info;
+    CHECK_OK(uvas_query(g + 5 * bs, &info));
+    CHECK(info.alloc_base == g, "after a new allocation beside it, the grown one's base is %p",
+          info.alloc_base);
+    uvas_free(e);
+    uvas_free(g);
+    uvas_free(c);
 }
 
 static void verify(const unsigned char *p, size_t n, unsigned seed,
@@ -119,6 +162,7 @@ int main(void)
           "never-written part of the old allocation is not zero");
     CHECK_OK(uvas_try_free(u2));
 
+    grown_over_freed(d.block_size);
     CHECK_OK(uvas_finalize());
     return 0;
 }

@@ -37,9 +37,10 @@ static int heap_of(unsigned hints)
     return UVAS_HEAP_UNIFIED;
 }
 
-/* Blocks [s, s+n) now belong to an allocation. In eager mode nothing will
+/* Blocks [s, s+n) now belong to the allocation whose first block is head
+ * (a slab block: each its own). In eager mode nothing will
  * intercept their first touch, so they are placed now. */
-static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind)
+static void assign_blocks(size_t head, size_t s, size_t n, int heap, unsigned hints, int kind)
 {
     for (size_t i = s; i < s + n; i++) {
         struct uvas_block *b = &uvas_g.bt[i];
@@ -47,7 +48,7 @@ static void assign_blocks(size_t s, size_t n, int heap, unsigned hints, int kind
         atomic_store_explicit(&b->hints, (uint8_t)hints, RLX);
         b->flags = 0;
         atomic_store_explicit(&b->kind, (uint8_t)kind, RLX);
-        atomic_store_explicit(&b->owner, (uint32_t)(kind == UVAS_BK_SLAB ? i : s) + 1, REL);
+        atomic_store_explicit(&b->owner, (uint32_t)(kind == UVAS_BK_SLAB ? i : head) + 1, REL);
         if (uvas_g.fault_mode != UVAS_FAULT_EAGER)
             continue;
         uint32_t seen;
@@ -134,7 +135,7 @@ static void *extent_alloc(size_t size, size_t align, int heap, unsigned hints)
     struct uvas_block *h = &uvas_g.bt[s];
     atomic_store_explicit(&h->size, size, RLX);
     atomic_store_explicit(&h->nblocks, (uint32_t)n, RLX);
-    assign_blocks(s, n, heap, hints, UVAS_BK_EXTENT);
+    assign_blocks(s, s, n, heap, hints, UVAS_BK_EXTENT);
     uvas_stats_reserve(heap, (long)(n << uvas_g.shift));
     return uvas_block_addr(s);
 }
@@ -194,7 +195,7 @@ static void *slab_alloc(int cls, size_t size, int heap, unsigned hints)
             struct uvas_block *b = &uvas_g.bt[bi];
             atomic_store_explicit(&b->cls, (uint16_t)cls, RLX);
             b->used = b->hw = 0;
-            assign_blocks(bi, 1, heap, hints & UVAS_HINT_MASK, UVAS_BK_SLAB);
+            assign_blocks(bi, bi, 1, heap, hints & UVAS_HINT_MASK, UVAS_BK_SLAB);
             uvas_stats_reserve(heap, (long)uvas_g.block_size);
         }
         list_push(partial, bi);
@@ -551,7 +552,11 @@ static bool realloc_in_place(const struct located *l, size_t size)
     if (want > n && !uvas_extents_take_at(&uvas_g.extents, l->bi + n, want - n))
         return false;
     if (want > n)
-        assign_blocks(l->bi + n, want - n, heap, atomic_load_explicit(&h->hints, RLX),
+        /* Owned by the allocation's head, whose size the bounds checks
+         * read (uvas_span_alloc): named after their own first block, they
+         * were held to a stale size there, a freed allocation's (a put
+         * past the grown object's end then wrote into the next one). */
+        assign_blocks(l->bi, l->bi + n, want - n, heap, atomic_load_explicit(&h->hints, RLX),
                       UVAS_BK_EXTENT);
     else if (want < n)
         release_blocks(l->bi + want, n - want);
