@@ -37,10 +37,14 @@ struct uvas_kernel {
 #define RUN_CHUNK0 8
 
 struct uvas_gpu_hold {
-    struct uvas_link link;    /* G.holds (G.mu) */
+    struct uvas_link link;    /* G.holds (G.mu, and holds_mu) */
     struct uvas_link counted; /* G.counted (xlat.run) */
     struct uvas_hold_set set;
 };
+
+/* Which holds are in G.holds, for uvas_gpu_holds (taken under G.mu or
+ * alone, never around another lock). */
+static pthread_mutex_t holds_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
     pthread_mutex_t mu;  /* the context, the lists (then xlat.run, if both) */
@@ -1050,7 +1054,9 @@ static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out
         return rc;
     }
     pthread_mutex_lock(&G.mu);
+    pthread_mutex_lock(&holds_mu);
     uvas_list_add(&G.holds, &h->link);
+    pthread_mutex_unlock(&holds_mu);
     pthread_mutex_unlock(&G.mu);
     *out = h;
     return UVAS_OK;
@@ -1102,15 +1108,33 @@ int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out)
     return hold_keep(h, rc, out);
 }
 
+bool uvas_gpu_holds(size_t first, size_t n)
+{
+    bool any = false;
+    pthread_mutex_lock(&holds_mu);
+    for (struct uvas_link *l = G.holds.next; l != &G.holds && !any; l = l->next) {
+        const struct uvas_gpu_hold *h = uvas_list_entry(l, struct uvas_gpu_hold, link);
+        size_t lo = SIZE_MAX, hi = 0;
+        uvas_hold_span(&h->set, &lo, &hi);
+        size_t a = lo > first ? lo : first, b = hi < first + n - 1 ? hi : first + n - 1;
+        for (size_t bi = a; bi <= b && lo <= hi && !any; bi++)
+            any = uvas_hold_has(&h->set, bi);
+    }
+    pthread_mutex_unlock(&holds_mu);
+    return any;
+}
+
 /* G.mu held. */
 static void hold_down(struct uvas_gpu_hold *h)
 {
+    pthread_mutex_lock(&holds_mu);
+    uvas_list_del(&h->link);
+    pthread_mutex_unlock(&holds_mu);
     pthread_mutex_lock(&G.xlat.run);
     uvas_hold_release(&h->set, &G.xlat);
     uvas_list_del(&h->counted);
     pthread_mutex_unlock(&G.xlat.run);
     uvas_hold_free(&h->set);
-    uvas_list_del(&h->link);
 }
 
 void uvas_gpu_release_hold(struct uvas_gpu_hold *h)

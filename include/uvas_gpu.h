@@ -144,7 +144,9 @@ struct uvas_gpu_info {
 int uvas_gpu_info(struct uvas_gpu_info *out);
 
 /* For such work: make the allocations holding ptrs[0, n) reachable and
- * hold them (as a launch does) until uvas_gpu_release. Status. */
+ * hold them (as a launch does) until uvas_gpu_release. Held memory is not
+ * freed: uvas_free and uvas_realloc of it fail (UVAS_ERR_INVAL) until the
+ * hold is released. Status. */
 typedef struct uvas_gpu_hold uvas_gpu_hold_t;
 int uvas_gpu_hold(const void *const *ptrs, size_t n, uvas_gpu_hold_t **out);
 /* The same for the blocks of [ptr, ptr + len) only, which must lie inside

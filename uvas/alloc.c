@@ -317,6 +317,36 @@ static int locate(const void *p, struct located *l, const char *fn)
     return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no live uvas allocation", fn, p);
 }
 
+/* Would freeing l give blocks back, and which? An extent's, all; a slab
+ * block, when l is its last allocation and an empty slab of its class is
+ * kept already (slab_free). */
+static bool releases(const struct located *l, size_t *first, size_t *n)
+{
+    struct uvas_block *b = &uvas_g.bt[l->bi];
+    *first = l->bi;
+    if (l->kind == UVAS_BK_EXTENT) {
+        *n = atomic_load_explicit(&b->nblocks, RLX);
+        return true;
+    }
+    *n = 1;
+    int cls = atomic_load_explicit(&b->cls, RLX);
+    int heap = atomic_load_explicit(&b->heap, RLX);
+    return b->used == 1 && uvas_g.slabs.empty[heap][cls];
+}
+
+/* Freeing (or moving) memory a hold of the program's keeps (uvas_gpu_hold)
+ * would wait for the hold to end with the allocator's lock held: for
+ * ever, from the thread that holds it, and every allocation of every
+ * thread with it (found by review). Refused instead. Lock held. */
+static int refuse_held(const struct located *l, const void *p, const char *fn)
+{
+    size_t first, n;
+    if (!lent.held || !releases(l, &first, &n) || !lent.held(first, n))
+        return UVAS_OK;
+    return uvas_fail(UVAS_ERR_INVAL, "%s(%p): its memory is held by uvas_gpu_hold: call "
+                     "uvas_gpu_release first", fn, p);
+}
+
 static void free_located(const struct located *l)
 {
     uvas_span_changed();
@@ -460,6 +490,8 @@ static int try_free_entered(void *p)
     pthread_mutex_lock(&uvas_g.lock);
     int rc = locate(p, &l, "uvas_free");
     if (rc == UVAS_OK)
+        rc = refuse_held(&l, p, "uvas_free");
+    if (rc == UVAS_OK)
         free_located(&l);
     pthread_mutex_unlock(&uvas_g.lock);
     return rc;
@@ -583,6 +615,8 @@ void *uvas_realloc_entered(void *p, size_t size)
     struct located l;
     pthread_mutex_lock(&uvas_g.lock);
     int rc = locate(p, &l, "uvas_realloc");
+    if (rc == UVAS_OK)
+        rc = refuse_held(&l, p, "uvas_realloc");
     if (rc) {
         pthread_mutex_unlock(&uvas_g.lock);
         errno = EINVAL;

@@ -8,6 +8,7 @@
 #ifndef UVAS_ALLOC_H
 #define UVAS_ALLOC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct uvas_alloc_hooks {
@@ -21,6 +22,9 @@ struct uvas_alloc_hooks {
      * when this returns, so none moves a block after it is freed and
      * reused (as cudaFree waits for the device). */
     void (*settle)(size_t first, size_t n);
+    /* Does a hold of the program's (uvas_gpu_hold) keep a block of
+     * [first, first+n)? Such memory is not freed (the GPU floor). */
+    bool (*held)(size_t first, size_t n);
 };
 
 void uvas_alloc_lend(const struct uvas_alloc_hooks *hooks);

@@ -183,6 +183,7 @@ static void wire_floors(void)
         .place = place_eager,
         .to_device = device_heap_to_device,
         .settle = uvas_migrate_async_settle,
+        .held = uvas_gpu_holds,
     });
     uvas_tier_host_lend(&(struct uvas_host_tier_hooks){
         .zero = uvas_fault_zero_block,          /* the service threads' parallel fill */
