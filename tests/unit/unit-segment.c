@@ -5,8 +5,12 @@
  * variable; a request that runs past the segment, however it is made to
  * wrap, maps to nothing; nor does one that runs past its variable into the
  * next, or one into an object the dynamic linker copied into the program
- * from libc (stdout), which is nobody's symmetric object.
+ * from libc (stdout), which is nobody's symmetric object. The writable
+ * .got.plt of a lazily bound program (the loader's function pointers) is
+ * not in the segment: in a stripped program, where no variable's bounds
+ * are known, a put there overwrote a peer's GOT (found by review).
  */
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,10 +21,30 @@ int g_bss[64];
 long g_data = 5;
 static const char g_ro[] = "read only";
 
+/* This program's .got.plt, [*lo, *hi), from its dynamic section. */
+static void gotplt(uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t got = 0, relsz = 0; /* DT_PLTGOT: relocated by the loader here */
+    for (const ElfW(Dyn) *d = _DYNAMIC; d->d_tag != DT_NULL; d++) {
+        if (d->d_tag == DT_PLTGOT)
+            got = d->d_un.d_ptr;
+        else if (d->d_tag == DT_PLTRELSZ)
+            relsz = d->d_un.d_val;
+    }
+    *lo = got;
+    *hi = got ? got + (3 + relsz / sizeof(ElfW(Rela))) * sizeof(void *) : 0;
+}
+
 int main(void)
 {
     const void *lo, *hi;
     uvas_seg_bounds(&lo, &hi);
+    uintptr_t glo, ghi;
+    gotplt(&glo, &ghi);
+    CHECK(!glo || ghi <= (uintptr_t)lo || glo >= (uintptr_t)hi,
+          "the writable .got.plt [%p, %p) is in the segment [%p, %p)", (void *)glo, (void *)ghi,
+          lo, hi);
+    printf(".got.plt [%p, %p), segment [%p, %p)\n", (void *)glo, (void *)ghi, lo, hi);
     size_t size = (size_t)((const char *)hi - (const char *)lo);
     CHECK(size > 0, "the segment is empty [%p, %p)", lo, hi);
     CHECK(uvas_seg_has(g_bss, sizeof g_bss) && uvas_seg_has(&g_data, sizeof g_data),

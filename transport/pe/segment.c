@@ -65,8 +65,37 @@ static uint64_t key_of(const char *path, uintptr_t size)
     return k ? k : 1;
 }
 
+/* The end of an object's .got.plt where it is writable (lazy binding:
+ * PT_GNU_RELRO leaves it out), from DT_PLTGOT and DT_PLTRELSZ (three
+ * reserved slots and one per PLT relocation); 0 if it has none. Its slots
+ * are the loader's function pointers, nobody's symmetric object: in a
+ * stripped program, whose variables' bounds are unknown, a put at the
+ * segment's start overwrote them and the peer crashed at its next call
+ * (found by review). */
+static uintptr_t gotplt_end(const struct dl_phdr_info *info)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    uintptr_t got = 0, relsz = 0;
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_PLTGOT)
+            got = dyn->d_un.d_ptr;
+        else if (dyn->d_tag == DT_PLTRELSZ)
+            relsz = dyn->d_un.d_val;
+    }
+    if (!got)
+        return 0;
+    /* The loader relocates the tag in place for some objects, not others. */
+    if (got < info->dlpi_addr)
+        got += info->dlpi_addr;
+    return got + (3 + relsz / sizeof(ElfW(Rela))) * sizeof(void *);
+}
+
 /* An object's writable PT_LOAD, less the part PT_GNU_RELRO makes
- * read-only after relocation (a write there would crash the owner). */
+ * read-only after relocation (a write there would crash the owner) and a
+ * writable .got.plt at its start (gotplt_end). */
 static int visit(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -87,6 +116,9 @@ static int visit(struct dl_phdr_info *info, size_t size, void *arg)
     }
     if (rhi > wlo && rhi <= whi)
         wlo = rhi;
+    uintptr_t gend = gotplt_end(info);
+    if (gend > wlo && gend <= whi && gend - wlo < 65536)
+        wlo = gend; /* .got.plt lies at the writable part's start */
     if (wlo >= whi || whi - wlo > OFF_MASK)
         return 0;
     uint64_t key = exe ? 0 : key_of(info->dlpi_name, whi - wlo);
