@@ -8,7 +8,10 @@
  * an address), one naming a slot nobody waits on, one of an old
  * generation, one past the table. PE 0's array stays as it was, and PE 0
  * goes on working: a get and an atomic afterwards (where they go by
- * message, their replies still find their requests).
+ * message, their replies still find their requests). A put's
+ * acknowledgement that answers no put of PE 0's is dropped too: it took
+ * PE 0's count of puts in flight below zero, and PE 0's next quiet (and
+ * every barrier) waited for ever (found by review).
  *
  * Run under mpirun with 2 PEs; skips where the PEs have no UCX endpoints.
  */
@@ -59,6 +62,7 @@ int main(void)
         uvas_am_send_reply(0, 1, 0xdeadbeef);                  /* slot 0, nobody waits */
         uvas_am_send_reply(0, ((uint64_t)7 << 32) | 5, 0xdeadbeef); /* an old generation */
         uvas_am_send_reply(0, 0xffffffffull, 0xdeadbeef);       /* past the table */
+        uvas_am_send_reply(0, 0, 0); /* cookie 0: a put's acknowledgement, for no put */
     }
     /* PE 0 serves messages while it waits here; then long enough for the
      * replies to have landed (they travel ahead of the barrier's). */
@@ -66,10 +70,15 @@ int main(void)
     struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
     shmem_barrier_all();
-    if (me == 0)
+    if (me == 0) {
         for (int i = 0; i < 16; i++)
             CHECK(canary[i] == 0x1234 + i, "canary[%d] = %#lx after made-up replies", i,
                   (unsigned long)canary[i]);
+        CHECK(atomic_load(&uvas_job.am_pending) == 0,
+              "puts in flight after a made-up acknowledgement: %llu",
+              (unsigned long long)atomic_load(&uvas_job.am_pending));
+        shmem_quiet(); /* returns: nothing is in flight */
+    }
     /* Requests by message still find their answers. */
     static long remote[4];
     long v = 0;

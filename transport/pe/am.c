@@ -306,11 +306,27 @@ static ucs_status_t on_rep(void *arg, const void *header, size_t hlen, void *dat
                       (int)m->from, uvas_strerror(m->status));
             uvas_domain_put_refused(m->value, m->from, m->status);
         }
-        if (m->from >= 0 && m->from < uvas_job.n)
-            atomic_fetch_sub_explicit(&uvas_job.peers[m->from].am_puts, 1,
-                                      memory_order_release);
+        /* An acknowledgement answers a put we sent: one that answers none
+         * (a peer's bug, or made up) took the counts below zero, and every
+         * quiet waited for ever for them to come back (found by review). */
+        uint64_t pend = atomic_load_explicit(&uvas_job.am_pending, memory_order_relaxed);
+        do {
+            if (!pend) {
+                uvas_warn("PE %d acknowledged a put we have not sent: dropped", (int)m->from);
+                return UCS_OK;
+            }
+        } while (!atomic_compare_exchange_weak_explicit(&uvas_job.am_pending, &pend, pend - 1,
+                                                        memory_order_release,
+                                                        memory_order_relaxed));
+        if (m->from >= 0 && m->from < uvas_job.n) {
+            _Atomic uint32_t *puts = &uvas_job.peers[m->from].am_puts;
+            uint32_t v = atomic_load_explicit(puts, memory_order_relaxed);
+            while (v && !atomic_compare_exchange_weak_explicit(puts, &v, v - 1,
+                                                               memory_order_release,
+                                                               memory_order_relaxed))
+                ;
+        }
         uvas_domain_put_acked(m->value);
-        atomic_fetch_sub_explicit(&uvas_job.am_pending, 1, memory_order_release);
         return UCS_OK;
     }
     struct pending *p = wait_claim(m->cookie);
