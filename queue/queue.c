@@ -396,6 +396,28 @@ static struct uvas_queue_op *new_op(enum op_kind kind, const char *fn)
     return op;
 }
 
+/* Is p in the uvas range (live allocation or not)? */
+static bool in_uvas(const void *p)
+{
+    struct uvas_range_desc d;
+    return uvas_range(&d) == UVAS_OK && (uintptr_t)p - (uintptr_t)d.base < d.size;
+}
+
+/* [p, p + n) inside one live allocation, as every call over uvas memory
+ * requires (n 0 covers nothing). Status. */
+static int inside(const void *p, size_t n, const char *fn)
+{
+    struct uvas_ptr_info info;
+    if (uvas_query(p, &info) != UVAS_OK)
+        return uvas_fail(UVAS_ERR_NOT_OWNED, "%s: %p is not in a live uvas allocation", fn, p);
+    size_t off = (size_t)((const char *)p - (const char *)info.alloc_base);
+    if (n == 0 || n > info.alloc_size - off)
+        return uvas_fail(UVAS_ERR_INVAL, "%s(%p, %zu): %s its allocation (%p, %zu bytes)", fn, p,
+                         n, n ? "the range runs past the end of" : "len 0 covers nothing in",
+                         info.alloc_base, info.alloc_size);
+    return UVAS_OK;
+}
+
 int uvas_queue_launch(uvas_queue_t *q, uvas_kernel_t *k, const uint32_t groups[3],
                       const void *args, size_t args_size, unsigned flags)
 {
@@ -406,6 +428,22 @@ int uvas_queue_launch(uvas_queue_t *q, uvas_kernel_t *k, const uint32_t groups[3
         return rc;
     if (!k || !groups || (args_size && !args))
         return uvas_fail(UVAS_ERR_INVAL, "%s: the kernel, groups or args is NULL", fn);
+    /* Bad arguments at once (uvas_queue.h), not at the queue's next sync:
+     * what uvas_kernel_launch would refuse, as far as the public API
+     * tells (the device's largest group counts are checked at the launch). */
+    struct uvas_gpu_info gi;
+    if ((rc = uvas_gpu_info(&gi)))
+        return rc;
+    for (int i = 0; i < 3; i++)
+        if (groups[i] == 0)
+            return uvas_fail(UVAS_ERR_INVAL, "%s: groups[%d] is 0", fn, i);
+    if (args_size % 4 || args_size > gi.max_args)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: %zu bytes of arguments; the device takes a "
+                         "multiple of 4 up to %u bytes (its push-constant limit): pass larger "
+                         "data through a uvas allocation", fn, args_size, gi.max_args);
+    const unsigned known = UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT | UVAS_KERNEL_NO_WAIT;
+    if (flags & ~known)
+        return uvas_fail(UVAS_ERR_INVAL, "%s: unknown flags %#x", fn, flags & ~known);
     uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
     if (check && (rc = check_args(q, check, args, args_size, fn)))
         return rc;
@@ -437,10 +475,8 @@ int uvas_queue_migrate(uvas_queue_t *q, const void *ptr, size_t len, int locatio
     if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
         return uvas_fail(UVAS_ERR_INVAL, "%s: location %d is neither UVAS_LOC_HOST nor "
                          "UVAS_LOC_DEVICE", fn, location);
-    struct uvas_ptr_info info;
-    rc = uvas_query(ptr, &info);
-    if (rc)
-        return uvas_fail(rc, "%s: %p is not in a live uvas allocation", fn, ptr);
+    if ((rc = inside(ptr, len, fn)))
+        return rc;
     uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
     if (check && (rc = check(q, ptr, len, fn)))
         return rc;
@@ -462,6 +498,12 @@ int uvas_queue_copy(uvas_queue_t *q, void *dst, const void *src, size_t n)
         return rc;
     if (n && (!dst || !src))
         return uvas_fail(UVAS_ERR_INVAL, "%s: dst or src is NULL", fn);
+    /* A side in uvas memory is held to its allocation, as every call over
+     * uvas memory is: the copy ran into the next allocation (found by
+     * review). Memory of the program's own is the program's to size. */
+    if (n && ((in_uvas(dst) && (rc = inside(dst, n, fn))) ||
+              (in_uvas(src) && (rc = inside(src, n, fn)))))
+        return rc;
     uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
     if (n && check && ((rc = check(q, dst, n, fn)) || (rc = check(q, src, n, fn))))
         return rc;

@@ -25,8 +25,11 @@
 #include "uvas/config.h"
 #include "uvas/gate.h"
 #include "uvas/internal.h"
+#include "uvas/os.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
+
+static int up_pid; /* the process the job is up in (uvas_pe_initialized) */
 
 /* What each PE publishes before the first fence. */
 struct init_rec {
@@ -281,6 +284,7 @@ int uvas_pe_init(int requested, int *provided)
     }
     memset(uvas_job.sync, 0, SYNC_WORDS * sizeof(uint64_t)); /* placed before peers use it */
     uvas_job.barrier_epoch = 0;
+    up_pid = uvas_os_pid();
     uvas_job.up = true;
     if ((rc = uvas_lease_init()))
         goto fail;
@@ -307,7 +311,9 @@ fail:;
 
 bool uvas_pe_initialized(void)
 {
-    return uvas_job.up;
+    /* Not in a child forked from the PE: it inherited the job's state, but
+     * is no PE (its exit must not finalize in the PE's name). */
+    return uvas_job.up && up_pid == uvas_os_pid();
 }
 
 int uvas_pe_finalize(void)

@@ -10,7 +10,6 @@
 #include "transport/pe/pe.h"
 #include "transport/shmem/error.h"
 #include "transport/shmem/internal.h"
-#include "uvas/os.h"
 #include "uvas.h"
 #include "uvas/status.h"
 
@@ -21,15 +20,14 @@ static int thread_level = SHMEM_THREAD_SINGLE;
  * other implementations do, so that the launcher sees every PE end well.
  * Only on a successful exit: a PE that exits with an error status does
  * not wait in finalize's barrier for peers that may be waiting for it. */
-static int init_pid; /* the PE's process: a child forked from it is no PE */
-
 static void finalize_at_exit(int status, void *arg)
 {
     (void)arg;
     /* A helper child of the PE that exits 0 inherited this hook: it ran
      * finalize, joined the job's barrier on the parent's behalf and
-     * crashed or hung (found by review). */
-    if (status == 0 && uvas_pe_initialized() && uvas_os_pid() == init_pid)
+     * crashed or hung (found by review); a child is no PE
+     * (uvas_pe_initialized). */
+    if (status == 0 && uvas_pe_initialized())
         shmem_finalize();
 }
 
@@ -61,7 +59,6 @@ static int start(int requested, int *provided)
     if (provided)
         *provided = thread_level;
     static bool registered;
-    init_pid = uvas_os_pid();
     if (!registered)
         registered = on_exit(finalize_at_exit, NULL) == 0;
     return UVAS_OK;
