@@ -413,7 +413,7 @@ static int inside(const void *p, size_t n, const char *fn)
     size_t off = (size_t)((const char *)p - (const char *)info.alloc_base);
     if (n == 0 || n > info.alloc_size - off)
         return uvas_fail(UVAS_ERR_INVAL, "%s(%p, %zu): %s its allocation (%p, %zu bytes)", fn, p,
-                         n, n ? "the range runs past the end of" : "len 0 covers nothing in",
+                         n, n ? "the range runs past" : "len 0 covers nothing in",
                          info.alloc_base, info.alloc_size);
     return UVAS_OK;
 }
@@ -475,10 +475,10 @@ int uvas_queue_migrate(uvas_queue_t *q, const void *ptr, size_t len, int locatio
     if (location != UVAS_LOC_HOST && location != UVAS_LOC_DEVICE)
         return uvas_fail(UVAS_ERR_INVAL, "%s: location %d is neither UVAS_LOC_HOST nor "
                          "UVAS_LOC_DEVICE", fn, location);
-    if ((rc = inside(ptr, len, fn)))
-        return rc;
     uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
     if (check && (rc = check(q, ptr, len, fn)))
+        return rc;
+    if ((rc = inside(ptr, len, fn)))
         return rc;
     struct uvas_queue_op *op = new_op(OP_MIGRATE, fn);
     if (!op)
@@ -498,14 +498,14 @@ int uvas_queue_copy(uvas_queue_t *q, void *dst, const void *src, size_t n)
         return rc;
     if (n && (!dst || !src))
         return uvas_fail(UVAS_ERR_INVAL, "%s: dst or src is NULL", fn);
+    uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
+    if (n && check && ((rc = check(q, dst, n, fn)) || (rc = check(q, src, n, fn))))
+        return rc;
     /* A side in uvas memory is held to its allocation, as every call over
      * uvas memory is: the copy ran into the next allocation (found by
      * review). Memory of the program's own is the program's to size. */
     if (n && ((in_uvas(dst) && (rc = inside(dst, n, fn))) ||
               (in_uvas(src) && (rc = inside(src, n, fn)))))
-        return rc;
-    uvas_queue_use_check_fn check = atomic_load_explicit(&uvas_queue_use_check, memory_order_relaxed);
-    if (n && check && ((rc = check(q, dst, n, fn)) || (rc = check(q, src, n, fn))))
         return rc;
     struct uvas_queue_op *op = new_op(OP_COPY, fn);
     if (!op)

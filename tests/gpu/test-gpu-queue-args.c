@@ -28,9 +28,9 @@ int main(void)
     memset(b, 'B', 64);
     char src[128], dst[128];
     memset(src, 'X', sizeof src);
-    tu_expect_refused(uvas_queue_copy(q, a, src, 128), UVAS_ERR_INVAL, "past the end",
+    tu_expect_refused(uvas_queue_copy(q, a, src, 128), UVAS_ERR_INVAL, "runs past",
                       "a copy into uvas memory past its allocation");
-    tu_expect_refused(uvas_queue_copy(q, dst, a, 128), UVAS_ERR_INVAL, "past the end",
+    tu_expect_refused(uvas_queue_copy(q, dst, a, 128), UVAS_ERR_INVAL, "runs past",
                       "a copy out of uvas memory past its allocation");
     CHECK_OK(uvas_queue_copy(q, a, src, 64));     /* exactly the allocation */
     CHECK_OK(uvas_queue_copy(q, dst, src, 128));  /* the program's own memory */
@@ -42,9 +42,9 @@ int main(void)
     tu_expect_refused(uvas_queue_migrate(q, p, 0, UVAS_LOC_DEVICE), UVAS_ERR_INVAL, "len 0",
                       "a migration of 0 bytes");
     tu_expect_refused(uvas_queue_migrate(q, p, len + 1, UVAS_LOC_DEVICE), UVAS_ERR_INVAL,
-                      "past the end", "a migration past its allocation");
+                      "runs past", "a migration past its allocation");
     tu_expect_refused(uvas_queue_migrate(q, p, SIZE_MAX, UVAS_LOC_DEVICE), UVAS_ERR_INVAL,
-                      "past the end", "a migration of SIZE_MAX bytes");
+                      "runs past", "a migration of SIZE_MAX bytes");
     CHECK_OK(uvas_queue_migrate(q, p, len, UVAS_LOC_DEVICE));
 
     uvas_kernel_t *k = tu_kernel("inc");
