@@ -130,7 +130,10 @@ static void *extent_alloc(size_t size, size_t align, int heap, unsigned hints)
     size_t n = (size + uvas_g.block_size - 1) >> uvas_g.shift;
     size_t ab = align > uvas_g.block_size ? align >> uvas_g.shift : 1;
     size_t s;
-    if (!uvas_extents_take(&uvas_g.extents, n, ab, &s))
+    /* The address aligned, not the block's number: a range whose base is
+     * not that aligned (UVAS_BASE, or any) gave misaligned memory (found
+     * by review). */
+    if (!uvas_extents_take(&uvas_g.extents, n, ab, (uintptr_t)uvas_g.base >> uvas_g.shift, &s))
         return NULL;
     struct uvas_block *h = &uvas_g.bt[s];
     atomic_store_explicit(&h->size, size, RLX);
@@ -190,7 +193,7 @@ static void *slab_alloc(int cls, size_t size, int heap, unsigned hints)
             bi = S->empty[heap][cls] - 1;
             S->empty[heap][cls] = 0;
         } else {
-            if (!uvas_extents_take(&uvas_g.extents, 1, 1, &bi))
+            if (!uvas_extents_take(&uvas_g.extents, 1, 1, 0, &bi))
                 return NULL;
             struct uvas_block *b = &uvas_g.bt[bi];
             atomic_store_explicit(&b->cls, (uint16_t)cls, RLX);

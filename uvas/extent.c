@@ -71,11 +71,13 @@ static void carve(struct uvas_extents *e, size_t i, size_t s, size_t n)
     e->free_blocks -= n;
 }
 
-bool uvas_extents_take(struct uvas_extents *e, size_t n, size_t align, size_t *start)
+bool uvas_extents_take(struct uvas_extents *e, size_t n, size_t align, size_t phase,
+                       size_t *start)
 {
+    phase &= align - 1;
     for (size_t i = 0; i < e->n; i++) {
         struct uvas_extent x = e->v[i];
-        size_t s = (x.start + align - 1) & ~(align - 1);
+        size_t s = ((x.start + phase + align - 1) & ~(align - 1)) - phase;
         if (s < x.start || s - x.start > x.len || x.len - (s - x.start) < n)
             continue;
         carve(e, i, s, n);

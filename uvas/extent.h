@@ -22,8 +22,11 @@ struct uvas_extents {
 
 int uvas_extents_init(struct uvas_extents *e, size_t nblocks);
 void uvas_extents_fini(struct uvas_extents *e);
-/* First fit of n blocks whose start is a multiple of align (power of two). */
-bool uvas_extents_take(struct uvas_extents *e, size_t n, size_t align, size_t *start);
+/* First fit of n blocks whose start + phase is a multiple of align (a
+ * power of two; phase: the range's first block's number, for an alignment
+ * of addresses). */
+bool uvas_extents_take(struct uvas_extents *e, size_t n, size_t align, size_t phase,
+                       size_t *start);
 /* Take exactly [start, start+n) if all of it is free (growing in place). */
 bool uvas_extents_take_at(struct uvas_extents *e, size_t start, size_t n);
 /* Return [start, start+n), coalescing with neighbours. */

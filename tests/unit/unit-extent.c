@@ -1,6 +1,7 @@
 /*
  * The free-extent list against a bitmap model: random takes (with
- * alignment), exact takes and gives; after every step the list must be
+ * alignment, of block numbers offset by a phase, as addresses of a range
+ * whose base is not that aligned are), exact takes and gives; after every step the list must be
  * sorted, coalesced, and describe exactly the model's free blocks, and
  * first fit must return the lowest fitting start.
  */
@@ -15,9 +16,9 @@
 
 static unsigned char used[NB];
 
-static size_t model_first_fit(size_t n, size_t align)
+static size_t model_first_fit(size_t n, size_t align, size_t phase)
 {
-    for (size_t s = 0; s + n <= NB; s += align) {
+    for (size_t s = (align - phase % align) % align; s + n <= NB; s += align) {
         size_t i = 0;
         while (i < n && !used[s + i])
             i++;
@@ -59,10 +60,13 @@ int main(void)
         if (op < 4 && nlive < 512) {
             size_t n = 1 + (size_t)(tu_rand(&seed) % (op == 0 ? 200 : 8));
             size_t align = (size_t)1 << (tu_rand(&seed) % 4);
-            size_t want = model_first_fit(n, align), got;
-            bool ok = uvas_extents_take(&e, n, align, &got);
-            CHECK(ok == (want != SIZE_MAX), "step %d: take(%zu, %zu) ok=%d, model says %zu",
-                  step, n, align, ok, want);
+            size_t phase = (size_t)(tu_rand(&seed) % 16);
+            size_t want = model_first_fit(n, align, phase), got;
+            bool ok = uvas_extents_take(&e, n, align, phase, &got);
+            CHECK(ok == (want != SIZE_MAX), "step %d: take(%zu, %zu, phase %zu) ok=%d, model says "
+                  "%zu", step, n, align, phase, ok, want);
+            CHECK(!ok || (got + phase) % align == 0, "step %d: %zu + phase %zu is not a multiple "
+                  "of %zu", step, got, phase, align);
             if (ok) {
                 CHECK((long long)(got) == (long long)(want), "step %d: first fit of %zu blocks", step, n);
                 memset(used + got, 1, n);
