@@ -17,6 +17,10 @@
  *                   time); PE 1 is killed, often holding a pin, and PE 0's
  *                   next migration of that block waits for a pin nobody
  *                   will drop. PE 0 prints whether a pin was left.
+ *   team-sync       as put, but PE 0 ends in shmem_team_sync of a team
+ *                   split from the world (its own counters, not the
+ *                   world's barrier): it waited for ever for the dead PE
+ *                   (found by review).
  *
  * PE 1 prints "KILL <CLOCK_REALTIME seconds>" just before it raises
  * SIGKILL, so the script can time the end of the job from the kill.
@@ -151,13 +155,15 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 77;
     }
-    bool migrating = strcmp(mode, "put") != 0;
+    bool migrating = strcmp(mode, "put") != 0 && strcmp(mode, "team-sync") != 0;
     if (migrating && shmemx_device_present() != 1) {
         printf("SKIP: no device tier: nothing to migrate\n");
         shmem_finalize();
         return 77;
     }
-    if (strcmp(mode, "put") && strcmp(mode, "migrate-remote") && strcmp(mode, "migrate-local")) {
+    bool team_case = !strcmp(mode, "team-sync");
+    if (strcmp(mode, "put") && strcmp(mode, "migrate-remote") && strcmp(mode, "migrate-local") &&
+        !team_case) {
         fprintf(stderr, "unknown case %s\n", mode);
         shmem_global_exit(2);
     }
@@ -177,6 +183,11 @@ int main(int argc, char **argv)
     CHECK(src != NULL, "malloc");
     for (size_t i = 0; i < srclen; i++)
         src[i] = pat(i, 9);
+    shmem_team_t team = SHMEM_TEAM_INVALID;
+    if (team_case)
+        CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 2, NULL, 0, &team) == 0 &&
+                  team != SHMEM_TEAM_INVALID,
+              "shmem_team_split_strided");
     pid_t pid1 = uvas_job.peers[1].pid;
     printf("PE %d of %d: started (%s, blocks of %zu KiB, PE 1 pid %d)\n", me, n, mode,
            blk >> 10, (int)pid1);
@@ -261,6 +272,11 @@ int main(int argc, char **argv)
     check_own(mode);
     printf("PE 0: own memory intact\n");
     fflush(stdout);
+    if (team_case) {
+        shmem_team_sync(team);
+        printf("NOT-ENDED: PE 0 passed a team's sync with PE 1 dead\n");
+        fflush(stdout);
+    }
     shmem_barrier_all();
     printf("NOT-ENDED: PE 0 passed a barrier with PE 1 dead\n");
     fflush(stdout);

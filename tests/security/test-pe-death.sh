@@ -113,6 +113,7 @@ check() {
 
 for launcher in $modes; do
     check "put-$launcher" "$launcher" put 1.0 "$@"
+    check "team-sync-$launcher" "$launcher" team-sync 1.0 "$@"
     check "migrate-remote-$launcher" "$launcher" migrate-remote 1.0 "$@"
     i=1
     while [ "$i" -le "$repeat" ]; do

@@ -361,17 +361,21 @@ int uvas_pe_sync_all(void)
         rc = uvas_pe_amo(UVAS_AMO_ADD, &uvas_job.sync[k], 8, 1, 0, NULL, to);
         for (unsigned i = 0; rc == UVAS_OK &&
                              __atomic_load_n(&uvas_job.sync[k], __ATOMIC_ACQUIRE) < epoch;
-             i++) {
-            if (uvas_job.worker)
-                uvas_ucx_poll(i);
-            else
-                sched_yield();
-            if ((i & 0xffff) == 0xffff)
-                uvas_pe_check_alive();
-        }
+             i++)
+            uvas_pe_wait_turn(i);
     }
     pthread_mutex_unlock(&uvas_job.barrier_mu);
     return rc;
+}
+
+void uvas_pe_wait_turn(unsigned turn)
+{
+    if (uvas_job.worker)
+        uvas_ucx_poll(turn);
+    else
+        sched_yield();
+    if ((turn & 0xffff) == 0xffff)
+        uvas_pe_check_alive();
 }
 
 int uvas_pe_barrier_all(void)

@@ -48,6 +48,11 @@ int uvas_pe_init(int requested, int *provided);
 /* Collective: quiet, barrier, disconnect, stop the controller. */
 int uvas_pe_finalize(void);
 bool uvas_pe_initialized(void);
+/* One turn of a wait for what peers write (a counter, a flag): UCX's
+ * progress where this PE runs it, a yield after the first turns, and now
+ * and then a check that the PEs of the node live (a dead one ends the job
+ * instead of leaving the wait for ever). turn counts from 0. */
+void uvas_pe_wait_turn(unsigned turn);
 
 int uvas_pe_me(void);
 int uvas_pe_count(void);

@@ -5,7 +5,6 @@
  * the waiting PE need not call into the PE layer. Jobs often run more PEs
  * than cores, so a waiter yields the CPU after a short spin.
  */
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +16,10 @@
 
 #define SPINS_BEFORE_YIELD 64
 
+/* A turn of a wait for peers' writes: spins, then the PE layer's turns
+ * (a yield, and now and then a check that the node's PEs live: a flag a
+ * dead PE will never set ends the job instead of the wait going on for
+ * ever). */
 static void backoff(unsigned *spins)
 {
     if (*spins < SPINS_BEFORE_YIELD) {
@@ -25,7 +28,9 @@ static void backoff(unsigned *spins)
         __builtin_ia32_pause();
 #endif
     } else {
-        sched_yield();
+        uvas_pe_wait_turn((*spins)++);
+        if (*spins < SPINS_BEFORE_YIELD) /* wrapped */
+            *spins = SPINS_BEFORE_YIELD;
     }
 }
 

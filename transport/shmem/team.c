@@ -27,7 +27,6 @@
  * waits for PE 1, whose thread holding its own waits for PE 0's other.
  */
 #include <pthread.h>
-#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,12 +148,13 @@ struct uvas_shmem_team *uvas_shmem_world_team(void)
     return &world;
 }
 
-/* Wait for a local counter to reach v: peers' AMOs land in it. */
+/* Wait for a local counter to reach v: peers' AMOs land in it. A dead
+ * peer ends the job (uvas_pe_wait_turn); it waited for ever. */
 static void wait_at_least(uint64_t *c, uint64_t v)
 {
-    for (unsigned spins = 0; __atomic_load_n(c, __ATOMIC_ACQUIRE) < v; spins++)
-        if (spins > 64)
-            sched_yield();
+    for (unsigned turn = 0; __atomic_load_n(c, __ATOMIC_ACQUIRE) < v; turn++)
+        if (turn > 64)
+            uvas_pe_wait_turn(turn);
 }
 
 int uvas_shmem_team_sync(struct uvas_shmem_team *t)
