@@ -109,6 +109,12 @@ int main(void)
         CHECK_EQ(gl[i], 1000 + i, "a global a refused put would have overwritten");
     fflush(stdout);
 
+    /* A free of a global, the same on every PE, is refused as not a heap
+     * object, not as a disagreement between PEs (their offsets from the
+     * range differed: found by review). */
+    shmemx_clear_error();
+    shmem_free(gl);
+    expect_error("shmem_free of a global", "shmem_free", "outside the uvas range");
     /* A freed symmetric object (whole blocks) is no longer symmetric. */
     long *gone = shmem_malloc((size_t)4 << 20);
     CHECK(gone != NULL, "shmem_malloc");

@@ -63,10 +63,15 @@ void uvas_shmem_agree_fini(void)
     bad = NULL;
 }
 
+/* p's offset in the range; UINT64_MAX for none, and for a pointer outside
+ * the range (a global's, the stack's, malloc's): its difference from the
+ * base differs between PEs, and a free of one read as a disagreement with
+ * nonsense offsets where every PE passed the same wrong kind of pointer
+ * (found by review). Such a free agrees, then fails as uvas_free does. */
 static uint64_t offset_of(const void *p)
 {
     struct uvas_range_desc d;
-    if (!p || uvas_range(&d) != UVAS_OK)
+    if (!p || uvas_range(&d) != UVAS_OK || (uintptr_t)p - (uintptr_t)d.base >= d.size)
         return UINT64_MAX;
     return (uint64_t)((uintptr_t)p - (uintptr_t)d.base);
 }
@@ -88,7 +93,9 @@ static const char *name_of(uint64_t kind)
 
 static void describe(char *out, size_t len, const struct rec *r)
 {
-    if (r->kind == UVAS_AGREE_FREE)
+    if (r->kind == UVAS_AGREE_FREE && r->off == UINT64_MAX)
+        snprintf(out, len, "shmem_free of a pointer outside the symmetric heap");
+    else if (r->kind == UVAS_AGREE_FREE)
         snprintf(out, len, "shmem_free of the object at offset %#llx",
                  (unsigned long long)r->off);
     else if (r->off == UINT64_MAX)
