@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <sched.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -375,6 +376,11 @@ uint32_t uvas_os_file_tag(int fd)
 int uvas_os_pid(void)
 {
     return (int)getpid();
+}
+
+bool uvas_os_pid_alive(int pid)
+{
+    return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
 size_t uvas_os_l2_bytes(void)

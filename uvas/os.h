@@ -122,6 +122,8 @@ int uvas_os_own_memfd(int fd, const char *name, size_t *size, size_t *page);
  * every descriptor of it; 0 if fd cannot be asked. */
 uint32_t uvas_os_file_tag(int fd);
 int uvas_os_pid(void);
+/* Is there a process pid (ours or another user's)? */
+bool uvas_os_pid_alive(int pid);
 
 /* Asymmetric fences (membarrier(2), global expedited). This process asks
  * once to take part: true when it does, so every running thread of it will

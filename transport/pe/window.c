@@ -103,8 +103,11 @@ static void serve_one(int s)
     bool member = rank >= 0 && q.magic == WIN_MAGIC && q.rank == rank &&
                   !strcmp(q.nspace, uvas_job.proc.nspace);
     if (!member) {
-        uvas_warn("refused a window request from pid %d uid %u (not a PE of this job and "
-                  "user)", (int)cr.pid, (unsigned)cr.uid);
+        /* One that asked nothing (another job's PE sweeping stale sockets
+         * of older versions) is no intrusion: not worth a warning. */
+        if (got)
+            uvas_warn("refused a window request from pid %d uid %u (not a PE of this job "
+                      "and user)", (int)cr.pid, (unsigned)cr.uid);
         send_fds(s, &rep, NULL, 0);
         return;
     }
@@ -138,8 +141,20 @@ static void serve_one(int s)
     send_fds(s, &rep, fds, nfds);
 }
 
+/* The pid a socket's name ends in (uvas_window_sock_name), or 0. */
+static int pid_of_name(const char *name)
+{
+    const char *dash = strrchr(name, '-');
+    int pid = 0;
+    for (const char *c = dash ? dash + 1 : ""; *c >= '0' && *c <= '9'; c++)
+        pid = pid * 10 + (*c - '0');
+    return pid;
+}
+
 /* Sockets of PEs that were killed stay behind as files; one that nobody
- * listens on any more (ECONNREFUSED) is removed when a PE starts. */
+ * listens on any more (ECONNREFUSED) is removed when a PE starts. One
+ * whose process lives is another job's, left alone: connecting to it made
+ * that job warn of a refused request (found by review). */
 static void sweep_stale(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -153,6 +168,9 @@ static void sweep_stale(const char *dir)
         struct sockaddr_un a = {.sun_family = AF_UNIX};
         if (snprintf(a.sun_path, sizeof a.sun_path, "%s/%s", dir, e->d_name) >=
             (int)sizeof a.sun_path)
+            continue;
+        int pid = pid_of_name(e->d_name);
+        if (pid > 0 && uvas_os_pid_alive(pid))
             continue;
         int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (s < 0)
