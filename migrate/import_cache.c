@@ -13,6 +13,25 @@
 static struct uvas_import *cache; /* one per block, NORESERVE */
 static size_t cache_blocks;
 static _Atomic size_t cached;
+/* The blocks ever kept lie in [kept_lo, kept_hi): the finalize walks only
+ * those. Walking every block (and clearing each one's refill mark) faulted
+ * in the whole table and the block table behind it: 18 s and gigabytes at
+ * the end of a 64 TiB range (test-env-size's 64T case, under load, past
+ * its 20 s). */
+static _Atomic size_t kept_lo, kept_hi;
+
+static void widen_kept(size_t bi)
+{
+    size_t v = atomic_load_explicit(&kept_lo, memory_order_relaxed);
+    while (bi < v && !atomic_compare_exchange_weak_explicit(&kept_lo, &v, bi, memory_order_relaxed,
+                                                            memory_order_relaxed))
+        ;
+    v = atomic_load_explicit(&kept_hi, memory_order_relaxed);
+    while (bi + 1 > v &&
+           !atomic_compare_exchange_weak_explicit(&kept_hi, &v, bi + 1, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
 
 int uvas_import_cache_init(size_t nblocks)
 {
@@ -23,6 +42,8 @@ int uvas_import_cache_init(size_t nblocks)
     cache = p;
     cache_blocks = nblocks;
     atomic_store(&cached, 0);
+    atomic_store(&kept_lo, SIZE_MAX);
+    atomic_store(&kept_hi, 0);
     return UVAS_OK;
 }
 
@@ -30,7 +51,12 @@ void uvas_import_cache_fini(void)
 {
     if (!cache)
         return;
-    uvas_import_cache_drop(0, cache_blocks);
+    size_t lo = atomic_load(&kept_lo), hi = atomic_load(&kept_hi);
+    for (size_t i = lo; i < hi && atomic_load_explicit(&cached, memory_order_relaxed); i++)
+        if (cache[i].buf) {
+            uvas_import_release(&uvas_g.devtier.dev, &cache[i]);
+            atomic_fetch_sub_explicit(&cached, 1, memory_order_relaxed);
+        }
     uvas_os_table_free(cache, cache_blocks * sizeof *cache);
     cache = NULL;
 }
@@ -47,8 +73,10 @@ static bool keep(size_t bi, int *rc)
     if (!uvas_g.alias || atomic_load_explicit(&cached, memory_order_relaxed) >= CACHE_CAP)
         return false;
     *rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, &cache[bi]);
-    if (*rc == UVAS_OK)
+    if (*rc == UVAS_OK) {
+        widen_kept(bi);
         atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
+    }
     return true;
 }
 
@@ -190,6 +218,7 @@ int uvas_import_cache_address(size_t bi, VkDeviceAddress *addr)
         int rc = import_view(uvas_g.alias + (bi << uvas_g.shift), uvas_g.block_size, c);
         if (rc)
             return rc;
+        widen_kept(bi);
         atomic_fetch_add_explicit(&cached, 1, memory_order_relaxed);
     }
     *addr = c->addr;

@@ -157,15 +157,43 @@ static int zero_is_null(void *arg)
     return 0;
 }
 
+/* A device index past the devices here is named as the program gave it:
+ * options.device=64 was reported as "UVAS_DEVICE=63", a variable nobody
+ * set (found by review). */
+static int device_named(void *arg)
+{
+    (void)arg;
+    tu_clear_env();
+    tu_setenv("UVAS_SIZE", "64M");
+    struct uvas_options o = {0};
+    o.device = 64;
+    o.flags = UVAS_INIT_QUIET;
+    int st = uvas_init(&o);
+    if (st == UVAS_OK) { /* 64 devices here: nothing to check */
+        CHECK_OK(uvas_finalize());
+        return 0;
+    }
+    CHECK_STATUS(st, UVAS_ERR_NO_DEVICE);
+    CHECK(strstr(uvas_last_error(), "options.device=64") &&
+              !strstr(uvas_last_error(), "UVAS_DEVICE"),
+          "options.device=64 refused as '%s'", uvas_last_error());
+    tu_setenv("UVAS_DEVICE", "63");
+    st = uvas_init(NULL);
+    CHECK_STATUS(st, UVAS_ERR_NO_DEVICE);
+    CHECK(strstr(uvas_last_error(), "UVAS_DEVICE=63"), "UVAS_DEVICE=63 refused as '%s'",
+          uvas_last_error());
+    return 0;
+}
+
 int main(void)
 {
     tu_deadline(55);
     int (*const cases[])(void *) = {invalid_options, valid_options,
-                                    options_win, zero_is_null};
+                                    options_win, zero_is_null, device_named};
     const char *const names[] = {"invalid options", "valid options",
-                                 "options win over env", "zeroed == NULL"};
+                                 "options win over env", "zeroed == NULL", "device named"};
     int failed = 0;
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < 5; i++) {
         int rc = tu_run_child(cases[i], NULL, 20);
         if (rc != 0) {
             fprintf(stderr, "case %s failed: status %d\n", names[i], rc);

@@ -185,6 +185,7 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
         else
             return uvas_fail(UVAS_ERR_ENV, "UVAS_DEVICE='%s' is unknown: use auto, none or a "
                              "Vulkan device index (0-63)", s);
+        snprintf(c->device_said, sizeof c->device_said, "UVAS_DEVICE=%.24s", s);
     }
     if (!o->device_size) {
         const char *var = "UVAS_DEVICE_SIZE";
@@ -288,6 +289,7 @@ static int resolve_opts(struct uvas_config *c, const struct uvas_options *o,
             return uvas_fail(UVAS_ERR_INVAL, "options.device=%d: use 0 (auto), "
                              "UVAS_DEVICE_OFF or 1 + a Vulkan device index", o->device);
         c->device = o->device == UVAS_DEVICE_OFF ? UVAS_DEV_WANT_NONE : o->device - 1;
+        snprintf(c->device_said, sizeof c->device_said, "options.device=%d", o->device);
     }
     c->device_size = o->device_size;
     return UVAS_OK;

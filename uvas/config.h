@@ -38,6 +38,7 @@ struct uvas_config {
     char policy[256];
     unsigned flags;
     int device;         /* UVAS_DEV_WANT_AUTO, UVAS_DEV_WANT_NONE or an index */
+    char device_said[48]; /* how the program chose it, for messages ("UVAS_DEVICE=2") */
     size_t device_size; /* 0: the device's budget */
     const char *device_size_from; /* the variable that gave it, for messages */
     unsigned copy_queues; /* UVAS_COPY_QUEUES: 0 = as many as help (up to 2) */

@@ -49,12 +49,12 @@ static void cloexec(int fd)
         fcntl(fd, F_SETFD, f | FD_CLOEXEC);
 }
 
-int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
-                      unsigned copy_queues, char *note, size_t notelen)
+int uvas_devtier_open(struct uvas_devtier *t, int want, const char *said, size_t cap_bytes,
+                      size_t block_size, unsigned copy_queues, char *note, size_t notelen)
 {
     memset(t, 0, sizeof *t);
     pthread_mutex_init(&t->mu, NULL);
-    int rc = uvas_vulkan_open(want, copy_queues, &t->dev, note, notelen);
+    int rc = uvas_vulkan_open(want, said, copy_queues, &t->dev, note, notelen);
     if (rc || !uvas_vulkan_present(&t->dev))
         return rc;
     /* Leave a tenth of the budget to the application's own allocations. */

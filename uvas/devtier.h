@@ -84,11 +84,12 @@ struct uvas_devtier {
     uint32_t nfs, *free_fs, nfree_fs, cap_free_fs;
 };
 
-/* Open the device tier; `want` is the UVAS_DEVICE choice, cap_bytes the
- * user's bound (0: the device's budget), copy_queues UVAS_COPY_QUEUES (0:
- * the device's choice). No device is not an error. */
-int uvas_devtier_open(struct uvas_devtier *t, int want, size_t cap_bytes, size_t block_size,
-                      unsigned copy_queues, char *note, size_t notelen);
+/* Open the device tier; `want` is the UVAS_DEVICE choice (`said`: as the
+ * program made it, for messages), cap_bytes the user's bound (0: the
+ * device's budget), copy_queues UVAS_COPY_QUEUES (0: the device's choice).
+ * No device is not an error. */
+int uvas_devtier_open(struct uvas_devtier *t, int want, const char *said, size_t cap_bytes,
+                      size_t block_size, unsigned copy_queues, char *note, size_t notelen);
 void uvas_devtier_close(struct uvas_devtier *t);
 
 static inline bool uvas_devtier_present(const struct uvas_devtier *t)

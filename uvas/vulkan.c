@@ -386,7 +386,17 @@ static int create_device(struct uvas_vulkan *d, const struct exts *x)
     return UVAS_OK;
 }
 
-int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *d, char *note,
+/* How the program chose device `want`, for a message. */
+static const char *said_or(const char *said, int want)
+{
+    static _Thread_local char b[32];
+    if (said && *said)
+        return said;
+    snprintf(b, sizeof b, "UVAS_DEVICE=%d", want);
+    return b;
+}
+
+int uvas_vulkan_open(int want, const char *said, unsigned copy_queues, struct uvas_vulkan *d, char *note,
                      size_t notelen)
 {
     memset(d, 0, sizeof *d);
@@ -406,7 +416,7 @@ int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *d, char
         snprintf(note, notelen, "no Vulkan driver could be loaded (vkCreateInstance: %d)", r);
         return want == UVAS_DEV_WANT_AUTO
                    ? UVAS_OK
-                   : uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: %s", want, note);
+                   : uvas_fail(UVAS_ERR_NO_DEVICE, "%s: %s", said_or(said, want), note);
     }
     uint32_t n = 0;
     vkEnumeratePhysicalDevices(d->inst, &n, NULL);
@@ -417,8 +427,8 @@ int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *d, char
     if (want >= 0 && (uint32_t)want >= n) {
         vkDestroyInstance(d->inst, NULL);
         d->inst = VK_NULL_HANDLE;
-        return uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: only %u Vulkan device(s) here",
-                         want, n);
+        return uvas_fail(UVAS_ERR_NO_DEVICE, "%s: only %u Vulkan device(s) here",
+                         said_or(said, want), n);
     }
     int best = -1, best_score = -1;
     struct exts x[16];
@@ -432,7 +442,7 @@ int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *d, char
             if (want == (int)i) {
                 vkDestroyInstance(d->inst, NULL);
                 d->inst = VK_NULL_HANDLE;
-                return uvas_fail(UVAS_ERR_NO_DEVICE, "UVAS_DEVICE=%d: %s", want, why);
+                return uvas_fail(UVAS_ERR_NO_DEVICE, "%s: %s", said_or(said, want), why);
             }
             continue;
         }

@@ -137,8 +137,8 @@ struct uvas_vulkan {
  * *out is left closed (dev == NULL) and `note` says why. Any other failure
  * is a status with a message.
  */
-int uvas_vulkan_open(int want, unsigned copy_queues, struct uvas_vulkan *out, char *note,
-                     size_t notelen);
+int uvas_vulkan_open(int want, const char *said, unsigned copy_queues, struct uvas_vulkan *out,
+                     char *note, size_t notelen);
 void uvas_vulkan_close(struct uvas_vulkan *d);
 
 static inline bool uvas_vulkan_present(const struct uvas_vulkan *d)

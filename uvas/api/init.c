@@ -136,8 +136,8 @@ static int start_device_tier(const struct uvas_config *c)
                                                       : uvas_g.fault_note);
         return UVAS_OK;
     }
-    int rc = uvas_devtier_open(&uvas_g.devtier, c->device, c->device_size, c->block_size,
-                               c->copy_queues, note, len);
+    int rc = uvas_devtier_open(&uvas_g.devtier, c->device, c->device_said, c->device_size,
+                               c->block_size, c->copy_queues, note, len);
     if (rc || !uvas_devtier_present(&uvas_g.devtier))
         return rc;
     if (uvas_locality_bind_memory(&uvas_g.devtier.dev, uvas_g.base, uvas_g.size)) {
