@@ -55,6 +55,20 @@ static void grown_over_freed(size_t bs)
     uvas_free(c);
 }
 
+/* Host-heap memory is on the host from its allocation: its grown part too,
+ * in place or moved (it was left unpopulated, found by review). */
+static void host_heap_grown(size_t bs)
+{
+    char *a = uvas_malloc_hint(2 * bs, UVAS_HINT_HOST);
+    CHECK(a != NULL, "uvas_malloc_hint");
+    CHECK_EQ(tu_residence(a + bs), UVAS_RES_HOST, "host-heap memory, untouched");
+    char *g = uvas_realloc(a, 5 * bs);
+    CHECK(g != NULL, "uvas_realloc");
+    for (size_t k = 0; k < 5; k++)
+        CHECK_EQ(tu_residence(g + k * bs), UVAS_RES_HOST, "grown host-heap memory, untouched");
+    uvas_free(g);
+}
+
 static void verify(const unsigned char *p, size_t n, unsigned seed,
                    const char *what)
 {
@@ -163,6 +177,8 @@ int main(void)
     CHECK_OK(uvas_try_free(u2));
 
     grown_over_freed(d.block_size);
+    if (d.fault_mode == UVAS_FAULT_UFFD)
+        host_heap_grown(d.block_size);
     CHECK_OK(uvas_finalize());
     return 0;
 }

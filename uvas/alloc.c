@@ -360,6 +360,21 @@ static void free_located(const struct located *l)
 }
 
 /* The message is already recorded; set errno and return NULL. */
+static void place_device_heap(void *p, size_t size);
+static void place_host_heap(void *p, size_t size);
+
+/* Where a heap's memory goes at its allocation, and again after a realloc
+ * (its grown or moved blocks were left unpopulated: a host-heap object's
+ * grown part was not on the host, where shmem_ptr stores must land; found
+ * by review). */
+static void place_by_hints(void *p, size_t size, unsigned hints)
+{
+    if ((hints & UVAS_HINT_DEVICE) && uvas_devtier_present(&uvas_g.devtier))
+        place_device_heap(p, size);
+    else if (hints & UVAS_HINT_HOST)
+        place_host_heap(p, size);
+}
+
 static void *null_errno(int err, int status)
 {
     (void)status;
@@ -452,10 +467,8 @@ void *uvas_alloc_entered(size_t size, size_t align, unsigned hints, const char *
         uvas_fail(UVAS_ERR_NOMEM, "%s: no room for %zu bytes in the range (%zu bytes of "
                   "free blocks, possibly fragmented): raise UVAS_SIZE", fn, size, free_bytes);
         errno = ENOMEM;
-    } else if ((hints & UVAS_HINT_DEVICE) && device) {
-        place_device_heap(p, size);
-    } else if (hints & UVAS_HINT_HOST) {
-        place_host_heap(p, size);
+    } else {
+        place_by_hints(p, size, hints);
     }
     return p;
 }
@@ -625,12 +638,13 @@ void *uvas_realloc_entered(void *p, size_t size)
         errno = EINVAL;
         return NULL;
     }
-    if (realloc_in_place(&l, size)) {
-        pthread_mutex_unlock(&uvas_g.lock);
-        return p;
-    }
     struct uvas_block *b = &uvas_g.bt[l.bi];
     unsigned hints = atomic_load_explicit(&b->hints, RLX);
+    if (realloc_in_place(&l, size)) {
+        pthread_mutex_unlock(&uvas_g.lock);
+        place_by_hints(p, size, hints);
+        return p;
+    }
     char *q = alloc_locked(size, 16, heap_of(hints), hints);
     pthread_mutex_unlock(&uvas_g.lock);
     if (!q)
@@ -642,5 +656,6 @@ void *uvas_realloc_entered(void *p, size_t size)
     else
         memcpy(q, p, n);
     uvas_try_free(p);
+    place_by_hints(q, size, hints);
     return q;
 }
