@@ -209,6 +209,21 @@ int main(void)
     for (int i = 0; i < 64; i++)
         CHECK_EQ(sym[i], 0, "no bad call changed the symmetric object");
 
+    /* A misaligned signal word is refused before the data goes (the data
+     * landed, then the signal failed: found by review). */
+    {
+        static uint64_t sigs[4];
+        static long dat[4];
+        long v = 77;
+        int to = (me + 1) % npes;
+        shmem_barrier_all();
+        shmem_putmem_signal(&dat[1], &v, sizeof v, (uint64_t *)((char *)&sigs[1] + 4), 1,
+                            SHMEM_SIGNAL_SET, to);
+        expect_error("a misaligned signal word", "shmem_putmem_signal", "aligned");
+        shmem_barrier_all();
+        CHECK_EQ(dat[1], 0, "the data of a put-with-signal refused for its signal word");
+    }
+
     /* ---- hints (collective: every PE makes the same call) ---- */
     /* Bits uvas does not know are advice it may ignore (another
      * implementation's hints): the allocation is made, usable. */

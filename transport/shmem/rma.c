@@ -119,6 +119,13 @@ static void put_signal(const char *call, void *dest, const void *src, size_t nel
     size_t n;
     if (!uvas_shmem_bytes(call, nelems, elem, &n))
         return;
+    /* Refused before the data goes: a misaligned signal word failed only
+     * after the data had landed (found by review). */
+    if ((uintptr_t)sig_addr & (sizeof *sig_addr - 1)) {
+        uvas_shmem_fail(call, UVAS_ERR_INVAL, "sig_addr %p is not 8-byte aligned",
+                        (void *)sig_addr);
+        return;
+    }
     int st = uvas_pe_check(call, sig_addr, sizeof *sig_addr, pe);
     if (st == UVAS_OK && n)
         st = uvas_pe_check(call, dest, n, pe);
