@@ -18,7 +18,11 @@ elif [ "${1:-}" = "--sanitize" ]; then
     opts="-Db_sanitize=address,undefined -Db_lundef=false"
     # Any UB report fails the test; leaks are reported at exit.
     export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0"
+    # intercept_tls_get_addr=0: the runtime's guess at dynamic TLS blocks
+    # (GCC 12's) gave LeakSanitizer a range it could not read in the PEs
+    # of every UCX test, 'Tracer caught signal 11' at their exit, with these
+    # options and not without them (docs/reliability.md).
+    export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:intercept_tls_get_addr=0"
 fi
 # shellcheck disable=SC2086
 scripts/build.sh "$dir" $opts
