@@ -359,7 +359,6 @@ static void free_located(const struct located *l)
         slab_free(l->bi, l->slot);
 }
 
-/* The message is already recorded; set errno and return NULL. */
 static void place_device_heap(void *p, size_t size);
 static void place_host_heap(void *p, size_t size);
 
@@ -375,6 +374,7 @@ static void place_by_hints(void *p, size_t size, unsigned hints)
         place_host_heap(p, size);
 }
 
+/* The message is already recorded; set errno and return NULL. */
 static void *null_errno(int err, int status)
 {
     (void)status;

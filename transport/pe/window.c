@@ -147,7 +147,8 @@ static int pid_of_name(const char *name)
     const char *dash = strrchr(name, '-');
     int pid = 0;
     for (const char *c = dash ? dash + 1 : ""; *c >= '0' && *c <= '9'; c++)
-        pid = pid * 10 + (*c - '0');
+        if ((pid = pid * 10 + (*c - '0')) > 99999999)
+            return 0; /* no pid: swept as before */
     return pid;
 }
 
