@@ -22,7 +22,7 @@
 static char *p;
 static size_t bs;
 static atomic_int stop;
-static long rounds;
+static atomic_long rounds;
 
 static void *churn(void *arg)
 {
@@ -32,7 +32,7 @@ static void *churn(void *arg)
         for (size_t i = 0; i < NB; i++)
             p[i * bs + 8] = 0x11; /* a CPU write: maps the block's view */
         CHECK_OK(uvas_migrate(p, NB * bs, UVAS_LOC_HOST, 0)); /* the memfd back */
-        rounds++;
+        atomic_fetch_add(&rounds, 1);
     }
     return NULL;
 }
@@ -50,7 +50,7 @@ int main(void)
     CHECK(pthread_create(&th, NULL, churn, NULL) == 0, "pthread_create");
     long forks = 0, saw = 0;
     double end = tu_now_s() + 4;
-    while (tu_now_s() < end || rounds < 20) {
+    while (tu_now_s() < end || atomic_load(&rounds) < 20) {
         pid_t c = fork();
         CHECK(c >= 0, "fork: %s", strerror(errno));
         if (c == 0) {
@@ -76,7 +76,7 @@ int main(void)
     for (size_t i = 0; i < NB; i++)
         written += p[i * bs + 100] == 0x5a;
     printf("%ld forks beside %ld rounds of view swaps: %ld children found a block mapped, %ld of "
-           "the parent's blocks written by a child\n", forks, rounds, saw, written);
+           "the parent's blocks written by a child\n", forks, atomic_load(&rounds), saw, written);
     CHECK_EQ(saw, 0, "children that found a range block mapped");
     CHECK_EQ(written, 0, "parent blocks written by a child");
     CHECK_OK(uvas_try_free(p));

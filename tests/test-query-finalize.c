@@ -24,10 +24,12 @@ static void *reader(void *arg)
         struct uvas_range_info ri;
         int a = uvas_residency_map(q, (size_t)1 << 30, map, sizeof map, &n);
         int b = uvas_query_range(q, (size_t)1 << 30, &ri);
-        CHECK(a == UVAS_OK || a == UVAS_ERR_NOT_INIT, "uvas_residency_map: %s",
-              uvas_strerror(a));
-        CHECK(b == UVAS_OK || b == UVAS_ERR_NOT_INIT, "uvas_query_range: %s",
-              uvas_strerror(b));
+        /* NOT_OWNED: the pointer of an earlier cycle, outside this one's
+         * range (a base the kernel chooses moves between cycles). */
+        CHECK(a == UVAS_OK || a == UVAS_ERR_NOT_INIT || a == UVAS_ERR_NOT_OWNED,
+              "uvas_residency_map: %s", uvas_strerror(a));
+        CHECK(b == UVAS_OK || b == UVAS_ERR_NOT_INIT || b == UVAS_ERR_NOT_OWNED,
+              "uvas_query_range: %s", uvas_strerror(b));
         atomic_fetch_add(&calls, 2);
         atomic_fetch_add(&answered, (a == UVAS_OK) + (b == UVAS_OK));
     }
