@@ -431,16 +431,20 @@ int uvas_queue_launch(uvas_queue_t *q, uvas_kernel_t *k, const uint32_t groups[3
     /* Bad arguments at once (uvas_queue.h), not at the queue's next sync:
      * what uvas_kernel_launch would refuse, as far as the public API
      * tells (the device's largest group counts are checked at the launch). */
-    struct uvas_gpu_info gi;
-    if ((rc = uvas_gpu_info(&gi)))
-        return rc;
+    uint32_t max_args = atomic_load_explicit(&q->max_args, memory_order_relaxed);
+    if (!max_args) {
+        struct uvas_gpu_info gi;
+        if ((rc = uvas_gpu_info(&gi)))
+            return rc;
+        atomic_store_explicit(&q->max_args, max_args = gi.max_args, memory_order_relaxed);
+    }
     for (int i = 0; i < 3; i++)
         if (groups[i] == 0)
             return uvas_fail(UVAS_ERR_INVAL, "%s: groups[%d] is 0", fn, i);
-    if (args_size % 4 || args_size > gi.max_args)
+    if (args_size % 4 || args_size > max_args)
         return uvas_fail(UVAS_ERR_INVAL, "%s: %zu bytes of arguments; the device takes a "
                          "multiple of 4 up to %u bytes (its push-constant limit): pass larger "
-                         "data through a uvas allocation", fn, args_size, gi.max_args);
+                         "data through a uvas allocation", fn, args_size, max_args);
     const unsigned known = UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT | UVAS_KERNEL_NO_WAIT;
     if (flags & ~known)
         return uvas_fail(UVAS_ERR_INVAL, "%s: unknown flags %#x", fn, flags & ~known);

@@ -37,6 +37,10 @@ struct uvas_queue {
     struct uvas_queue_dep *deps;
     size_t ndeps, cap;
     pthread_mutex_t trim_mu; /* forget_gone (queue.c): one at a time */
+    /* The device's push-constant limit, asked once (0: not yet): asking
+     * at every launch took the kernels' lock, which this queue's own
+     * thread holds while it launches. */
+    _Atomic uint32_t max_args;
 };
 
 void uvas_queue_ref(struct uvas_queue *q);
