@@ -141,6 +141,10 @@ fi
 if [ "$what" = gpu ] || [ "$what" = all ]; then
     # Kernels over uvas pointers (tests/gpu) and what translation costs.
     run_tests "gpu tests" 180 "$B"/tests/gpu/test-gpu-*
+    # Exports of device memory on this driver: close-on-exec from the
+    # driver? made apart? (uvas/os_fd.c, docs/reliability.md)
+    "$B"/bench/vk-export-flags 2>&1 | tee "$OUT/export-flags.txt"
+    run_tests "device exports" 60 "$B"/tests/unit-fd-apart "$B"/tests/unit-device-export
     # Seed 003's examples in uvas's names (examples/queue-pool.c), as CI runs them.
     run_tests "examples" 60 "$B"/examples/uvas-queue-pool
     "$B"/bench/uvas-bench kernel -s "${KERNEL_MIB:-256}" -r 9 2>&1 | tee "$OUT/kernel.txt"

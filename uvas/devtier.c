@@ -1,7 +1,6 @@
 /* Device tier memory: exported slabs, slots, and the residency LRU. */
 #include "uvas/devtier.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,13 +39,60 @@ static uint32_t take_lowest_free(struct uvas_devtier *t)
     return w * 64 + b + 1;
 }
 
-/* Drivers export descriptors without close-on-exec (vkGetMemoryFdKHR has
- * no flag for it). */
-static void cloexec(int fd)
+struct export_call {
+    const struct uvas_vulkan *dv;
+    VkDeviceMemory mem;
+};
+
+static int export_make(void *arg)
 {
-    int f = fcntl(fd, F_GETFD);
-    if (f >= 0)
-        fcntl(fd, F_SETFD, f | FD_CLOEXEC);
+    const struct export_call *c = arg;
+    VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+                                .memory = c->mem,
+                                .handleType = c->dv->export_type};
+    int fd = -1;
+    return c->dv->get_memory_fd(c->dv->dev, &gfi, &fd) == VK_SUCCESS ? fd : -1;
+}
+
+/*
+ * A descriptor of device memory mem (vkGetMemoryFdKHR), close-on-exec:
+ * an exec'd program must not reach device memory. Drivers have no flag to
+ * ask for it and lavapipe's descriptors come without it, so a mark made
+ * after the call leaves a fork or posix_spawn of another thread in
+ * between a copy to exec with: exports are made apart
+ * (uvas_os_fd_apart), close-on-exec from their birth, once the first one
+ * (probe_export) showed the driver's call keeps no file of its own. -1
+ * where the driver refused.
+ */
+static int export_fd(const struct uvas_devtier *t, VkDeviceMemory mem)
+{
+    struct export_call c = {&t->dev, mem};
+    if (uvas_inject_fail(UVAS_INJ_EXPORT))
+        return -1;
+    int fd = -1, others;
+    if (t->export_apart)
+        return uvas_os_fd_apart(export_make, &c, &fd, &others) == UVAS_OK ? fd : -1;
+    fd = export_make(&c);
+    if (fd >= 0)
+        uvas_os_cloexec(fd);
+    return fd;
+}
+
+/* The tier's first export (the first slab's, inside uvas_init; lock held),
+ * made in the process's table: does the driver's call leave a file of its
+ * own open there, which a thread's own table would close at its end? If
+ * not, later exports are made apart. Another thread's file opened
+ * meanwhile reads as the driver's: exports then stay here, as before. */
+static int probe_export(struct uvas_devtier *t, VkDeviceMemory mem)
+{
+    int before = uvas_os_fd_count();
+    int fd = export_fd(t, mem);
+    if (fd < 0)
+        return -1;
+    int after = uvas_os_fd_count();
+    t->export_probed = true;
+    t->export_apart = before >= 0 && after == before + 1;
+    return fd;
 }
 
 int uvas_devtier_open(struct uvas_devtier *t, int want, const char *said, size_t cap_bytes,
@@ -216,13 +262,8 @@ static int grow(struct uvas_devtier *t)
     if (r != VK_SUCCESS)
         goto refused;
     s.addr = uvas_vulkan_address(dv, s.buf);
-    VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-                                .memory = s.mem,
-                                .handleType = dv->export_type};
-    if (uvas_inject_fail(UVAS_INJ_EXPORT) || dv->get_memory_fd(dv->dev, &gfi, &s.fd) != VK_SUCCESS)
-        s.fd = -1; /* usable for copies; peers cannot import this slab */
-    else
-        cloexec(s.fd); /* an exec'd program must not reach device memory */
+    /* -1: usable for copies; peers cannot import this slab */
+    s.fd = t->export_probed ? export_fd(t, s.mem) : probe_export(t, s.mem);
     /* Peers map every slab at the offset the first one showed. */
     if (s.fd >= 0 && (t->nslabs == 0 || t->fd_mappable)) {
         size_t base = probe_fd_base(t, &s);
@@ -496,18 +537,16 @@ int uvas_devtier_export(const struct uvas_devtier *t, uint32_t slot, int *fd, ui
         if (!t->ded[slot - t->ded_base].exportable)
             return uvas_fail(UVAS_ERR_NO_DEVICE, "this block is mapped for the CPU in memory "
                              "the driver cannot export");
-        VkMemoryGetFdInfoKHR gfi = {.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-                                    .memory = uvas_devtier_dedicated_memory(t, slot),
-                                    .handleType = t->dev.export_type};
-        if (uvas_inject_fail(UVAS_INJ_EXPORT) ||
-            t->dev.get_memory_fd(t->dev.dev, &gfi, fd) != VK_SUCCESS)
-            return uvas_fail(UVAS_ERR_SYS, "cannot export a dedicated device block");
-        cloexec(*fd);
-    } else {
-        *fd = sfd < 0 ? -1 : fcntl(sfd, F_DUPFD_CLOEXEC, 0);
+        *fd = export_fd(t, uvas_devtier_dedicated_memory(t, slot));
         if (*fd < 0)
+            return uvas_fail(UVAS_ERR_SYS, "cannot export a dedicated device block");
+    } else {
+        if (sfd < 0)
             return uvas_fail(UVAS_ERR_SYS, "the device slab holding slot %u has no exportable "
                              "descriptor", slot);
+        int rc = uvas_os_dup(sfd, fd);
+        if (rc)
+            return rc;
     }
     *mem_off = off;
     *map_off = t->fd_mappable ? t->fd_base + off : UINT64_MAX;
@@ -560,8 +599,8 @@ int uvas_devtier_import(struct uvas_devtier *t, int fd, size_t slab_bytes, size_
     }
     /* Vulkan owns fd once imported; a CPU view needs a descriptor of its
      * own, at the offset this device's own slabs show. */
-    if (t->fd_mappable && fd_base == t->fd_base)
-        f.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    if (t->fd_mappable && fd_base == t->fd_base && uvas_os_dup(fd, &f.fd) != UVAS_OK)
+        f.fd = -1;
     VkImportMemoryFdInfoKHR imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR,
                                    .handleType = d->export_type,
                                    .fd = fd};

@@ -71,6 +71,10 @@ struct uvas_devtier {
     uint64_t retry_ns;        /* the driver refused a slab: no growth before */
     uint32_t refusals;        /* slabs refused in a row (the back-off doubles) */
     bool fd_mappable;         /* the exported slab fd can be mmapped (lavapipe) */
+    /* Exports are made apart (uvas_os_fd_apart), close-on-exec from their
+     * birth: the first one, made in the process's table, showed that the
+     * driver's call keeps no file of its own open (devtier.c). */
+    bool export_apart, export_probed;
     bool cpu_reads_cached;    /* the CPU reads device memory through its caches (not
                                  a discrete GPU's BAR: uncached, ~10 MB/s) */
     size_t fd_base;           /* where the memory starts in that file */

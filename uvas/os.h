@@ -113,6 +113,19 @@ int uvas_os_resident(void *p, size_t bytes, unsigned char *vec);
 void uvas_os_close(int fd);
 /* A new close-on-exec descriptor of fd. Status. */
 int uvas_os_dup(int fd, int *out);
+/* (os_fd.c) Descriptors open in this thread's table; -1 if /proc cannot
+ * say. */
+int uvas_os_fd_count(void);
+/* Mark fd close-on-exec (a descriptor a third party made without it). */
+void uvas_os_cloexec(int fd);
+/* A descriptor that make(arg) returns (-1: it failed), made in a thread
+ * with a descriptor table of its own and handed here close-on-exec from
+ * its birth, so no fork or posix_spawn of another thread copies it.
+ * *others: the descriptors make left in that table besides it (-1:
+ * unknown), which the thread's end closes: a maker that keeps files of its
+ * own it opened in the call must not be made apart. Status; *fd -1 where
+ * make failed. */
+int uvas_os_fd_apart(int (*make)(void *arg), void *arg, int *fd, int *others);
 /* Is fd a memfd named `name` that this user owns? Status (UVAS_ERR_PERM
  * with a message that says what it is instead); *size: its size, *page:
  * its page (2 MiB for a memfd of huge pages), the unit a mapping of it
