@@ -40,7 +40,7 @@ static struct uvas_sock_server server = {.lfd = -1, .stopfd = -1};
 static void write_map(FILE *out, bool blocks_only)
 {
     static const char glyph[UVAS_RES_COUNT] = {'.', 'H', 'D'};
-    for (size_t bi = 0; bi < uvas_g.nblocks;) {
+    for (size_t bi = 0; bi < uvas_g.nblocks && !ferror(out);) {
         const struct uvas_block *b = &uvas_g.bt[bi];
         uint32_t owner = atomic_load_explicit(&b->owner, RLX);
         int kind = atomic_load_explicit(&b->kind, RLX);
@@ -88,7 +88,7 @@ static void write_states(FILE *out)
 {
     static const char *res[] = {"untouched", "host", "device", "?"};
     size_t shown = 0;
-    for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
+    for (size_t bi = 0; bi < uvas_g.nblocks && !ferror(out); bi++) {
         struct uvas_block *b = &uvas_g.bt[bi];
         uint32_t s = atomic_load_explicit(&b->state, RLX);
         uint64_t g = uvas_g.gates ? atomic_load_explicit(&uvas_g.gates[bi], RLX) : 0;
@@ -116,7 +116,7 @@ static void write_accesses(FILE *out)
 {
     static const char *res[] = {"untouched", "host", "device", "?"};
     size_t shown = 0;
-    for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
+    for (size_t bi = 0; bi < uvas_g.nblocks && !ferror(out); bi++) {
         struct uvas_block *b = &uvas_g.bt[bi];
         uint32_t cpu = atomic_load_explicit(&b->acc[0], RLX);
         uint32_t dev = atomic_load_explicit(&b->acc[1], RLX);
@@ -130,6 +130,30 @@ static void write_accesses(FILE *out)
         shown++;
     }
     fprintf(out, "%zu blocks touched\n", shown);
+}
+
+/* Answers go to the socket as they are written, never whole in memory
+ * (`accesses` over a large range of small blocks is gigabytes).
+ * MSG_NOSIGNAL: a client gone before its answer (uvas-stat | head) must
+ * not end this process with SIGPIPE. A client that reads slowly is cut
+ * off after UVAS_SOCK_SERVE_MAX_S: the writers stop at the stream's error. */
+struct sink {
+    int fd;
+    uint64_t end;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+    struct sink *k = cookie;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = uvas_os_now_ns() < k->end ? send(k->fd, buf + off, len - off, MSG_NOSIGNAL)
+                                              : -1;
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    return (ssize_t)len;
 }
 
 static void answer(int fd)
@@ -147,11 +171,11 @@ static void answer(int fd)
         return;
     req[n] = '\0';
     req[strcspn(req, "\r\n")] = '\0';
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    struct sink k = {.fd = fd, .end = uvas_os_now_ns() + UVAS_SOCK_SERVE_MAX_S * 1000000000ull};
+    FILE *out = fopencookie(&k, "w", (cookie_io_functions_t){.write = sink_write});
     if (!out)
         return;
+    setvbuf(out, NULL, _IOFBF, 64 << 10);
     if (!strcmp(req, "stats")) {
         fprintf(out, "pid %d, range %p + %zu MiB, block %zu KiB, policy %s\n", getpid(),
                 (void *)uvas_g.base, uvas_g.size >> 20, uvas_g.block_size >> 10,
@@ -167,17 +191,6 @@ static void answer(int fd)
         fprintf(out, "unknown request '%s': stats, map, blocks, states or accesses\n", req);
     }
     fclose(out);
-    /* MSG_NOSIGNAL: a client gone before its answer (uvas-stat | head)
-     * must not end this process with SIGPIPE. A client that reads slowly
-     * is cut off after UVAS_SOCK_SERVE_MAX_S. */
-    uint64_t end = uvas_os_now_ns() + UVAS_SOCK_SERVE_MAX_S * 1000000000ull;
-    for (size_t off = 0; off < len && uvas_os_now_ns() < end;) {
-        ssize_t w = send(fd, buf + off, len - off, MSG_NOSIGNAL);
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    free(buf);
 }
 
 /* Bind fd to a fresh abstract name of this process. 0, or -1 with errno. */
