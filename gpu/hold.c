@@ -107,8 +107,16 @@ static int hold_one(struct uvas_xlat *x, size_t bi, unsigned how, uint8_t *prep,
     }
     if (*prep == UVAS_PREP_REMOTE)
         how |= UVAS_DEV_IN_PLACE; /* the policy said so already */
-    if (uvas_blk_hold_more(b)) /* held by another launch: translated already */
+    int more = uvas_blk_hold_more(b);
+    if (more == UVAS_BLK_HOLD_MORE) /* held by another launch: translated already */
         return UVAS_OK;
+    /* Full: never waited for, as the holders may be the caller's own
+     * (uvas_gpu_hold of many small allocations of one slab block). */
+    if (more == UVAS_BLK_HOLD_FULL)
+        return uvas_fail(UVAS_ERR_NOMEM, "block %zu (%p) has %u holders already, as many as "
+                         "a block counts (uvas_gpu_hold of allocations that share it, and "
+                         "launches in flight over it): release some (uvas_gpu_release)", bi,
+                         (void *)uvas_block_addr(bi), UVAS_BLK_HOLD_MASK / UVAS_BLK_HOLD_ONE);
     struct uvas_device_hold h;
     int rc = uvas_device_take(bi, UVAS_DEV_WRITE | how, &h);
     if (rc)
@@ -184,8 +192,8 @@ int uvas_hold_all(struct uvas_hold_set *s, struct uvas_xlat *x)
             free(prep);
             return rc;
         }
-        /* A transition (microseconds to milliseconds) or a full count of
-         * other kernels' holds: back off, up to a millisecond. */
+        /* A transition (microseconds to milliseconds): back off, up to a
+         * millisecond. */
         struct timespec ts = {0, attempt < 10 ? 1000L << attempt : 1000000L};
         nanosleep(&ts, NULL);
     }

@@ -40,6 +40,13 @@ struct uvas_gpu_hold {
     struct uvas_link link;    /* G.holds (G.mu, and holds_mu) */
     struct uvas_link counted; /* G.counted (xlat.run) */
     struct uvas_hold_set set;
+    /* The bytes it keeps from a free (uvas_gpu_holds): the allocations
+     * asked for, or the range. Blocks are held whole, but a slab block's
+     * other allocations are not the hold's. */
+    struct held_bytes {
+        uintptr_t lo, hi;
+    } *bytes;
+    size_t nbytes;
 };
 
 /* Which holds are in G.holds, for uvas_gpu_holds (taken under G.mu or
@@ -1050,6 +1057,7 @@ static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out
     }
     if (rc) {
         uvas_hold_free(&h->set);
+        free(h->bytes);
         free(h);
         return rc;
     }
@@ -1084,10 +1092,19 @@ int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold *
     int rc = hold_new(&h, "uvas_gpu_hold");
     if (rc)
         return rc;
-    for (size_t i = 0; i < n && !rc; i++)
-        if (!uvas_hold_want_alloc(&h->set, ptrs[i], &rc))
-            rc = uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold: ptrs[%zu] = %p is in no live "
-                           "uvas allocation", i, ptrs[i]);
+    if (n && !(h->bytes = calloc(n, sizeof *h->bytes)))
+        rc = uvas_fail(UVAS_ERR_NOMEM, "uvas_gpu_hold: out of memory for %zu pointers", n);
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *base;
+        size_t size;
+        if (!uvas_hold_want_alloc(&h->set, ptrs[i], &rc) ||
+            !uvas_span_alloc(ptrs[i], &base, &size))
+            rc = rc ? rc : uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold: ptrs[%zu] = %p is in "
+                                     "no live uvas allocation", i, ptrs[i]);
+        else
+            h->bytes[h->nbytes++] = (struct held_bytes){(uintptr_t)base,
+                                                        (uintptr_t)base + (size ? size : 1)};
+    }
     return hold_keep(h, rc, out);
 }
 
@@ -1103,22 +1120,24 @@ int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out)
     if (rc)
         return rc;
     if (!uvas_hold_want_range(&h->set, ptr, len, &rc))
-        rc = uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold_range: [%p, +%zu) is not inside one "
-                       "live uvas allocation", ptr, len);
+        rc = rc ? rc : uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold_range: [%p, +%zu) is not "
+                                 "inside one live uvas allocation", ptr, len);
+    else if (!(h->bytes = malloc(sizeof *h->bytes)))
+        rc = uvas_fail(UVAS_ERR_NOMEM, "uvas_gpu_hold_range: out of memory");
+    else
+        h->bytes[h->nbytes++] = (struct held_bytes){(uintptr_t)ptr, (uintptr_t)ptr + len};
     return hold_keep(h, rc, out);
 }
 
-bool uvas_gpu_holds(size_t first, size_t n)
+bool uvas_gpu_holds(const void *p, size_t n)
 {
+    uintptr_t lo = (uintptr_t)p, hi = lo + n;
     bool any = false;
     pthread_mutex_lock(&holds_mu);
     for (struct uvas_link *l = G.holds.next; l != &G.holds && !any; l = l->next) {
         const struct uvas_gpu_hold *h = uvas_list_entry(l, struct uvas_gpu_hold, link);
-        size_t lo = SIZE_MAX, hi = 0;
-        uvas_hold_span(&h->set, &lo, &hi);
-        size_t a = lo > first ? lo : first, b = hi < first + n - 1 ? hi : first + n - 1;
-        for (size_t bi = a; bi <= b && lo <= hi && !any; bi++)
-            any = uvas_hold_has(&h->set, bi);
+        for (size_t i = 0; i < h->nbytes && !any; i++)
+            any = h->bytes[i].lo < hi && lo < h->bytes[i].hi;
     }
     pthread_mutex_unlock(&holds_mu);
     return any;
@@ -1135,6 +1154,9 @@ static void hold_down(struct uvas_gpu_hold *h)
     uvas_list_del(&h->counted);
     pthread_mutex_unlock(&G.xlat.run);
     uvas_hold_free(&h->set);
+    free(h->bytes);
+    h->bytes = NULL;
+    h->nbytes = 0;
 }
 
 void uvas_gpu_release_hold(struct uvas_gpu_hold *h)

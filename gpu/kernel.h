@@ -27,10 +27,10 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out);
 int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out);
 int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out);
 void uvas_gpu_release_hold(struct uvas_gpu_hold *h);
-/* Does a hold of the program's (uvas_gpu_hold) hold a block of
- * [first, first+n)? (A launch's own holds are not counted: they end with
- * it.) */
-bool uvas_gpu_holds(size_t first, size_t n);
+/* Does a hold of the program's (uvas_gpu_hold) keep a byte of
+ * [p, p+n): an allocation it was asked for, or the range it was asked
+ * for? (A launch's own holds are not counted: they end with it.) */
+bool uvas_gpu_holds(const void *p, size_t n);
 
 /* uvas_finalize: every kernel's device objects go (the structs stay the
  * user's: a launch of one then fails), and the context. */

@@ -166,6 +166,11 @@ int uvas_shared_release(void *base)
     return uvas_free_import(base);
 }
 
+bool uvas_shared_held(const void *p)
+{
+    return uvas_alloc_held(p);
+}
+
 void uvas_shared_unimport(uint32_t id)
 {
     uvas_devtier_foreign_put(&uvas_g.devtier, id);

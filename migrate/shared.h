@@ -52,5 +52,8 @@ void uvas_shared_unslot(uint32_t slot); /* one never adopted */
 void uvas_shared_unimport(uint32_t id);
 /* Free the importer's allocation at base (uvas_free refuses it). Status. */
 int uvas_shared_release(void *base);
+/* Does a hold of the program's (uvas_gpu_hold) keep a byte of the
+ * allocation holding p? Such memory is not given back (uvas/alloc.h). */
+bool uvas_shared_held(const void *p);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "queue/pool.h"
+#include "migrate/shared.h"
 #include "queue/queue.h"
 #include "uvas/status.h"
 
@@ -297,6 +298,14 @@ int uvas_free_async(void *ptr, uvas_queue_t *q)
                     outer = b->ptr;
                 continue;
             }
+            /* Its free would fail once its point passed, and the block
+             * would be lost to the pool and the range alike. */
+            if (uvas_shared_held(ptr)) {
+                pthread_mutex_unlock(&p->mu);
+                pthread_mutex_unlock(&uvas_pool_reg_mu);
+                return uvas_fail(UVAS_ERR_INVAL, "%s(%p): its memory is held by uvas_gpu_hold: "
+                                 "call uvas_gpu_release first", fn, ptr);
+            }
             *pp = b->next;
             p->nlive--;
             p->use.used -= b->size;
@@ -441,6 +450,18 @@ int uvas_pool_destroy(uvas_pool_t *p)
                          "%s live: uvas_free_async %s first", live, live == 1 ? "" : "s",
                          live == 1 ? "is" : "are", live == 1 ? "it" : "them");
     if (p->fd >= 0) {
+        /* Memory of it held (uvas_gpu_hold) cannot go: refused before any
+         * of it does. (A hold taken after this check fails that import's
+         * release, which then stays, with a warning.) */
+        void *held = NULL;
+        uvas_pool_lock(p);
+        for (struct imported *im = p->imports; im && !held; im = im->next)
+            if (uvas_shared_held(im->base ? im->base : im->ptr))
+                held = im->ptr;
+        pthread_mutex_unlock(&p->mu);
+        if (held)
+            return uvas_fail(UVAS_ERR_INVAL, "uvas_pool_destroy: %p, imported from the pool, is "
+                             "held by uvas_gpu_hold: call uvas_gpu_release first", held);
         uvas_pool_drop_imports(p);
     } else {
         struct uvas_queue *own = release(p, 0, true);

@@ -320,34 +320,26 @@ static int locate(const void *p, struct located *l, const char *fn)
     return uvas_fail(UVAS_ERR_NOT_OWNED, "%s(%p): pointer is in no live uvas allocation", fn, p);
 }
 
-/* Would freeing l give blocks back, and which? An extent's, all; a slab
- * block, when l is its last allocation and an empty slab of its class is
- * kept already (slab_free). */
-static bool releases(const struct located *l, size_t *first, size_t *n)
-{
-    struct uvas_block *b = &uvas_g.bt[l->bi];
-    *first = l->bi;
-    if (l->kind == UVAS_BK_EXTENT) {
-        *n = atomic_load_explicit(&b->nblocks, RLX);
-        return true;
-    }
-    *n = 1;
-    int cls = atomic_load_explicit(&b->cls, RLX);
-    int heap = atomic_load_explicit(&b->heap, RLX);
-    return b->used == 1 && uvas_g.slabs.empty[heap][cls];
-}
-
 /* Freeing (or moving) memory a hold of the program's keeps (uvas_gpu_hold)
  * would wait for the hold to end with the allocator's lock held: for
  * ever, from the thread that holds it, and every allocation of every
- * thread with it (found by review). Refused instead. Lock held. */
+ * thread with it (found by review); a small allocation whose block stays
+ * (its neighbours live) was freed and handed out again while held, or
+ * moved by realloc, whose copy waited (found by the next review).
+ * Refused instead. Lock held. */
 static int refuse_held(const struct located *l, const void *p, const char *fn)
 {
-    size_t first, n;
-    if (!lent.held || !releases(l, &first, &n) || !lent.held(first, n))
+    if (!lent.held || !lent.held(p, l->size ? l->size : 1))
         return UVAS_OK;
     return uvas_fail(UVAS_ERR_INVAL, "%s(%p): its memory is held by uvas_gpu_hold: call "
                      "uvas_gpu_release first", fn, p);
+}
+
+bool uvas_alloc_held(const void *p)
+{
+    char *base;
+    size_t size;
+    return lent.held && uvas_span_alloc(p, &base, &size) && lent.held(base, size ? size : 1);
 }
 
 static void free_located(const struct located *l)
@@ -529,8 +521,10 @@ int uvas_free_import(void *p)
                  : uvas_fail(UVAS_ERR_NOT_OWNED, "%p is no longer an imported allocation", p);
     if (rc == UVAS_OK) {
         l = (struct located){UVAS_BK_EXTENT, bi, 0, atomic_load_explicit(&b->size, RLX)};
-        free_located(&l);
+        rc = refuse_held(&l, p, "uvas_pool_destroy");
     }
+    if (rc == UVAS_OK)
+        free_located(&l);
     pthread_mutex_unlock(&uvas_g.lock);
     uvas_api_leave();
     return rc;

@@ -22,9 +22,9 @@ struct uvas_alloc_hooks {
      * when this returns, so none moves a block after it is freed and
      * reused (as cudaFree waits for the device). */
     void (*settle)(size_t first, size_t n);
-    /* Does a hold of the program's (uvas_gpu_hold) keep a block of
-     * [first, first+n)? Such memory is not freed (the GPU floor). */
-    bool (*held)(size_t first, size_t n);
+    /* Does a hold of the program's (uvas_gpu_hold) keep a byte of
+     * [p, p+n)? Such memory is not freed (the GPU floor). */
+    bool (*held)(const void *p, size_t n);
 };
 
 void uvas_alloc_lend(const struct uvas_alloc_hooks *hooks);
@@ -40,5 +40,8 @@ void *uvas_realloc_entered(void *p, size_t size);
 /* Free an allocation made of another process's device memory (migrate/
  * shared.h), which uvas_free refuses: its imported pool's end. Status. */
 int uvas_free_import(void *p);
+/* Does a hold of the program's keep a byte of the allocation holding p
+ * (its hook, above)? False outside a live allocation. */
+bool uvas_alloc_held(const void *p);
 
 #endif

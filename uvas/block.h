@@ -5,12 +5,14 @@
  *
  * state word: bits 0-1 residence (enum uvas_residence), bit 2 BUSY (one
  * agent owns the block's transition; whoever clears BUSY wakes faulting
- * threads parked on the block), bits 3-6 how many kernels hold the block
- * (gpu/: while held it cannot be taken, so its translation stays), bit 7
- * WAITER: a CPU fault parked until the transition or the holds end (set
- * only while BUSY or held; whoever ends them clears it and wakes the
- * block's faults), bits 8-31 a version bumped by every transition so a
- * reader can detect that it raced one.
+ * threads parked on the block), bits 3-10 how many holders (kernels'
+ * launches, uvas_gpu_hold) hold the block (gpu/: while held it cannot be
+ * taken, so its translation stays; a slab block's small allocations are
+ * held apart, so a count of 15 was reached by 16 holds of 256-byte
+ * objects), bit 11 WAITER: a CPU fault parked until the transition or the
+ * holds end (set only while BUSY or held; whoever ends them clears it and
+ * wakes the block's faults), bits 12-31 a version bumped by every
+ * transition so a reader can detect that it raced one.
  */
 #ifndef UVAS_BLOCK_H
 #define UVAS_BLOCK_H
@@ -25,9 +27,10 @@
 #define UVAS_BLK_RES_MASK 0x3u
 #define UVAS_BLK_BUSY 0x4u
 #define UVAS_BLK_HOLD_ONE 0x8u
-#define UVAS_BLK_HOLD_MASK 0x78u
-#define UVAS_BLK_WAITER 0x80u
-#define UVAS_BLK_VERSION_ONE 0x100u
+#define UVAS_BLK_HOLD_MASK 0x7f8u
+#define UVAS_BLK_WAITER 0x800u
+#define UVAS_BLK_VERSION_ONE 0x1000u
+#define UVAS_BLK_LOW (UVAS_BLK_VERSION_ONE - 1) /* every bit but the version's */
 
 /* What covers a block (kind, lock-free readable). */
 enum uvas_blk_kind { UVAS_BK_NONE = 0, UVAS_BK_EXTENT = 1, UVAS_BK_SLAB = 2 };
@@ -185,7 +188,7 @@ static inline bool uvas_blk_take_batched(struct uvas_block *b, bool wait, uint32
  * block's faults then. */
 static inline bool uvas_blk_publish(struct uvas_block *b, uint32_t seen, int res)
 {
-    uint32_t next = ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
+    uint32_t next = ((seen & ~UVAS_BLK_LOW) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
     /* Open the gate while still holding the block: its fields (device
      * slot, duplicate) are ours to read only until the state is stored. */
     uvas_gate_open(b, next);
@@ -237,23 +240,28 @@ static inline bool uvas_blk_publish_held(struct uvas_block *b, uint32_t seen, in
 {
     uint32_t next = res == uvas_blk_res(seen)
                         ? seen
-                        : ((seen & ~0xffu) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
+                        : ((seen & ~UVAS_BLK_LOW) + UVAS_BLK_VERSION_ONE) | (uint32_t)res;
     uvas_gate_open(b, next);
     return (atomic_exchange_explicit(&b->state, next | UVAS_BLK_HOLD_ONE,
                                      memory_order_acq_rel) &
             UVAS_BLK_WAITER) != 0;
 }
 
-/* One more holder of a held block; false if it is not held (take it) or
- * has as many holders as the word counts (wait for one to go). */
-static inline bool uvas_blk_hold_more(struct uvas_block *b)
+/* One more holder of a held block: UVAS_BLK_HOLD_MORE; UVAS_BLK_HOLD_NOT if
+ * it is not held (take it); UVAS_BLK_HOLD_FULL if it has as many holders
+ * as the word counts. */
+enum { UVAS_BLK_HOLD_NOT, UVAS_BLK_HOLD_MORE, UVAS_BLK_HOLD_FULL };
+static inline int uvas_blk_hold_more(struct uvas_block *b)
 {
     uint32_t s = atomic_load_explicit(&b->state, memory_order_acquire);
-    while (uvas_blk_held(s) && (s & UVAS_BLK_HOLD_MASK) != UVAS_BLK_HOLD_MASK)
+    while (uvas_blk_held(s)) {
+        if ((s & UVAS_BLK_HOLD_MASK) == UVAS_BLK_HOLD_MASK)
+            return UVAS_BLK_HOLD_FULL;
         if (atomic_compare_exchange_weak_explicit(&b->state, &s, s + UVAS_BLK_HOLD_ONE,
                                                   memory_order_acq_rel, memory_order_acquire))
-            return true;
-    return false;
+            return UVAS_BLK_HOLD_MORE;
+    }
+    return UVAS_BLK_HOLD_NOT;
 }
 
 /* Let go of a hold. True for the last holder, which now has the block

@@ -100,7 +100,7 @@ static void write_states(FILE *out)
         /* The slot as the gate publishes it (b->dev_slot is its holder's). */
         fprintf(out, "block %zu (%p): %s%s, version %u, peers' slot %u%s%s, gate %s, %llu pins\n",
                 bi, (void *)uvas_block_addr(bi), res[uvas_blk_res(s) & 3],
-                s & UVAS_BLK_BUSY ? " IN A TRANSITION" : "", s >> 8,
+                s & UVAS_BLK_BUSY ? " IN A TRANSITION" : "", s / UVAS_BLK_VERSION_ONE,
                 g & UVAS_GATE_DIRECT ? uvas_gate_slot(g) : 0,
                 cpu ? ", CPU view" : "", dup ? ", duplicated" : "",
                 uvas_gate_is_open(g) ? "open" : "closed", (unsigned long long)pins);

@@ -39,7 +39,7 @@ int main(void)
     CHECK(!uvas_blk_publish(&b, seen, UVAS_RES_DEVICE), "publish reported a fault nobody made");
     uint32_t dev = st();
     CHECK(uvas_blk_res(dev) == UVAS_RES_DEVICE && !(dev & (UVAS_BLK_BUSY | UVAS_BLK_WAITER)) &&
-              (dev & ~0xffu) == (host & ~0xffu) + UVAS_BLK_VERSION_ONE,
+              (dev & ~UVAS_BLK_LOW) == (host & ~UVAS_BLK_LOW) + UVAS_BLK_VERSION_ONE,
           "after publish: %#x", dev);
 
     /* A kernel's first hold ends a transition: it reports a fault parked
@@ -53,7 +53,7 @@ int main(void)
 
     /* Held by two kernels: a fault parks; the mark outlives the first
      * unhold and is reported by the last, which takes the block BUSY. */
-    CHECK(uvas_blk_hold_more(&b), "a second holder");
+    CHECK(uvas_blk_hold_more(&b) == UVAS_BLK_HOLD_MORE, "a second holder");
     CHECK(uvas_blk_park(&b) && (st() & UVAS_BLK_WAITER), "park while held: %#x", st());
     bool waiter = false;
     CHECK(!uvas_blk_unhold(&b, &seen, &waiter) && (st() & UVAS_BLK_WAITER),

@@ -5,6 +5,7 @@
 #include "transport/pe/lease.h"
 #include "transport/pe/pe.h"
 #include "uvas/block.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
@@ -42,6 +43,33 @@ static int amo_reachable(const char *call, const void *at, int pe)
     return UVAS_OK;
 }
 
+/* A put or get the host makes on this PE's [at, at+n) reaches a
+ * device-resident block a kernel holds by the device's own copy where the
+ * block's gate says it may (side.c), and otherwise through the CPU's
+ * mapping, which waits for the holds to end: the launching thread, which
+ * serves this request, would wait for itself (an imported pool's block,
+ * a block mapped for the CPU). Refused, not a hang (found by review). */
+static int rma_reachable(const char *call, const void *at, size_t n, int pe)
+{
+    const char *a = at;
+    if (pe != uvas_job.me || !n || !uvas_in_range(a) ||
+        (size_t)(uvas_g.base + uvas_g.size - a) < n)
+        return UVAS_OK;
+    for (size_t bi = uvas_block_index(a); bi <= uvas_block_index(a + n - 1); bi++) {
+        uint32_t st = atomic_load_explicit(&uvas_g.bt[bi].state, memory_order_acquire);
+        uint64_t w = uvas_g.gates ? atomic_load_explicit(&uvas_g.gates[bi], memory_order_acquire)
+                                  : 0;
+        if (uvas_blk_held(st) && uvas_blk_res(st) != UVAS_RES_HOST &&
+            !(uvas_gate_is_open(w) && (w & UVAS_GATE_DIRECT)))
+            return uvas_fail(UVAS_ERR_INVAL, "%s: [%p, +%zu) is this PE's memory, which a "
+                             "kernel holds on the device where the host reaches it only "
+                             "through the CPU's mapping (memory imported from another "
+                             "process's pool, or mapped for the CPU), which waits for the "
+                             "kernel: write or read it in the kernel itself", call, at, n);
+    }
+    return UVAS_OK;
+}
+
 /* A put by reference's source: this PE's memory in one live allocation,
  * none of it on the device (the host reads it while the kernel runs, which
  * holds its device-resident blocks; shmem.glsl sends only host memory). */
@@ -70,6 +98,7 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
     case UVAS_RING_PUT:
     case UVAS_RING_PUT_SIGNAL:
         if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
+            (rc = rma_reachable(call, at, r->size, r->pe)) ||
             (rc = uvas_pe_put(at, r->payload, r->size, r->pe, false)))
             return rc;
         uvas_lease_range(r->pe, at, r->size); /* the kernel's next puts there: direct */
@@ -89,6 +118,7 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
         const void *src = (const void *)(uintptr_t)r->value;
         size_t n = (size_t)r->cmp;
         if ((rc = uvas_pe_check(call, at, n, r->pe)) || (rc = ref_source(call, src, n)) ||
+            (rc = rma_reachable(call, at, n, r->pe)) ||
             (rc = uvas_pe_put(at, src, n, r->pe, false)))
             return rc;
         uvas_lease_range(r->pe, at, n);
@@ -96,6 +126,7 @@ int uvas_pe_serve_kernel(struct uvas_ring_req *r)
     }
     case UVAS_RING_GET:
         if ((rc = uvas_pe_check(call, at, r->size, r->pe)) ||
+            (rc = rma_reachable(call, at, r->size, r->pe)) ||
             (rc = uvas_pe_get(r->payload, at, r->size, r->pe, false)))
             return rc;
         uvas_lease_range(r->pe, at, r->size);
