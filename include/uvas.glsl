@@ -225,13 +225,16 @@ uint64_t uvas_translate_slow_(uint64_t a, uint64_t w, uint bi)
 }
 
 /* Address a's block index, 32 bits (a >> UVAS_SHIFT truncated), and
- * whether it is in the range: the high word's test refuses an address at
- * or past 2^(32 + UVAS_SHIFT), whose index would wrap into the range (the
- * range itself lies below 2^47, where user space ends). Macros, shared by
- * uvas_translate and uvas_array_at, so that uvas_translate compiles to
- * the instructions it had written out. */
+ * whether it is in the range: the high word's test refuses an address
+ * 2^(32 + UVAS_SHIFT) or more past the base, whose index would wrap into
+ * the range. Past the base: a test of the address itself refused every
+ * address of a range at 2^45 (the default base) in blocks of 4 or 8 KiB,
+ * where 2^(32 + UVAS_SHIFT) lies below it (found by review: every kernel
+ * failed there). Macros, shared by uvas_translate and uvas_array_at, so
+ * that uvas_translate compiles to the instructions it had written out. */
 #define UVAS_BLOCK_OF_(a) (uint((a) >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT))
-#define UVAS_IN_RANGE_(a, bi) ((bi) < UVAS_NBLOCKS && uint((a) >> 32) < (1u << min(UVAS_SHIFT, 31u)))
+#define UVAS_IN_RANGE_(a, bi)                                                               \
+    ((bi) < UVAS_NBLOCKS && uint(((a) - UVAS_BASE) >> 32) < (1u << min(UVAS_SHIFT, 31u)))
 /* Entry word w is not a device-resident block's (set, not host, both
  * halves read whole): the slow path's. */
 #define UVAS_NOT_DEVICE_(w)                                                                \
