@@ -38,6 +38,11 @@ int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t 
     memcpy(name, spec, nl);
     name[nl] = '\0';
     const char *params = colon ? colon + 1 : "";
+    if (colon && !colon[1]) {
+        snprintf(err, errlen, "'%s' ends in ':' with no parameters: give name:key=value or "
+                 "the name alone", spec);
+        return UVAS_ERR_INVAL;
+    }
     size_t len = strlen(name);
     if (strchr(name, '/') || (len > 3 && !strcmp(name + len - 3, ".so"))) {
         p->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);

@@ -16,14 +16,34 @@ int uvas_policy_params(const char *params, char *err, size_t errlen,
         return UVAS_ERR_INVAL;
     }
     strcpy(buf, params);
-    char *save = NULL;
-    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    /* Items split by hand: strtok passed over empty ones ("a=1,,b=2"),
+     * and a key given twice kept its last value without a word. */
+    const char *keys[32];
+    size_t nkeys = 0;
+    for (char *kv = buf[0] ? buf : NULL, *next; kv; kv = next) {
+        next = strchr(kv, ',');
+        if (next)
+            *next++ = '\0';
         char *eq = strchr(kv, '=');
-        if (!eq || eq == kv || !eq[1]) {
-            snprintf(err, errlen, "'%s' is not key=value", kv);
+        size_t klen = eq ? (size_t)(eq - kv) : 0;
+        if (!eq || !klen || !eq[1] || strspn(kv, "abcdefghijklmnopqrstuvwxyz"
+                                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != klen ||
+            eq[1] == ' ' || eq[1] == '\t') {
+            snprintf(err, errlen, "'%s' is not key=value (a key of letters, digits and '_', "
+                     "items split by single commas)", kv);
             return UVAS_ERR_INVAL;
         }
         *eq = '\0';
+        for (size_t i = 0; i < nkeys; i++)
+            if (!strcmp(keys[i], kv)) {
+                snprintf(err, errlen, "%s is given twice", kv);
+                return UVAS_ERR_INVAL;
+            }
+        if (nkeys == sizeof keys / sizeof keys[0]) {
+            snprintf(err, errlen, "more than %zu parameters", nkeys);
+            return UVAS_ERR_INVAL;
+        }
+        keys[nkeys++] = kv;
         int rc = fn(st, kv, eq + 1, err, errlen);
         if (rc)
             return rc;

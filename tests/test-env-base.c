@@ -43,6 +43,8 @@ static const char *const bad[] = {
     "",
     "0x30000000000g",
     "-2097152",
+    "1", /* options.base's spelling of 'any', not an address (was accepted as 'any') */
+    "0x1",
 };
 
 static int run_good(void *arg)

@@ -220,6 +220,11 @@ int main(void)
     /* Under one block: a tier that would hold nothing (was accepted). */
     bad_env("UVAS_DEVICE_SIZE", "1", UVAS_ERR_ENV, "smaller than one block");
     bad_env("UVAS_DEVICE_SIZE", "4K", UVAS_ERR_ENV, "UVAS_DEVICE_SIZE");
+    /* 0: read as the device's whole budget, silently (found by review). */
+    bad_env("UVAS_DEVICE_SIZE", "0", UVAS_ERR_ENV, "0 bytes");
+    unsetenv("UVAS_DEVICE_SIZE");
+    bad_env("SHMEM_DEVICE_SYMMETRIC_SIZE", "0", UVAS_ERR_ENV, "SHMEM_DEVICE_SYMMETRIC_SIZE");
+    unsetenv("SHMEM_DEVICE_SYMMETRIC_SIZE");
     bad_env("UVAS_DEVICE", "7", UVAS_ERR_NO_DEVICE, NULL);
 
     /* Still usable after the failures. */

@@ -73,6 +73,13 @@ int main(int argc, char **argv)
     bad("hot-cold:tick_ms=abc", "tick_ms=abc");
     bad("hot-cold:sample=reads", "sample=reads");
     bad("host:x=1", "takes no parameters");
+    /* Accepted before (found by review): an empty item, a key given twice
+     * (the last won), a space before a value, a ':' with nothing after. */
+    bad("access-counter:threshold=4,,thrash=2", "not key=value");
+    bad("interleave:ratio=0.5,ratio=0.9", "given twice");
+    bad("access-counter:threshold= 4", "not key=value");
+    bad("host:", "no parameters");
+    bad("interleave:,ratio=0.5", "not key=value");
     bad("./no-such-policy.so", "no-such-policy.so");
     snprintf(spec, sizeof spec, "%s:every=0", stripe);
     bad(spec, "every=0");

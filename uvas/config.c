@@ -85,15 +85,19 @@ static int check_block(size_t v, const char *src, const char *text, int err)
     return UVAS_OK;
 }
 
-static int check_base(uintptr_t v, const char *src, const char *text, int err)
+static int check_address(uintptr_t v, const char *src, const char *text, int err)
 {
-    if (v == UVAS_BASE_ANY)
-        return UVAS_OK;
     if (v == 0 || (v & (UVAS_SIZE_GRAIN - 1)) || v >= UVAS_USER_ADDR_END)
         return uvas_fail(err, "%s=%s is not a usable base: give a non-zero, "
                          "2 MiB-aligned user address below 0x800000000000, or 'any'",
                          src, text);
     return UVAS_OK;
+}
+
+/* options.base: an address, or UVAS_BASE_ANY (1). */
+static int check_base(uintptr_t v, const char *src, const char *text, int err)
+{
+    return v == UVAS_BASE_ANY ? UVAS_OK : check_address(v, src, text, err);
 }
 
 static int check_threads(unsigned long long v, const char *src, const char *text, int err)
@@ -144,13 +148,14 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
         return rc;
 
     if (!o->base && (s = getenv("UVAS_BASE"))) {
-        unsigned long long v;
-        if (!strcasecmp(s, "any") || !strcasecmp(s, "auto"))
-            v = UVAS_BASE_ANY;
-        else if (parse_uint(s, &v))
+        unsigned long long v = UVAS_BASE_ANY;
+        bool any = !strcasecmp(s, "any") || !strcasecmp(s, "auto");
+        if (!any && parse_uint(s, &v))
             return uvas_fail(UVAS_ERR_ENV, "UVAS_BASE='%s' is malformed: give an address "
                              "such as 0x200000000000, or 'any'", s);
-        if ((rc = check_base((uintptr_t)v, "UVAS_BASE", s, UVAS_ERR_ENV)))
+        /* A number is an address, never the 1 that options.base spells
+         * 'any' with (UVAS_BASE=1 ran anywhere, silently). */
+        if (!any && (rc = check_address((uintptr_t)v, "UVAS_BASE", s, UVAS_ERR_ENV)))
             return rc;
         c->base = (uintptr_t)v;
     }
@@ -194,6 +199,13 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
         if (s && uvas_parse_size(s, &c->device_size))
             return uvas_fail(UVAS_ERR_ENV, "%s='%s' is malformed: give a number with an "
                              "optional K, M, G or T suffix (e.g. 8G)", var, s);
+        /* 0 is options.device_size's "the device's budget"; from the
+         * environment it read as that too, silently, where a user meant
+         * none or forgot a suffix. */
+        if (s && c->device_size == 0)
+            return uvas_fail(UVAS_ERR_ENV, "%s='%s' is 0 bytes: give the device tier's size "
+                             "(e.g. 8G), leave it unset for the device's budget, or set "
+                             "UVAS_DEVICE=none for no device tier", var, s);
         c->device_size_from = var;
     }
     if (!(o->flags & UVAS_INIT_DEVICE_STRICT) && (s = getenv("UVAS_DEVICE_STRICT"))) {

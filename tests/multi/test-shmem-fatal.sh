@@ -153,11 +153,14 @@ fi
 # message naming the variable (before: accepted silently, or refused only
 # at the first allocation).
 cases=7
+# A size past the range's (128T) or one whose sum with the device heap
+# wraps (2^64 - 1) ran with a 16 MiB range or named options.size.
 for bad in SHMEM_SYMMETRIC_SIZE=0 UVAS_SHMEM_ERRORS=junk SHMEM_SYMMETRIC_HEAP_DEFAULT=gpu \
-    UVAS_LEASE_HOST_AFTER=junk; do
+    UVAS_LEASE_HOST_AFTER=junk SHMEM_SYMMETRIC_SIZE=128T \
+    SHMEM_SYMMETRIC_SIZE=18446744073709551615; do
     cases=$((cases + 1))
     var=${bad%%=*}
-    name=env-$var out=$tmp/$name.out err=$tmp/$name.err
+    name=env-$var-$cases out=$tmp/$name.out err=$tmp/$name.err
     start=$(date +%s)
     timeout -k 10 60 mpirun "$@" -np "$np" -x "$bad" "$helper" env >"$out" 2>"$err" </dev/null
     rc=$? secs=$(( $(date +%s) - start ))

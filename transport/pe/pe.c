@@ -74,6 +74,14 @@ static int options_from_env(struct uvas_options *o)
         if (host == 0)
             return uvas_fail(UVAS_ERR_ENV, "SHMEM_SYMMETRIC_SIZE='%s' is 0 bytes: the symmetric "
                              "heap needs room (e.g. 1G), or leave it unset", s);
+        /* Checked here, in the names the program set: the sum wrapped, and
+         * the range's own check named options.size, which nobody set. */
+        if (host > UVAS_MAX_SIZE || dev > UVAS_MAX_SIZE - host)
+            return uvas_fail(UVAS_ERR_ENV, "SHMEM_SYMMETRIC_SIZE='%s'%s%s%s is more than the "
+                             "range can be (%zu TiB with the device heap's): ask for less", s,
+                             dev ? " with SHMEM_DEVICE_SYMMETRIC_SIZE='" : "",
+                             dev ? getenv("SHMEM_DEVICE_SYMMETRIC_SIZE") : "", dev ? "'" : "",
+                             UVAS_MAX_SIZE >> 40);
         size_t sz = host + dev;
         sz = (sz + UVAS_SIZE_GRAIN - 1) & ~(UVAS_SIZE_GRAIN - 1);
         o->size = sz < UVAS_MIN_SIZE ? UVAS_MIN_SIZE : sz;
