@@ -227,14 +227,23 @@ uint64_t uvas_translate_slow_(uint64_t a, uint64_t w, uint bi)
 /* Address a's block index, 32 bits (a >> UVAS_SHIFT truncated), and
  * whether it is in the range: the high word's test refuses an address
  * 2^(32 + UVAS_SHIFT) or more past the base, whose index would wrap into
- * the range. Past the base: a test of the address itself refused every
- * address of a range at 2^45 (the default base) in blocks of 4 or 8 KiB,
- * where 2^(32 + UVAS_SHIFT) lies below it (found by review: every kernel
- * failed there). Macros, shared by uvas_translate and uvas_array_at, so
- * that uvas_translate compiles to the instructions it had written out. */
+ * the range. Where the whole range ends below 2^(32 + UVAS_SHIFT) (blocks
+ * of 32 KiB and more at the default base, 2^45), the address's own high
+ * word is tested, one comparison; elsewhere the address past the base: a
+ * test of the address itself refused every address of such a range
+ * (blocks of 4 and 8 KiB at the default base: found by review, every
+ * kernel failed there), and the subtraction cost the float triad 3-4% on
+ * the H200 (docs/kernels.md). UVAS_LOW_RANGE_ is a specialization
+ * constant: the driver keeps one test. Macros, shared by uvas_translate
+ * and uvas_array_at, so that uvas_translate compiles to the instructions
+ * it had written out. */
+const bool UVAS_LOW_RANGE_ =
+    ((UVAS_BASE + (uint64_t(UVAS_NBLOCKS) << UVAS_SHIFT) - 1ul) >> (32u + UVAS_SHIFT)) == 0ul;
 #define UVAS_BLOCK_OF_(a) (uint((a) >> UVAS_SHIFT) - uint(UVAS_BASE >> UVAS_SHIFT))
 #define UVAS_IN_RANGE_(a, bi)                                                               \
-    ((bi) < UVAS_NBLOCKS && uint(((a) - UVAS_BASE) >> 32) < (1u << min(UVAS_SHIFT, 31u)))
+    ((bi) < UVAS_NBLOCKS &&                                                                \
+     uint((UVAS_LOW_RANGE_ ? (a) : (a) - UVAS_BASE) >> 32) < (1u << min(UVAS_SHIFT, 31u)))
+
 /* Entry word w is not a device-resident block's (set, not host, both
  * halves read whole): the slow path's. */
 #define UVAS_NOT_DEVICE_(w)                                                                \
