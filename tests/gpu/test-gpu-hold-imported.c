@@ -75,16 +75,18 @@ static int importer(int sock)
     CHECK(other != NULL, "uvas_malloc beside the refused destroy");
     uvas_free(other);
     uvas_gpu_release(h);
-    /* The exporter's data through the import, by the copy engine: the CPU
+    /* The exporter's data through the import, read by a kernel: the CPU
      * does not reach another process's device memory on every driver
-     * (NVIDIA's cannot be mapped in place). */
-    uvas_queue_t *q;
-    CHECK_OK(uvas_queue_create(&q));
-    uint64_t got[2] = {0, 0};
-    CHECK_OK(uvas_queue_copy(q, got, x, sizeof got));
-    CHECK_OK(uvas_queue_sync(q));
-    uvas_queue_destroy(q);
+     * (NVIDIA's is not mapped in place; uvas_queue_copy is the CPU's). */
+    uint64_t *got = uvas_malloc(16);
+    CHECK(got != NULL, "uvas_malloc");
+    struct {
+        uint64_t dst, src;
+        uint32_t n;
+    } ca = {(uintptr_t)got, (uintptr_t)x, 4};
+    CHECK_OK(tu_launch(tu_kernel("copy"), 4, &ca, sizeof ca));
     CHECK_EQ(got[1], 0x5a5a5a5a5a5a5a5aull, "the exporter's data through the import");
+    uvas_free(got);
     CHECK_OK(uvas_pool_destroy(pool));
     shmem_finalize();
     return 0;
