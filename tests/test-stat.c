@@ -7,6 +7,9 @@
  * that is killed (a socket file stayed behind until the next start).
  * usage: test-stat PATH-TO-uvas-stat
  */
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -15,8 +18,16 @@
 
 #include "check.h"
 
-/* Run uvas-stat with args; its stdout into buf. Exit status. */
-static int run_stat(const char *tool, const char *a1, const char *a2, char *buf, size_t len)
+/* The other user's impostor names with full queues: for this process, for
+ * the other user's own process, for a pid that cannot exist (pid_max is at
+ * most 2^22). Together past the 256 names uvas-stat used to keep. */
+enum { NSTALL_MINE = 40, NSTALL_THEIRS = 20, NSTALL = 340 };
+#define NO_SUCH_PID 2147483600L
+
+/* Run uvas-stat with args; its stdout into buf. Exit status, or 124 when
+ * it was still running after `limit` seconds (then killed). */
+static int run_stat_within(const char *tool, const char *a1, const char *a2, char *buf,
+                           size_t len, double limit)
 {
     int fds[2];
     CHECK(pipe(fds) == 0, "pipe");
@@ -30,19 +41,51 @@ static int run_stat(const char *tool, const char *a1, const char *a2, char *buf,
     }
     close(fds[1]);
     size_t got = 0;
-    ssize_t n;
-    while (got < len - 1 && (n = read(fds[0], buf + got, len - 1 - got)) > 0)
-        got += (size_t)n;
+    ssize_t n = 1;
+    double end = tu_now_s() + limit;
+    bool late = false;
+    while (got < len - 1 && n > 0) {
+        struct pollfd pf = {.fd = fds[0], .events = POLLIN};
+        double left = end - tu_now_s();
+        if (left <= 0 || poll(&pf, 1, (int)(left * 1000) + 1) == 0) {
+            late = true;
+            break;
+        }
+        if ((n = read(fds[0], buf + got, len - 1 - got)) > 0)
+            got += (size_t)n;
+    }
     buf[got] = '\0';
+    if (late)
+        kill(pid, SIGKILL);
     close(fds[0]);
     int st;
     waitpid(pid, &st, 0);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    return late ? 124 : WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int run_stat(const char *tool, const char *a1, const char *a2, char *buf, size_t len)
+{
+    return run_stat_within(tool, a1, a2, buf, len, 30);
+}
+
+/* Bind `name` for listening with a full queue (one connection nobody
+ * accepts), as an impostor that stalls whoever waits for it. 0 or -1. */
+static int bind_full(const char *name)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int n = snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1, "%s", name);
+    socklen_t sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    int sf = socket(AF_UNIX, SOCK_STREAM, 0);
+    int filler = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (sf < 0 || filler < 0 || bind(sf, (struct sockaddr *)&sa, sl) < 0 || listen(sf, 0) < 0 ||
+        connect(filler, (struct sockaddr *)&sa, sl) < 0)
+        return -1;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    tu_deadline(40);
+    tu_deadline(50);
     if (argc < 2)
         SKIP("usage: test-stat PATH-TO-uvas-stat");
     tu_init_range("256M", "64K");
@@ -140,6 +183,11 @@ int main(int argc, char **argv)
             close(ready[0]);
             if (setgid(65534) || setuid(65534))
                 _exit(3);
+            /* Set after setuid, which clears it: a parent that fails (or
+             * is killed at its deadline) must not leave this child, and
+             * the names it binds, behind. */
+            if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1)
+                _exit(3);
             /* uvas-stat run by this other user names the rule, not "no
              * endpoint" (exit 6: it did not). */
             char cmd[600], said[512] = "";
@@ -172,17 +220,24 @@ int main(int argc, char **argv)
                 listen(lf, 8) < 0)
                 _exit(5);
             /* Names like the endpoint's whose queues are full: a
-             * blocking connect to one waited for ever (uvas-stat hung). */
-            for (int k = 0; k < 12; k++) {
-                struct sockaddr_un st = {.sun_family = AF_UNIX};
-                int sn = snprintf(st.sun_path + 1, sizeof st.sun_path - 1,
-                                  "uvas-stat/0/%s/%016x", pid, k + 1);
-                socklen_t stl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
-                                            (size_t)sn);
-                int sf = socket(AF_UNIX, SOCK_STREAM, 0);
-                int filler = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
-                if (sf < 0 || filler < 0 || bind(sf, (struct sockaddr *)&st, stl) < 0 ||
-                    listen(sf, 0) < 0 || connect(filler, (struct sockaddr *)&st, stl) < 0)
+             * blocking connect to one waited for ever (uvas-stat hung),
+             * a second of retries each stalled it for minutes. Many for
+             * this process, more for a pid that does not exist and for a
+             * process of this other user: those filled uvas-stat's table
+             * of 256 names and hid the real endpoint from the list. */
+            struct rlimit nofile;
+            if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < 2048 &&
+                nofile.rlim_max >= 2048) {
+                nofile.rlim_cur = 2048;
+                setrlimit(RLIMIT_NOFILE, &nofile);
+            }
+            char name[100];
+            for (int k = 0; k < NSTALL; k++) {
+                long who = k < NSTALL_MINE ? (long)getppid()
+                           : k < NSTALL_MINE + NSTALL_THEIRS ? (long)getpid()
+                                                             : NO_SUCH_PID;
+                snprintf(name, sizeof name, "uvas-stat/0/%ld/%016x", who, k + 1);
+                if (bind_full(name))
                     _exit(5);
             }
             close(ready[1]); /* listening: the parent may look */
@@ -198,9 +253,15 @@ int main(int argc, char **argv)
         char b;
         CHECK(read(ready[0], &b, 1) == 0, "pipe");
         close(ready[0]);
-        int stat_rc = run_stat(argv[1], pid, NULL, out, sizeof out);
-        int list_rc = run_stat(argv[1], NULL, NULL, out + strlen(out) + 1,
-                               sizeof out - strlen(out) - 1);
+        /* Generous against a loaded machine; a second per impostor was
+         * minutes. */
+        double t0 = tu_now_s();
+        int stat_rc = run_stat_within(argv[1], pid, NULL, out, sizeof out, 15);
+        double stat_s = tu_now_s() - t0;
+        t0 = tu_now_s();
+        int list_rc = run_stat_within(argv[1], NULL, NULL, out + strlen(out) + 1,
+                                      sizeof out - strlen(out) - 1, 15);
+        double list_s = tu_now_s() - t0;
         const char *listed = out + strlen(out) + 1;
         int st;
         bool alive = waitpid(c, &st, WNOHANG) == 0;
@@ -212,8 +273,19 @@ int main(int argc, char **argv)
         CHECK(stat_rc == 0 && strstr(out, "faults") && !strstr(out, "IMPOSTOR"),
               "uvas-stat %s with an impostor endpoint beside the real one (status %d): %s", pid,
               stat_rc, out);
-        CHECK(list_rc == 0 && !strstr(listed, "IMPOSTOR"), "uvas-stat list with an impostor: %s",
-              listed);
+        printf("with %d impostor names: uvas-stat PID took %.1f s, the list %.1f s\n", NSTALL,
+               stat_s, list_s);
+        CHECK(list_rc == 0 && !strstr(listed, "IMPOSTOR"), "uvas-stat list with an impostor "
+              "(status %d, 124: still running after 15 s): %s", list_rc, listed);
+        char me[48], them[48], none[48];
+        snprintf(me, sizeof me, "== pid %s\n", pid);
+        snprintf(them, sizeof them, "== pid %d\n", (int)c);
+        snprintf(none, sizeof none, "== pid %ld\n", NO_SUCH_PID);
+        const char *at = strstr(listed, me);
+        CHECK(at && !strstr(at + 1, me) && strstr(at, "faults"), "the list shows this process "
+              "once, with its statistics, among the impostors: %s", listed);
+        CHECK(!strstr(listed, them) && !strstr(listed, none), "the list shows names claiming a "
+              "process of another user, or none: %s", listed);
     }
     uvas_free(a);
     CHECK_OK(uvas_finalize());

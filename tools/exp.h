@@ -56,6 +56,7 @@ struct exp_config {
     size_t device_bytes;     /* device tier capacity; 0: the library's default */
     uint64_t seed;
     const char *outdir;
+    int outfd;               /* outdir, opened once it was found safe (output_mkdir) */
     const char *trace_path;
     struct trace *trace;
     int quiet;

@@ -4,11 +4,63 @@
 #include "gpu_side.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+
+/* Why fd (the directory at path) is not safe to write results into, or
+ * NULL: files there must be this user's alone, or another user could put
+ * a symlink or a FIFO where a result or a gnuplot script goes. */
+static const char *unsafe_dir(int fd, const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "'%s' is not a directory", path);
+        return err;
+    }
+    if (st.st_uid != geteuid()) {
+        snprintf(err, errlen, "output directory '%s' belongs to uid %u, not to you (uid %u): "
+                 "its owner could replace what uvas-exp writes there; use a directory of your "
+                 "own (-o DIR)", path, (unsigned)st.st_uid, (unsigned)geteuid());
+        return err;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(err, errlen, "output directory '%s' is writable by %s (mode %04o): they could "
+                 "replace what uvas-exp writes there; use a directory of your own (-o DIR), or "
+                 "chmod go-w '%s'", path, st.st_mode & S_IWOTH ? "other users" : "its group",
+                 (unsigned)(st.st_mode & 07777), path);
+        return err;
+    }
+    return NULL;
+}
+
+int output_dir_open(int at, const char *path, const char *name, char *err, size_t errlen)
+{
+    if (mkdirat(at, name, 0755) && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create directory '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        struct stat st;
+        if (errno == ELOOP || (errno == ENOTDIR && !fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) &&
+                               S_ISLNK(st.st_mode)))
+            snprintf(err, errlen, "'%s' is a symbolic link, which uvas-exp does not follow: "
+                     "give a directory of your own itself", path);
+        else
+            snprintf(err, errlen, "cannot open directory '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    if (unsafe_dir(fd, path, err, errlen)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
 
 int output_mkdir(const char *dir, char *err, size_t errlen)
 {
@@ -17,26 +69,48 @@ int output_mkdir(const char *dir, char *err, size_t errlen)
         snprintf(err, errlen, "output directory name is too long");
         return -1;
     }
-    for (char *s = path + 1;; s++) {
-        char c = *s;
-        if (c == '/' || c == '\0') {
-            *s = '\0';
-            if (mkdir(path, 0777) && errno != EEXIST) {
-                snprintf(err, errlen, "cannot create directory '%s': %s", path,
-                         strerror(errno));
-                return -1;
-            }
-            *s = c;
+    /* "out/" would follow a symlink "out" despite O_NOFOLLOW. */
+    for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
+        path[n - 1] = '\0';
+    for (char *s = path + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(path, 0755) && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create directory '%s': %s", path, strerror(errno));
+            return -1;
         }
-        if (!c)
-            break;
+        *s = '/';
     }
+    return output_dir_open(AT_FDCWD, dir, path, err, errlen);
+}
+
+FILE *output_fopen(int dfd, const char *name, const char *path, char *err, size_t errlen)
+{
+    /* O_NONBLOCK: a FIFO must not wait for a reader; it is refused below. */
+    int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK,
+                    0644);
     struct stat st;
-    if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "'%s' is not a directory", dir);
-        return -1;
+    if (fd < 0) {
+        if (errno == ELOOP)
+            snprintf(err, errlen, "cannot write '%s': it is a symbolic link, which uvas-exp does "
+                     "not follow; remove it", path);
+        else
+            snprintf(err, errlen, "cannot write '%s': %s", path,
+                     errno == ENXIO ? "it is a FIFO; remove it" : strerror(errno));
+        return NULL;
     }
-    return 0;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "cannot write '%s': not a regular file; remove it", path);
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fcntl(fd, F_SETFL, 0) ? NULL : fdopen(fd, "w");
+    if (!f) {
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+        close(fd);
+    }
+    return f;
 }
 
 /* A CSV field, quoted when it needs to be (RFC 4180). */
@@ -84,14 +158,11 @@ static double throughput(const struct exp_result *r)
     return r->wall_s > 0 ? (double)r->bytes_touched / r->wall_s : 0;
 }
 
-static FILE *open_out(const char *dir, const char *name, char *path, size_t plen, char *err,
-                      size_t errlen)
+static FILE *open_out(const struct exp_config *cfg, const char *name, char *path, size_t plen,
+                      char *err, size_t errlen)
 {
-    snprintf(path, plen, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-    return f;
+    snprintf(path, plen, "%s/%s", cfg->outdir, name);
+    return output_fopen(cfg->outfd, name, path, err, errlen);
 }
 
 static int close_out(FILE *f, const char *path, char *err, size_t errlen)
@@ -111,11 +182,11 @@ static int close_out(FILE *f, const char *path, char *err, size_t errlen)
     "migrations_to_device,migrations_to_host,bytes_to_device,bytes_to_host,evictions,"     \
     "device_blocks_end,device_blocks_max,device_capacity_blocks,samples,checksum,data"
 
-static int write_csv(const char *dir, const struct exp_config *cfg, const struct exp_run *runs,
+static int write_csv(const struct exp_config *cfg, const struct exp_run *runs,
                      size_t nruns, char *err, size_t errlen)
 {
     char path[4200];
-    FILE *f = open_out(dir, "results.csv", path, sizeof path, err, errlen);
+    FILE *f = open_out(cfg, "results.csv", path, sizeof path, err, errlen);
     if (!f)
         return -1;
     fprintf(f, "%s\n", RUN_FIELDS);
@@ -146,11 +217,10 @@ static int write_csv(const char *dir, const struct exp_config *cfg, const struct
     return close_out(f, path, err, errlen);
 }
 
-static int write_timeline(const char *dir, const struct exp_config *cfg,
-                          const struct exp_run *runs, size_t nruns, char *err, size_t errlen)
+static int write_timeline(const struct exp_config *cfg, const struct exp_run *runs, size_t nruns, char *err, size_t errlen)
 {
     char path[4200];
-    FILE *f = open_out(dir, "timeline.csv", path, sizeof path, err, errlen);
+    FILE *f = open_out(cfg, "timeline.csv", path, sizeof path, err, errlen);
     if (!f)
         return -1;
     fprintf(f, "workload,policy,rep,sample,t_s,phase,host,device,unpopulated,device_tier\n");
@@ -168,11 +238,10 @@ static int write_timeline(const char *dir, const struct exp_config *cfg,
     return close_out(f, path, err, errlen);
 }
 
-static int write_summary(const char *dir, const struct exp_config *cfg,
-                         const struct exp_cell *cells, char *err, size_t errlen)
+static int write_summary(const struct exp_config *cfg, const struct exp_cell *cells, char *err, size_t errlen)
 {
     char path[4200];
-    FILE *f = open_out(dir, "summary.csv", path, sizeof path, err, errlen);
+    FILE *f = open_out(cfg, "summary.csv", path, sizeof path, err, errlen);
     if (!f)
         return -1;
     fprintf(f, "workload,policy,runs,ok,error,time_s,throughput_Bps,migrations_to_device,"
@@ -193,11 +262,11 @@ static int write_summary(const char *dir, const struct exp_config *cfg,
     return close_out(f, path, err, errlen);
 }
 
-static int write_json(const char *dir, const struct exp_config *cfg, const struct exp_run *runs,
+static int write_json(const struct exp_config *cfg, const struct exp_run *runs,
                       size_t nruns, const struct exp_cell *cells, char *err, size_t errlen)
 {
     char path[4200];
-    FILE *f = open_out(dir, "results.json", path, sizeof path, err, errlen);
+    FILE *f = open_out(cfg, "results.json", path, sizeof path, err, errlen);
     if (!f)
         return -1;
     const char *device = "", *fault = "";
@@ -308,11 +377,10 @@ static int write_json(const char *dir, const struct exp_config *cfg, const struc
 int output_write(const struct exp_config *cfg, const struct exp_run *runs, size_t nruns,
                  const struct exp_cell *cells, char *err, size_t errlen)
 {
-    const char *dir = cfg->outdir;
-    if (write_csv(dir, cfg, runs, nruns, err, errlen) ||
-        write_timeline(dir, cfg, runs, nruns, err, errlen) ||
-        write_summary(dir, cfg, cells, err, errlen) ||
-        write_json(dir, cfg, runs, nruns, cells, err, errlen))
+    if (write_csv(cfg, runs, nruns, err, errlen) ||
+        write_timeline(cfg, runs, nruns, err, errlen) ||
+        write_summary(cfg, cells, err, errlen) ||
+        write_json(cfg, runs, nruns, cells, err, errlen))
         return -1;
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "workloads.h"
 
 static int find_gnuplot(void)
 {
@@ -42,47 +43,62 @@ static void gp_str(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* gnuplot in dir, on script; 0 if it exited 0. Its messages go to
- * dir/gnuplot.log. */
-static int run_gnuplot(const char *dir, const char *script)
+/* Where plot_all works: plot/ and its log, both checked by output.c. */
+struct pdir {
+    int fd;
+    char path[4200];
+    FILE *log;
+};
+
+/* gnuplot in pd, on the script `name` written there: fed on stdin from a
+ * descriptor opened here, never by a name someone could swap. 0 if it
+ * exited 0. Its messages go to plot/gnuplot.log. */
+static int run_gnuplot(const struct pdir *pd, const char *name)
 {
+    int in = openat(pd->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (in < 0 || fstat(in, &st) || !S_ISREG(st.st_mode)) {
+        if (in >= 0)
+            close(in);
+        return -1;
+    }
     fflush(stdout);
     fflush(stderr);
+    fflush(pd->log);
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        close(in);
         return -1;
+    }
     if (pid == 0) {
-        if (chdir(dir))
+        if (fchdir(pd->fd) || fcntl(in, F_SETFL, 0) || dup2(in, 0) < 0)
             _exit(126);
-        int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_APPEND, 0666);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        execlp("gnuplot", "gnuplot", script, (char *)NULL);
+        dup2(fileno(pd->log), 1);
+        dup2(fileno(pd->log), 2);
+        execlp("gnuplot", "gnuplot", (char *)NULL);
         _exit(127);
     }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    close(in);
+    int st2;
+    while (waitpid(pid, &st2, 0) < 0 && errno == EINTR)
         ;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return WIFEXITED(st2) && WEXITSTATUS(st2) == 0 ? 0 : -1;
 }
 
-static FILE *open_in(const char *dir, const char *name)
+static FILE *open_in(const struct pdir *pd, const char *name)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
+    char path[4400], err[4600];
+    snprintf(path, sizeof path, "%s/%s", pd->path, name);
+    FILE *f = output_fopen(pd->fd, name, path, err, sizeof err);
     if (!f)
-        fprintf(stderr, "uvas-exp: plots: cannot write '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "uvas-exp: plots: %s\n", err);
     return f;
 }
 
-static int throughput_plot(const char *pdir, const struct exp_config *cfg,
+static int throughput_plot(const struct pdir *pd, const struct exp_config *cfg,
                            const struct exp_cell *cells, const int *plotted)
 {
-    FILE *d = open_in(pdir, "throughput.dat");
+    FILE *d = open_in(pd, "throughput.dat");
     if (!d)
         return -1;
     fprintf(d, "# workload, then the median throughput in MB/s of each policy plotted\n");
@@ -104,7 +120,7 @@ static int throughput_plot(const char *pdir, const struct exp_config *cfg,
         fputc('\n', d);
     }
     fclose(d);
-    FILE *g = open_in(pdir, "throughput.gp");
+    FILE *g = open_in(pd, "throughput.gp");
     if (!g)
         return -1;
     fprintf(g, "# gnuplot throughput.gp (in this folder) redraws ../throughput.png\n"
@@ -139,10 +155,10 @@ static int throughput_plot(const char *pdir, const struct exp_config *cfg,
     }
     fputc('\n', g);
     fclose(g);
-    return run_gnuplot(pdir, "throughput.gp");
+    return run_gnuplot(pd, "throughput.gp");
 }
 
-static int residency_plot(const char *pdir, const struct exp_config *cfg,
+static int residency_plot(const struct pdir *pd, const struct exp_config *cfg,
                           const struct exp_run *runs, size_t nruns, size_t w)
 {
     const char *wl = cfg->workloads[w];
@@ -163,7 +179,7 @@ static int residency_plot(const char *pdir, const struct exp_config *cfg,
     }
     char name[256];
     snprintf(name, sizeof name, "residency-%s.dat", wl);
-    FILE *d = open_in(pdir, name);
+    FILE *d = open_in(pd, name);
     if (!d) {
         free(pick);
         return -1;
@@ -183,7 +199,7 @@ static int residency_plot(const char *pdir, const struct exp_config *cfg,
     }
     fclose(d);
     snprintf(name, sizeof name, "residency-%s.gp", wl);
-    FILE *g = open_in(pdir, name);
+    FILE *g = open_in(pd, name);
     if (!g) {
         free(pick);
         return -1;
@@ -219,7 +235,35 @@ static int residency_plot(const char *pdir, const struct exp_config *cfg,
     fprintf(g, "unset multiplot\n");
     fclose(g);
     free(pick);
-    return run_gnuplot(pdir, name);
+    return run_gnuplot(pd, name);
+}
+
+/* Every name plot_all may write, beside the results (png) or in plot/. */
+static void remove_owned(int dfd, const char *ext1, const char *ext2)
+{
+    char name[256];
+    for (int e = 0; e < 2; e++) {
+        const char *ext = e ? ext2 : ext1;
+        if (!ext)
+            continue;
+        snprintf(name, sizeof name, "throughput.%s", ext);
+        unlinkat(dfd, name, 0);
+        for (size_t w = 0; w < exp_nworkloads; w++) {
+            snprintf(name, sizeof name, "residency-%s.%s", exp_workloads[w].name, ext);
+            unlinkat(dfd, name, 0);
+        }
+    }
+}
+
+void plot_remove_stale(const struct exp_config *cfg)
+{
+    remove_owned(cfg->outfd, "png", NULL);
+    int fd = openat(cfg->outfd, "plot", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    remove_owned(fd, "dat", "gp");
+    unlinkat(fd, "gnuplot.log", 0);
+    close(fd);
 }
 
 int plot_all(const struct exp_config *cfg, const struct exp_run *runs, size_t nruns,
@@ -230,31 +274,32 @@ int plot_all(const struct exp_config *cfg, const struct exp_run *runs, size_t nr
                         "plots skipped\n");
         return 0;
     }
-    char pdir[4200], err[512];
-    snprintf(pdir, sizeof pdir, "%s/plot", cfg->outdir);
-    if (output_mkdir(pdir, err, sizeof err)) {
+    struct pdir pd;
+    char err[4600], log[4400];
+    snprintf(pd.path, sizeof pd.path, "%s/plot", cfg->outdir);
+    snprintf(log, sizeof log, "%s/gnuplot.log", pd.path);
+    if ((pd.fd = output_dir_open(cfg->outfd, pd.path, "plot", err, sizeof err)) < 0) {
         fprintf(stderr, "uvas-exp: plots skipped: %s\n", err);
         return 0;
     }
-    char log[4300];
-    snprintf(log, sizeof log, "%s/gnuplot.log", pdir);
-    unlink(log);
-    int *plotted = calloc(cfg->npolicies ? cfg->npolicies : 1, sizeof *plotted);
-    if (!plotted)
+    if (!(pd.log = output_fopen(pd.fd, "gnuplot.log", log, err, sizeof err))) {
+        fprintf(stderr, "uvas-exp: plots skipped: %s\n", err);
+        close(pd.fd);
         return 0;
-    int any = 0;
-    for (size_t p = 0; p < cfg->npolicies; p++)
+    }
+    int *plotted = calloc(cfg->npolicies ? cfg->npolicies : 1, sizeof *plotted);
+    int any = 0, made = 0, failed = 0;
+    for (size_t p = 0; plotted && p < cfg->npolicies; p++)
         for (size_t w = 0; w < cfg->nworkloads; w++)
             if (cells[w * cfg->npolicies + p].ok)
                 any = plotted[p] = 1;
-    int made = 0, failed = 0;
     if (any) {
-        if (throughput_plot(pdir, cfg, cells, plotted))
+        if (throughput_plot(&pd, cfg, cells, plotted))
             failed++;
         else
             made++;
         for (size_t w = 0; w < cfg->nworkloads; w++) {
-            int rc = residency_plot(pdir, cfg, runs, nruns, w);
+            int rc = residency_plot(&pd, cfg, runs, nruns, w);
             if (rc < 0)
                 failed++;
             else if (rc == 0)
@@ -262,6 +307,8 @@ int plot_all(const struct exp_config *cfg, const struct exp_run *runs, size_t nr
         }
     }
     free(plotted);
+    fclose(pd.log);
+    close(pd.fd);
     if (failed)
         fprintf(stderr, "uvas-exp: gnuplot failed for %d plot%s (see %s); the results are "
                         "unaffected\n", failed, failed == 1 ? "" : "s", log);

@@ -13,6 +13,10 @@
 #include "exp.h"
 #include "summary.h"
 
+/* Remove the PNGs and plot/ files an earlier experiment left in
+ * cfg->outdir (the names plot_all writes, for every workload): plots that
+ * no longer match the results beside them. */
+void plot_remove_stale(const struct exp_config *cfg);
 /* Number of PNG files written. */
 int plot_all(const struct exp_config *cfg, const struct exp_run *runs, size_t nruns,
              const struct exp_cell *cells);

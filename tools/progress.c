@@ -44,8 +44,14 @@ void progress_end(struct progress *pg, const char *workload, const char *policy,
                   unsigned rep, unsigned reps, const struct exp_result *r, int repeat)
 {
     pg->done++;
-    if (pg->quiet)
+    if (pg->quiet) {
+        /* Quiet hides progress, not why a run failed: the closing "no run
+         * completed" points here. A rejected policy's repeats add nothing. */
+        if (!r->ok && !repeat)
+            fprintf(stderr, "uvas-exp: %s, %s, rep %u/%u: error: %s\n", workload, policy, rep,
+                    reps, r->error);
         return;
+    }
     if (pg->tty) {
         if (!r->ok && !repeat)
             fprintf(stderr, "\r\033[K[%zu/%zu] %s, %s, rep %u/%u: error: %s\n", pg->done,

@@ -1,7 +1,7 @@
 /*
  * The progress display on stderr: one line rewritten with \r when stderr
- * is a terminal, a plain line per finished run otherwise; nothing when
- * quiet.
+ * is a terminal, a plain line per finished run otherwise; when quiet,
+ * only a line per failed run.
  */
 #ifndef UVAS_EXP_PROGRESS_H
 #define UVAS_EXP_PROGRESS_H

@@ -104,6 +104,13 @@ static void send_and_exit(int fd, struct exp_result *r, const struct exp_sample 
     _exit(bad ? 3 : 0);
 }
 
+static int untouched(const void *p, size_t len)
+{
+    struct uvas_range_info ri;
+    return uvas_query_range(p, len, &ri) == UVAS_OK &&
+           ri.blocks[UVAS_RES_HOST] + ri.blocks[UVAS_RES_DEVICE] == 0;
+}
+
 static void child(int fd, const struct exp_config *cfg, const struct workload *wl,
                   const char *policy)
 {
@@ -179,6 +186,7 @@ static void child(int fd, const struct exp_config *cfg, const struct workload *w
         .errlen = sizeof err,
         .phase = take_sample,
         .phase_arg = &sp,
+        .untouched = untouched,
     };
     struct uvas_stats s0, s1;
     uvas_stats_reset_watermarks();

@@ -27,6 +27,7 @@
 #define DEFAULT_SEED 1
 #define DEFAULT_OUT "exp-out"
 #define DEFAULT_TIMEOUT 300
+#define DEFAULT_BLOCK ((size_t)2 << 20) /* the library's, without UVAS_BLOCK_SIZE */
 
 static void usage(FILE *f)
 {
@@ -46,11 +47,14 @@ static void usage(FILE *f)
         "  -b, --block-size SIZE  residency block size, 4K..2M, power of two (default: the\n"
         "                         library's, UVAS_BLOCK_SIZE or 2M)\n"
         "  -d, --device-mib N     device tier capacity in MiB (default: half the working\n"
-        "                         set, so the device is oversubscribed; 0: the library's\n"
-        "                         default, UVAS_DEVICE_SIZE or 90%% of the device)\n"
+        "                         set, so the device is oversubscribed, and at least one\n"
+        "                         block; 0: the library's default, UVAS_DEVICE_SIZE or\n"
+        "                         90%% of the device)\n"
         "  -s, --seed N           seed of the access sequences (default %d); the same seed\n"
         "                         gives the same accesses for every policy and repetition\n"
-        "  -o, --out DIR          output directory, created if needed (default %s)\n"
+        "  -o, --out DIR          output directory, created if needed (default %s); it\n"
+        "                         must be yours and not writable by others; earlier plots\n"
+        "                         in it are removed\n"
         "  -t, --trace FILE       replay FILE as the 'trace' workload (added to -w); one\n"
         "                         access a line: '<c|d> <r|w> <offset> <length>', 'phase'\n"
         "                         lines for residency samples, '#' comments\n"
@@ -106,10 +110,15 @@ static int parse_block(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno)
         return -1;
+    unsigned shift = 0;
     if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
+        shift = 10, end++;
     else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
+        shift = 20, end++;
+    /* Before the shift: 16 EiB + 4K shifted wrapped around to a valid 4K. */
+    if (v > (2ull << 20) >> shift)
+        return -1;
+    v <<= shift;
     if (*end == 'i' && end[1] == 'B')
         end += 2;
     else if (*end == 'B')
@@ -334,12 +343,29 @@ int main(int argc, char **argv)
         die_usage("-p: no policy given%s", "");
     if (!cfg.npolicies)
         add_policies(&cfg, DEFAULT_POLICIES);
+    /* The block size the runs will get, to size the device tier by: the
+     * library refuses a tier smaller than one block, and the default tier
+     * (half of -m 2) was, for a block size the user never chose. */
+    size_t bs = cfg.block_size;
+    const char *env_bs = getenv("UVAS_BLOCK_SIZE");
+    if (!bs && (!env_bs || !*env_bs || parse_block(env_bs, &bs)))
+        bs = env_bs && *env_bs ? 0 : DEFAULT_BLOCK; /* unparsed: the runs report it */
     cfg.device_bytes = device_set ? (size_t)device_mib << 20 : cfg.ws_bytes / 2;
-    if (cfg.device_bytes && cfg.block_size && cfg.device_bytes < cfg.block_size)
-        die_usage("-d: the device tier must hold at least one block%s", "");
+    if (!device_set && cfg.device_bytes < bs)
+        cfg.device_bytes = bs;
+    if (cfg.device_bytes && cfg.device_bytes < bs) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "-d %%s: the device tier must hold at least one block of "
+                 "%zu KiB (%s): give -d %zu or more, or a smaller -b", bs >> 10,
+                 cfg.block_size ? "-b" : env_bs ? "UVAS_BLOCK_SIZE" : "the default block size",
+                 (bs + (1u << 20) - 1) >> 20);
+        char arg[32];
+        snprintf(arg, sizeof arg, "%llu", (unsigned long long)device_mib);
+        die_usage(msg, arg);
+    }
 
     char err[1024];
-    if (output_mkdir(cfg.outdir, err, sizeof err)) {
+    if ((cfg.outfd = output_mkdir(cfg.outdir, err, sizeof err)) < 0) {
         fprintf(stderr, "uvas-exp: %s\n", err);
         return 1;
     }
@@ -410,6 +436,7 @@ int main(int argc, char **argv)
         summary_print(stdout, &cfg, cells);
     fflush(stdout);
     summary_check_data(stderr, &cfg, runs, nruns); /* the warnings, after the table */
+    plot_remove_stale(&cfg);
     int plots = cfg.plots ? plot_all(&cfg, runs, nruns, cells) : 0;
     if (!cfg.quiet && !rc)
         printf("\nwrote %s/results.csv, results.json, timeline.csv, summary.csv%s%s\n",

@@ -343,17 +343,51 @@ const struct workload *workload_find(const char *name)
     return NULL;
 }
 
+#define FNV_PRIME 0x100000001b3ull
+#define CHECK_CHUNK_BLOCKS 256 /* asked about at once: a sparse buffer is mostly such runs */
+
+/* FNV-1 steps over buf[off, end), off a multiple of 8 and end one too or
+ * the buffer's end: the bytes past its last whole word are hashed singly. */
+static uint64_t hash_span(uint64_t h, const unsigned char *buf, size_t off, size_t end)
+{
+    size_t i = off;
+    for (; i + 8 <= end; i += 8) {
+        uint64_t w;
+        memcpy(&w, buf + i, 8);
+        h = (h ^ w) * FNV_PRIME;
+    }
+    for (; i < end; i++)
+        h = (h ^ buf[i]) * FNV_PRIME;
+    return h;
+}
+
+/* hash_span over zeros without reading them: each step is h * P. */
+static uint64_t hash_zeros(uint64_t h, size_t off, size_t end)
+{
+    uint64_t steps = (end - off) / 8 + (end - off) % 8, p = FNV_PRIME;
+    for (; steps; steps >>= 1, p *= p)
+        if (steps & 1)
+            h *= p;
+    return h;
+}
+
 uint64_t wl_checksum(const struct wl_ctx *c)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    size_t i = 0;
-    for (; i + 8 <= c->len; i += 8) {
-        uint64_t w;
-        memcpy(&w, c->buf + i, 8);
-        h = (h ^ w) * 0x100000001b3ull;
+    size_t bs = c->block_size && !(c->block_size % 8) ? c->block_size : c->len;
+    size_t chunk = bs * CHECK_CHUNK_BLOCKS;
+    for (size_t off = 0; off < c->len; off += chunk) {
+        size_t end = c->len - off < chunk ? c->len : off + chunk;
+        if (c->untouched && c->untouched(c->buf + off, end - off)) {
+            h = hash_zeros(h, off, end);
+            continue;
+        }
+        for (size_t b = off; b < end; b += bs) {
+            size_t e = end - b < bs ? end : b + bs;
+            h = c->untouched && c->untouched(c->buf + b, e - b) ? hash_zeros(h, b, e)
+                                                               : hash_span(h, c->buf, b, e);
+        }
     }
-    for (; i < c->len; i++)
-        h = (h ^ c->buf[i]) * 0x100000001b3ull;
     h ^= c->sink;
     return rng_next(&h);
 }

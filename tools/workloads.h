@@ -36,6 +36,9 @@ struct wl_ctx {
     size_t errlen;
     void (*phase)(void *arg); /* the runner's residency sampler */
     void *phase_arg;
+    /* 1 when [p, p+len) was never touched: it reads as zero, and reading it
+     * would commit it (a sparse trace's whole extent). NULL: read it all. */
+    int (*untouched)(const void *p, size_t len);
 };
 
 struct workload {
@@ -53,7 +56,9 @@ extern const size_t exp_nworkloads;
 
 const struct workload *workload_find(const char *name);
 
-/* The run's result: the buffer's final contents and every value read. */
+/* The run's result: the buffer's final contents and every value read.
+ * Untouched blocks (c->untouched) count as the zeros they read as, without
+ * being read. */
 uint64_t wl_checksum(const struct wl_ctx *c);
 
 #endif
