@@ -4,8 +4,10 @@
  * sampling sees: sample=access (default) counts any access once per tick,
  * sample=writes only writes, sample=none nothing) and keep the hottest
  * ones on the device, up to
- * `fraction` of its capacity; demote the rest (HeMem, TPP). Between ticks
- * nothing moves on a fault: accesses are served where the block is.
+ * `fraction` of its capacity; demote the rest (HeMem, TPP). A block that
+ * moved `thrash` times within `window_ms` stays where it is until the
+ * window passes (UVM's thrashing guard, as access-counter's). Between
+ * ticks nothing moves on a fault: accesses are served where the block is.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,9 +15,10 @@
 #include <string.h>
 
 #include "migrate/policy.h"
+#include "uvas/os.h"
 
 struct hotcold {
-    double fraction, tick_ms;
+    double fraction, tick_ms, thrash, window_ms;
     unsigned track;   /* UVAS_POLICY_TRACK_* from sample= */
     uint32_t *seen;   /* accesses at the last tick, per block index */
     size_t nseen;
@@ -29,6 +32,10 @@ static int param(void *st, const char *k, const char *v, char *err, size_t n)
         return uvas_policy_number(k, v, 0, 1, &s->fraction, err, n);
     if (!strcmp(k, "tick_ms"))
         return uvas_policy_number(k, v, 1, 60000, &s->tick_ms, err, n);
+    if (!strcmp(k, "thrash"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->thrash, err, n);
+    if (!strcmp(k, "window_ms"))
+        return uvas_policy_number(k, v, 0, 1e9, &s->window_ms, err, n);
     if (!strcmp(k, "sample")) {
         if (!strcmp(v, "access"))
             s->track = UVAS_POLICY_TRACK_ACCESS;
@@ -42,7 +49,8 @@ static int param(void *st, const char *k, const char *v, char *err, size_t n)
         }
         return 0;
     }
-    snprintf(err, n, "unknown parameter '%s' (hot-cold takes fraction, tick_ms, sample)", k);
+    snprintf(err, n, "unknown parameter '%s' (hot-cold takes fraction, tick_ms, sample, thrash, "
+             "window_ms)", k);
     return -1;
 }
 
@@ -53,6 +61,8 @@ static int init(const char *params, void **state, char *err, size_t n)
         return -1;
     s->fraction = 0.9;
     s->tick_ms = 20;
+    s->thrash = 4;
+    s->window_ms = 1000;
     s->track = UVAS_POLICY_TRACK_ACCESS;
     int rc = uvas_policy_params(params, err, n, param, s);
     if (rc) {
@@ -105,10 +115,18 @@ static void tick(void *st, struct uvas_policy_tick *t)
         s->seen[b->index] = now;
     }
     qsort(rank, t->nblocks, sizeof *rank, hotter);
+    uint64_t now_ns = uvas_os_now_ns();
     size_t keep = (size_t)(s->fraction * (double)t->device_capacity_blocks);
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[rank[k].i];
         bool hot = k < keep && rank[k].heat > 0;
+        /* Thrashing: a block that moved thrash times within window_ms
+         * stays where it is until the window passes (as access-counter's
+         * guard): on the random workload the CPU's faults brought
+         * promoted blocks back and every tick promoted them again. */
+        if (b->migrations >= s->thrash && b->last_migration_ns &&
+            (double)(now_ns - b->last_migration_ns) < s->window_ms * 1e6)
+            continue;
         if (hot && b->residence != UVAS_RES_DEVICE)
             t->request(t, b->index, UVAS_RES_DEVICE);
         else if (!hot && b->residence == UVAS_RES_DEVICE && k >= keep)

@@ -3,6 +3,11 @@
  * (3 blocks), the 3 blocks the device keeps touching are promoted by the
  * policy's tick, and when another 3 become hot the old ones are demoted to
  * make room. Waits (bounded) for the tick rather than timing anything.
+ *
+ * Thrashing: two sets of blocks hot in turn, a tick each, changed places
+ * at every tick (as the main job's random workload did: 12377 migrations
+ * each way). A block that moved `thrash` (4) times within `window_ms`
+ * (1000) stays where it is: in 600 ms, at most 2 promotions per block.
  */
 #include <time.h>
 
@@ -80,6 +85,17 @@ int main(void)
     wait_for(second, 3, "blocks 0, 2, 6 hot");
     for (int b = 0; b < 8; b++)
         CHECK(p[(size_t)b * bs] == (unsigned char)b, "block %d data after the moves", b);
+
+    /* The two sets turn hot in turn, tick after tick. */
+    uint64_t before = tu_stats().migrations[UVAS_RES_DEVICE];
+    double t0 = tu_now_s();
+    for (int r = 0; tu_now_s() - t0 < 0.6; r++) {
+        heat(r % 2 ? first : second, 3);
+        nanosleep(&(struct timespec){0, 12000000}, NULL);
+    }
+    uint64_t moved = tu_stats().migrations[UVAS_RES_DEVICE] - before;
+    CHECK(moved <= 12, "%llu moves to the device in 600 ms of two sets hot in turn (the guard: "
+          "each of the 6 blocks moves at most 4 times within 1000 ms)", (unsigned long long)moved);
     CHECK_OK(uvas_finalize());
     return 0;
 }

@@ -58,6 +58,7 @@ int main(int argc, char **argv)
     good("hot-cold:fraction=0.5,tick_ms=10");
     good("hot-cold:sample=writes");
     good("hot-cold:sample=none,fraction=1");
+    good("hot-cold:thrash=2,window_ms=500");
     good("read-mostly");
     char spec[700];
     snprintf(spec, sizeof spec, "%s:every=3", stripe);
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
     bad("access-counter:gpu_threshold=x", "gpu_threshold=x");
     bad("hot-cold:tick_ms=abc", "tick_ms=abc");
     bad("hot-cold:sample=reads", "sample=reads");
+    bad("hot-cold:thrash=0", "thrash=0");
     bad("host:x=1", "takes no parameters");
     /* Accepted before (found by review): an empty item, a key given twice
      * (the last won), a space before a value, a ':' with nothing after. */
