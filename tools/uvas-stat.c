@@ -121,7 +121,8 @@ static int find(long pid, struct ep **out)
         n++;
     }
     fclose(f);
-    qsort(eps, n, sizeof *eps, by_pid);
+    if (n) /* eps is NULL with none: qsort's is declared never NULL */
+        qsort(eps, n, sizeof *eps, by_pid);
     *out = eps;
     return (int)n;
 }
