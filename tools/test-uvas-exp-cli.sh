@@ -6,13 +6,8 @@
 # usage: test-uvas-exp-cli.sh path/to/uvas-exp. Exit 0 pass, 1 fail, 77 skip.
 set -u
 exe=${1:?usage: test-uvas-exp-cli.sh path/to/uvas-exp}
-[ -x "$exe" ] || { echo "FAIL: $exe is not an executable"; exit 1; }
-for v in $(env | sed -n 's/^\(UVAS_[A-Z_]*\)=.*/\1/p'); do
-    [ "$v" = UVAS_DEVICE ] || unset "$v"
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-uvas-exp-cli.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/test-exp-lib.sh"
+exp_test_setup test-uvas-exp-cli "$exe"
 small() { "$exe" -w stream -r 1 -q --no-plots "$@"; }
 
 # ---- a block size that overflows 64 bits: refused, not wrapped to 4K ----

@@ -8,14 +8,8 @@
 # usage: test-uvas-exp-outdir.sh path/to/uvas-exp. Exit 0 pass, 1 fail, 77 skip.
 set -u
 exe=${1:?usage: test-uvas-exp-outdir.sh path/to/uvas-exp}
-[ -x "$exe" ] || { echo "FAIL: $exe is not an executable"; exit 1; }
-for v in $(env | sed -n 's/^\(UVAS_[A-Z_]*\)=.*/\1/p'); do
-    [ "$v" = UVAS_DEVICE ] || unset "$v"
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-uvas-exp-outdir.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/test-exp-lib.sh"
+exp_test_setup test-uvas-exp-outdir "$exe"
 # A deadline against hangs only (a FIFO opened for writing blocks for ever).
 run() { timeout 120 "$exe" -m 4 -r 1 -w stream -p host -q "$@"; }
 echo precious >"$tmp/victim"

@@ -6,13 +6,8 @@
 # usage: test-uvas-exp-sparse.sh path/to/uvas-exp. Exit 0 pass, 1 fail, 77 skip.
 set -u
 exe=${1:?usage: test-uvas-exp-sparse.sh path/to/uvas-exp}
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed" >&2; exit 77; }
-[ -x "$exe" ] || { echo "FAIL: $exe is not an executable"; exit 1; }
-for v in $(env | sed -n 's/^\(UVAS_[A-Z_]*\)=.*/\1/p'); do
-    [ "$v" = UVAS_DEVICE ] || unset "$v"
-done
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-uvas-exp-sparse.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+. "$(dirname "$0")/test-exp-lib.sh"
+exp_test_setup test-uvas-exp-sparse "$exe" python
 
 # Lines 1..3 write the values 2, 3, 4 (line % 255 + 1); the rest is never
 # touched. 60 KiB in 4K blocks: untouched blocks before and between.

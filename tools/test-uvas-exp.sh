@@ -11,17 +11,8 @@
 # usage: test-uvas-exp.sh path/to/uvas-exp. Exit 0 pass, 1 fail, 77 skip.
 set -u
 exe=${1:?usage: test-uvas-exp.sh path/to/uvas-exp}
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
-[ -x "$exe" ] || { echo "FAIL: $exe is not an executable"; exit 1; }
-
-# The runner's own UVAS_* settings only (UVAS_DEVICE may pick the device).
-for v in $(env | sed -n 's/^\(UVAS_[A-Z_]*\)=.*/\1/p'); do
-    [ "$v" = UVAS_DEVICE ] || unset "$v"
-done
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-uvas-exp.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/test-exp-lib.sh"
+exp_test_setup test-uvas-exp "$exe" python
 
 # ---- bad usage: exit 2 and a message that names the problem ----
 expect_usage() { # expected-text args...
