@@ -52,6 +52,9 @@ struct uvas_gpu_hold {
 /* Which holds are in G.holds, for uvas_gpu_holds (taken under G.mu or
  * alone, never around another lock). */
 static pthread_mutex_t holds_mu = PTHREAD_MUTEX_INITIALIZER;
+/* How many are: every uvas_free asks (uvas_gpu_holds), and a program
+ * that holds nothing takes no lock for it. */
+static _Atomic size_t nholds;
 
 static struct {
     pthread_mutex_t mu;  /* the context, the lists (then xlat.run, if both) */
@@ -1064,6 +1067,7 @@ static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out
     pthread_mutex_lock(&G.mu);
     pthread_mutex_lock(&holds_mu);
     uvas_list_add(&G.holds, &h->link);
+    atomic_fetch_add_explicit(&nholds, 1, RLX);
     pthread_mutex_unlock(&holds_mu);
     pthread_mutex_unlock(&G.mu);
     *out = h;
@@ -1133,6 +1137,10 @@ bool uvas_gpu_holds(const void *p, size_t n)
 {
     uintptr_t lo = (uintptr_t)p, hi = lo + n;
     bool any = false;
+    /* A hold made as this runs may be missed, as under the lock: the
+     * free and the hold race either way. */
+    if (!atomic_load_explicit(&nholds, RLX))
+        return false;
     pthread_mutex_lock(&holds_mu);
     for (struct uvas_link *l = G.holds.next; l != &G.holds && !any; l = l->next) {
         const struct uvas_gpu_hold *h = uvas_list_entry(l, struct uvas_gpu_hold, link);
@@ -1148,6 +1156,7 @@ static void hold_down(struct uvas_gpu_hold *h)
 {
     pthread_mutex_lock(&holds_mu);
     uvas_list_del(&h->link);
+    atomic_fetch_sub_explicit(&nholds, 1, RLX);
     pthread_mutex_unlock(&holds_mu);
     pthread_mutex_lock(&G.xlat.run);
     uvas_hold_release(&h->set, &G.xlat);
