@@ -1,231 +1,17 @@
-/* Kernels on the device (kernel.h). */
+/* Kernel objects: a SPIR-V module checked and made into a pipeline
+ * specialised for this range and device, what its compiler made of it,
+ * its end (kernel.h). */
 #include "gpu/kernel.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/hold.h"
-#include "gpu/ring.h"
-#include "gpu/spirv.h"
-#include "gpu/xlat.h"
-#include "uvas/atomics.h"
-#include "uvas/inject.h"
-#include "uvas/list.h"
+#include "gpu/context.h"
 #include "uvas/internal.h"
-#include "uvas/os.h"
-#include "uvas/span.h"
 #include "uvas/status.h"
 
-struct uvas_kernel {
-    struct uvas_link link; /* the context's live kernels (G.kernels) */
-    VkShaderModule mod;
-    VkPipeline pipe;
-    struct uvas_spirv_info info;
-    char entry[64];
-};
-
-/* A run records and submits its launches in chunks of growing size (the
- * first RUN_CHUNK0, then twice as many each time, the last taking the
- * rest), so the device runs one chunk while the next is recorded: a
- * driver may take as long to record a dispatch as a small kernel runs
- * (docs/queues.md). A run of up to twice RUN_CHUNK0 launches is one
- * submission. */
-#define RUN_CBS 8
-#define RUN_CHUNK0 8
-
-struct uvas_gpu_hold {
-    struct uvas_link link;    /* G.holds (G.mu, and holds_mu) */
-    struct uvas_link counted; /* G.counted (xlat.run) */
-    struct uvas_hold_set set;
-    /* The bytes it keeps from a free (uvas_gpu_holds): the allocations
-     * asked for, or the range. Blocks are held whole, but a slab block's
-     * other allocations are not the hold's. */
-    struct held_bytes {
-        uintptr_t lo, hi;
-    } *bytes;
-    size_t nbytes;
-};
-
-/* Which holds are in G.holds, for uvas_gpu_holds (taken under G.mu or
- * alone, never around another lock). */
-static pthread_mutex_t holds_mu = PTHREAD_MUTEX_INITIALIZER;
-/* How many are: every uvas_free asks (uvas_gpu_holds), and a program
- * that holds nothing takes no lock for it. */
-static _Atomic size_t nholds;
-
-static struct {
-    pthread_mutex_t mu;  /* the context, the lists (then xlat.run, if both) */
-    bool up;
-    struct uvas_vulkan *d;
-    struct uvas_xlat xlat;
-    struct uvas_ring ring; /* kernels' requests to the host (a run's: xlat.run) */
-    VkDescriptorSetLayout dsl;
-    VkDescriptorPool pool;
-    VkDescriptorSet set;
-    VkPipelineLayout layout;
-    uint32_t push;        /* push-constant bytes every kernel may use */
-    VkCommandPool cpool;
-    VkCommandBuffer cb[RUN_CBS]; /* a run's, one per chunk of its launches */
-    VkFence fence;
-    VkQueryPool stamps;   /* a run's start and end on the device's clock */
-    double ns_per_tick;   /* 0: the compute queue keeps no timestamps */
-    uint8_t *served;      /* a bit per block: a request served this run */
-    size_t *served_list;  /* those blocks, to clear the bits after */
-    struct uvas_link kernels;
-    struct uvas_link holds;
-    struct uvas_link counted; /* holds whose blocks runs count (xlat.run) */
-} G = {.mu = PTHREAD_MUTEX_INITIALIZER,
-       .kernels = UVAS_LIST_INIT(G.kernels),
-       .holds = UVAS_LIST_INIT(G.holds),
-       .counted = UVAS_LIST_INIT(G.counted)};
-
-static void context_down(void)
-{
-    struct uvas_vulkan *d = G.d;
-    if (!d)
-        return;
-    if (G.fence)
-        vkDestroyFence(d->dev, G.fence, NULL);
-    if (G.stamps)
-        vkDestroyQueryPool(d->dev, G.stamps, NULL);
-    G.stamps = VK_NULL_HANDLE;
-    if (G.cpool)
-        vkDestroyCommandPool(d->dev, G.cpool, NULL);
-    if (G.layout)
-        vkDestroyPipelineLayout(d->dev, G.layout, NULL);
-    if (G.pool)
-        vkDestroyDescriptorPool(d->dev, G.pool, NULL);
-    if (G.dsl)
-        vkDestroyDescriptorSetLayout(d->dev, G.dsl, NULL);
-    uvas_ring_fini(&G.ring);
-    uvas_xlat_fini(&G.xlat);
-    free(G.served);
-    free(G.served_list);
-    G.served = NULL;
-    G.served_list = NULL;
-    G.fence = VK_NULL_HANDLE;
-    G.cpool = VK_NULL_HANDLE;
-    memset(G.cb, 0, sizeof G.cb);
-    G.layout = VK_NULL_HANDLE;
-    G.pool = VK_NULL_HANDLE;
-    G.set = VK_NULL_HANDLE;
-    G.dsl = VK_NULL_HANDLE;
-    G.d = NULL;
-    G.up = false;
-}
-
-static int vkfail(const char *what, VkResult r)
-{
-    context_down();
-    return uvas_fail(UVAS_ERR_NO_DEVICE, "kernels: %s failed (VkResult %d)", what, r);
-}
-
-/* The context, made on first use (G.mu held). Status. */
-static int context_up(void)
-{
-    if (G.up)
-        return UVAS_OK;
-    struct uvas_vulkan *d = &uvas_g.devtier.dev;
-    if (!uvas_devtier_present(&uvas_g.devtier))
-        return uvas_fail(UVAS_ERR_NO_DEVICE, "kernels need the device tier: %s",
-                         uvas_g.device_note);
-    if (!d->kernels)
-        return uvas_fail(UVAS_ERR_NO_DEVICE, "kernels cannot use uvas pointers here: %s",
-                         d->no_kernels);
-    G.d = d;
-    int rc = uvas_xlat_init(&G.xlat, d, (uintptr_t)uvas_g.base, uvas_g.shift, uvas_g.nblocks);
-    if (!rc)
-        rc = uvas_ring_init(&G.ring, d);
-    if (!rc && (!(G.served = calloc((uvas_g.nblocks + 7) / 8, 1)) ||
-                !(G.served_list = malloc(uvas_g.nblocks * sizeof *G.served_list))))
-        rc = uvas_fail(UVAS_ERR_NOMEM, "kernels: out of memory");
-    if (rc) {
-        context_down();
-        return rc;
-    }
-    VkDescriptorSetLayoutBinding b = {.binding = 0,
-                                      .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                      .descriptorCount = 1,
-                                      .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT};
-    VkDescriptorSetLayoutCreateInfo lci = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = 1,
-        .pBindings = &b};
-    VkResult r = vkCreateDescriptorSetLayout(d->dev, &lci, NULL, &G.dsl);
-    if (r)
-        return vkfail("vkCreateDescriptorSetLayout", r);
-    VkDescriptorPoolSize ps = {.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, .descriptorCount = 1};
-    VkDescriptorPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-                                      .maxSets = 1,
-                                      .poolSizeCount = 1,
-                                      .pPoolSizes = &ps};
-    if ((r = vkCreateDescriptorPool(d->dev, &pci, NULL, &G.pool)))
-        return vkfail("vkCreateDescriptorPool", r);
-    VkDescriptorSetAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-                                      .descriptorPool = G.pool,
-                                      .descriptorSetCount = 1,
-                                      .pSetLayouts = &G.dsl};
-    if ((r = vkAllocateDescriptorSets(d->dev, &ai, &G.set)))
-        return vkfail("vkAllocateDescriptorSets", r);
-    VkDescriptorBufferInfo bi = {.buffer = G.xlat.buf, .offset = 0, .range = VK_WHOLE_SIZE};
-    VkWriteDescriptorSet w = {.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-                              .dstSet = G.set,
-                              .dstBinding = 0,
-                              .descriptorCount = 1,
-                              .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                              .pBufferInfo = &bi};
-    vkUpdateDescriptorSets(d->dev, 1, &w, 0, NULL);
-    G.push = d->max_push;
-    VkPushConstantRange pr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-                              .offset = 0,
-                              .size = G.push};
-    VkPipelineLayoutCreateInfo plci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                       .setLayoutCount = 1,
-                                       .pSetLayouts = &G.dsl,
-                                       .pushConstantRangeCount = 1,
-                                       .pPushConstantRanges = &pr};
-    if ((r = vkCreatePipelineLayout(d->dev, &plci, NULL, &G.layout)))
-        return vkfail("vkCreatePipelineLayout", r);
-    VkCommandPoolCreateInfo cpi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                   .queueFamilyIndex = d->cfam};
-    if ((r = vkCreateCommandPool(d->dev, &cpi, NULL, &G.cpool)))
-        return vkfail("vkCreateCommandPool", r);
-    VkCommandBufferAllocateInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-                                       .commandPool = G.cpool,
-                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-                                       .commandBufferCount = RUN_CBS};
-    if ((r = vkAllocateCommandBuffers(d->dev, &cbi, G.cb)))
-        return vkfail("vkAllocateCommandBuffers", r);
-    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    if ((r = vkCreateFence(d->dev, &fci, NULL, &G.fence)))
-        return vkfail("vkCreateFence", r);
-    VkPhysicalDeviceProperties pp;
-    vkGetPhysicalDeviceProperties(d->phys, &pp);
-    VkQueryPoolCreateInfo qci = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-                                 .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                                 .queryCount = 2};
-    if (d->ctimestamp_bits && pp.limits.timestampPeriod > 0 &&
-        vkCreateQueryPool(d->dev, &qci, NULL, &G.stamps) == VK_SUCCESS)
-        G.ns_per_tick = pp.limits.timestampPeriod;
-    G.up = true;
-    return UVAS_OK;
-}
-
-/* Can a faulting access wait for uvas here? Not where the device ends
- * long-running shader loops: Mesa's llvmpipe (lavapipe) stops every loop
- * of an invocation after 65535 iterations in all, which is no wait at all
- * once the host is busy. There a fault is served after the run (replay)
- * or fails the launch. */
-static bool fault_waits(void)
-{
-    return G.d->type != VK_PHYSICAL_DEVICE_TYPE_CPU;
-}
-
-/* k's pipeline: its module specialised for this range and device (G.mu
+/* k's pipeline: its module specialised for this range and device (uvas_gpu.mu
  * held, the context up). */
 static VkResult make_pipe(const struct uvas_kernel *k, VkPipelineCreateFlags flags,
                           VkPipeline *pipe)
@@ -236,8 +22,9 @@ static VkResult make_pipe(const struct uvas_kernel *k, VkPipelineCreateFlags fla
         VkBool32 waits;
         uint32_t pad;
         uint64_t runs;
-    } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks, fault_waits(), 0,
-            G.xlat.fixed.runs};
+    } sv = {(uintptr_t)uvas_g.base, uvas_g.shift, (uint32_t)uvas_g.nblocks,
+            uvas_gpu_fault_waits(), 0,
+            uvas_gpu.xlat.fixed.runs};
     const VkSpecializationMapEntry me[5] = {
         {UVAS_XLAT_SPEC_BASE, 0, 8}, {UVAS_XLAT_SPEC_SHIFT, 8, 4},
         {UVAS_XLAT_SPEC_NBLOCKS, 12, 4}, {UVAS_XLAT_SPEC_WAITS, 16, 4},
@@ -254,8 +41,8 @@ static VkResult make_pipe(const struct uvas_kernel *k, VkPipelineCreateFlags fla
                   .module = k->mod,
                   .pName = k->entry,
                   .pSpecializationInfo = &spec},
-        .layout = G.layout};
-    return vkCreateComputePipelines(G.d->dev, VK_NULL_HANDLE, 1, &ci, NULL, pipe);
+        .layout = uvas_gpu.layout};
+    return vkCreateComputePipelines(uvas_gpu.d->dev, VK_NULL_HANDLE, 1, &ci, NULL, pipe);
 }
 
 int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
@@ -276,43 +63,43 @@ int uvas_gpu_kernel_load(const void *spirv, size_t bytes, const char *entry,
         return uvas_fail(UVAS_ERR_NOMEM, "uvas_kernel_load: out of memory");
     snprintf(k->entry, sizeof k->entry, "%s", entry);
     k->info = info;
-    pthread_mutex_lock(&G.mu);
-    rc = context_up();
+    pthread_mutex_lock(&uvas_gpu.mu);
+    rc = uvas_gpu_context_up();
     VkResult r = VK_SUCCESS;
     if (!rc) {
         VkShaderModuleCreateInfo mci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                         .codeSize = bytes,
                                         .pCode = spirv};
-        r = vkCreateShaderModule(G.d->dev, &mci, NULL, &k->mod);
+        r = vkCreateShaderModule(uvas_gpu.d->dev, &mci, NULL, &k->mod);
         if (!r)
             r = make_pipe(k, 0, &k->pipe);
         if (r) {
             if (k->mod)
-                vkDestroyShaderModule(G.d->dev, k->mod, NULL);
+                vkDestroyShaderModule(uvas_gpu.d->dev, k->mod, NULL);
             rc = uvas_fail(UVAS_ERR_INVAL, "uvas_kernel_load: '%s' refused the kernel '%s' "
                            "(VkResult %d): does it use a capability the device lacks (64-bit "
                            "or float atomics, float64), or a push-constant block larger than "
-                           "%u bytes?", G.d->name, entry, r, G.push);
+                           "%u bytes?", uvas_gpu.d->name, entry, r, uvas_gpu.push);
         }
     }
     if (rc) {
-        pthread_mutex_unlock(&G.mu);
+        pthread_mutex_unlock(&uvas_gpu.mu);
         free(k);
         return rc;
     }
-    uvas_list_add(&G.kernels, &k->link);
-    pthread_mutex_unlock(&G.mu);
+    uvas_list_add(&uvas_gpu.kernels, &k->link);
+    pthread_mutex_unlock(&uvas_gpu.mu);
     *out = k;
     return UVAS_OK;
 }
 
-/* G.mu held. */
+/* uvas_gpu.mu held. */
 static void kernel_down(struct uvas_kernel *k)
 {
     if (k->pipe)
-        vkDestroyPipeline(G.d->dev, k->pipe, NULL);
+        vkDestroyPipeline(uvas_gpu.d->dev, k->pipe, NULL);
     if (k->mod)
-        vkDestroyShaderModule(G.d->dev, k->mod, NULL);
+        vkDestroyShaderModule(uvas_gpu.d->dev, k->mod, NULL);
     k->pipe = VK_NULL_HANDLE;
     k->mod = VK_NULL_HANDLE;
     uvas_list_del(&k->link);
@@ -343,33 +130,34 @@ int uvas_gpu_kernel_stats(struct uvas_kernel *k, struct uvas_kernel_stat *out, s
     if (!k || !n || (max && !out))
         return uvas_fail(UVAS_ERR_INVAL, "%s: the kernel, n, or out (with max > 0) is NULL", fn);
     *n = 0;
-    pthread_mutex_lock(&G.mu);
+    pthread_mutex_lock(&uvas_gpu.mu);
     int rc = UVAS_OK;
-    if (!G.up || !k->mod)
+    if (!uvas_gpu.up || !k->mod)
         rc = uvas_fail(UVAS_ERR_NOT_INIT, "%s: the kernel's device objects are gone "
                        "(uvas_finalize ran since it was loaded)", fn);
-    else if (!G.d->exec_props)
+    else if (!uvas_gpu.d->exec_props)
         rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: '%s' does not report what its compiler made "
-                       "of a kernel (no VK_KHR_pipeline_executable_properties)", fn, G.d->name);
+                       "of a kernel (no VK_KHR_pipeline_executable_properties)", fn,
+                       uvas_gpu.d->name);
     PFN_vkGetPipelineExecutablePropertiesKHR props =
         rc ? NULL : (PFN_vkGetPipelineExecutablePropertiesKHR)vkGetDeviceProcAddr(
-                        G.d->dev, "vkGetPipelineExecutablePropertiesKHR");
+                        uvas_gpu.d->dev, "vkGetPipelineExecutablePropertiesKHR");
     PFN_vkGetPipelineExecutableStatisticsKHR stats =
         rc ? NULL : (PFN_vkGetPipelineExecutableStatisticsKHR)vkGetDeviceProcAddr(
-                        G.d->dev, "vkGetPipelineExecutableStatisticsKHR");
+                        uvas_gpu.d->dev, "vkGetPipelineExecutableStatisticsKHR");
     if (!rc && (!props || !stats))
         rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: '%s' enabled the extension but gave no entry "
-                       "points", fn, G.d->name);
+                       "points", fn, uvas_gpu.d->name);
     VkPipeline pipe = VK_NULL_HANDLE;
     VkResult r = VK_SUCCESS;
     if (!rc && (r = make_pipe(k, VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR, &pipe)))
         rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: '%s' refused the capturing pipeline "
-                       "(VkResult %d)", fn, G.d->name, r);
+                       "(VkResult %d)", fn, uvas_gpu.d->name, r);
     /* A compute pipeline has one executable; a driver that splits it
      * reports each one's statistics in turn. */
     uint32_t nexe = 0;
     VkPipelineInfoKHR pi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR, .pipeline = pipe};
-    if (!rc && (r = props(G.d->dev, &pi, &nexe, NULL)))
+    if (!rc && (r = props(uvas_gpu.d->dev, &pi, &nexe, NULL)))
         rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: vkGetPipelineExecutablePropertiesKHR: "
                        "VkResult %d", fn, r);
     for (uint32_t e = 0; !rc && e < nexe; e++) {
@@ -377,7 +165,7 @@ int uvas_gpu_kernel_stats(struct uvas_kernel *k, struct uvas_kernel_stat *out, s
                                           .pipeline = pipe,
                                           .executableIndex = e};
         uint32_t ns = 0;
-        if ((r = stats(G.d->dev, &ei, &ns, NULL))) {
+        if ((r = stats(uvas_gpu.d->dev, &ei, &ns, NULL))) {
             rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: vkGetPipelineExecutableStatisticsKHR: "
                            "VkResult %d", fn, r);
             break;
@@ -389,7 +177,7 @@ int uvas_gpu_kernel_stats(struct uvas_kernel *k, struct uvas_kernel_stat *out, s
         }
         for (uint32_t i = 0; i < ns; i++)
             st[i].sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR;
-        r = stats(G.d->dev, &ei, &ns, st);
+        r = stats(uvas_gpu.d->dev, &ei, &ns, st);
         if (r && r != VK_INCOMPLETE) {
             free(st);
             rc = uvas_fail(UVAS_ERR_NO_DEVICE, "%s: vkGetPipelineExecutableStatisticsKHR: "
@@ -407,8 +195,8 @@ int uvas_gpu_kernel_stats(struct uvas_kernel *k, struct uvas_kernel_stat *out, s
         free(st);
     }
     if (pipe)
-        vkDestroyPipeline(G.d->dev, pipe, NULL);
-    pthread_mutex_unlock(&G.mu);
+        vkDestroyPipeline(uvas_gpu.d->dev, pipe, NULL);
+    pthread_mutex_unlock(&uvas_gpu.mu);
     return rc;
 }
 
@@ -416,776 +204,16 @@ void uvas_gpu_kernel_free(struct uvas_kernel *k)
 {
     if (!k)
         return;
-    pthread_mutex_lock(&G.mu);
+    pthread_mutex_lock(&uvas_gpu.mu);
     if (k->pipe)
         kernel_down(k);
-    pthread_mutex_unlock(&G.mu);
+    pthread_mutex_unlock(&uvas_gpu.mu);
     free(k);
 }
 
-/* Serving the requests of a running kernel (xlat.run held). */
-struct serve {
-    struct uvas_hold_set *s;
-    size_t nserved;
-    size_t *served;        /* blocks marked in G.served, to clear after */
-    size_t pending;        /* requests found busy this round */
-    uint64_t busy_since;   /* when a request was first found busy, 0: none */
-    bool gave_up;
-    size_t not_owned;      /* a block asked for that is in no allocation, + 1 */
-    int rc;
-};
-
-static bool served(size_t bi)
+/* uvas_gpu.mu held. */
+void uvas_gpu_kernels_down(void)
 {
-    return G.served[bi / 8] & (1u << (bi % 8));
-}
-
-static void give_up(struct serve *v)
-{
-    v->gave_up = true;
-    G.xlat.hdr->flags |= UVAS_XLAT_GIVE_UP;
-}
-
-/* A block the kernel waits on: held for it (the translation goes out and
- * the kernel goes on), or, if it is in no allocation or cannot be held,
- * every wait of the run ends (the launch then decides). A block another
- * agent has taken is tried again on later polls, for a while. */
-static void serve_one(size_t bi, void *arg)
-{
-    struct serve *v = arg;
-    if (v->gave_up || served(bi))
-        return;
-    bool busy = false;
-    int rc = atomic_load_explicit(&uvas_g.bt[bi].owner, memory_order_acquire) == 0
-                 ? UVAS_ERR_NOT_OWNED
-                 : uvas_hold_block(v->s, &G.xlat, bi, G.d->cqueue_shared, &busy);
-    if (busy) {
-        v->pending++;
-        return;
-    }
-    G.served[bi / 8] |= (uint8_t)(1u << (bi % 8));
-    v->served[v->nserved++] = bi;
-    if (rc) {
-        if (rc == UVAS_ERR_NOT_OWNED && !v->not_owned)
-            v->not_owned = bi + 1;
-        else if (rc != UVAS_ERR_NOT_OWNED && !v->rc)
-            v->rc = rc;
-        give_up(v);
-        return;
-    }
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_fault_waits, 1, RLX);
-}
-
-/* The PE layer's loan (kernel.h): set at shmem_init and cleared at its
- * finalize, read by runs under xlat.run, which the setter takes too. */
-static struct uvas_gpu_pe pe_lent = {.me = 0, .n = 1};
-static _Atomic(uvas_ring_serve_fn) proxy;
-
-void uvas_gpu_set_pe(const struct uvas_gpu_pe *pe)
-{
-    /* Not while a run uses the loan (G.mu, then xlat.run: as everywhere). */
-    pthread_mutex_lock(&G.mu);
-    bool up = G.up;
-    if (up)
-        pthread_mutex_lock(&G.xlat.run);
-    pe_lent = pe ? *pe : (struct uvas_gpu_pe){.me = 0, .n = 1};
-    atomic_store_explicit(&proxy, pe_lent.serve, memory_order_release);
-    if (up)
-        pthread_mutex_unlock(&G.xlat.run);
-    pthread_mutex_unlock(&G.mu);
-}
-
-/* Requests are scanned when the fault count moves, and at least this often. */
-#define RESCAN_NS 200000ull
-
-/* Wait for the run, serving what it asks for meanwhile (faults, and
- * requests in the ring). The fence is polled, not waited on with a
- * timeout (NVIDIA's driver sleeps tens of milliseconds in a wait for
- * microseconds): spinning for the first 100 us, where most kernels end,
- * then sleeping between polls for 1/256 of the time the run has taken
- * (20 us to 1 ms), so its end is seen at most about 0.4% late (a fixed
- * 1 ms from 10 ms on made a 24 ms run of a queue's backlog end 0.5-0.9 ms
- * late, docs/queues.md); a request served starts that over. Status. */
-static int wait_serving(const char *who, struct serve *v)
-{
-    struct uvas_vulkan *d = G.d;
-    uint32_t seen = 0;
-    uint64_t t0 = uvas_os_now_ns(), scanned = t0;
-    uvas_ring_serve_fn serve = atomic_load_explicit(&proxy, memory_order_acquire);
-    for (;;) {
-        VkResult r = vkGetFenceStatus(d->dev, G.fence);
-        if (r == VK_SUCCESS)
-            return UVAS_OK;
-        /* The kernel's requests: while it posts them, poll as at the start. */
-        unsigned served = uvas_ring_drain(&G.ring, serve);
-        if (served) {
-            atomic_fetch_add_explicit(&uvas_g.ctr.kernel_requests, served, RLX);
-            t0 = uvas_os_now_ns();
-        }
-        uint64_t ran = uvas_os_now_ns() - t0;
-        if (r == VK_NOT_READY && ran > 100000) {
-            uint64_t ns = ran / 256;
-            struct timespec ts = {0, (long)(ns < 20000 ? 20000 : ns > 1000000 ? 1000000 : ns)};
-            nanosleep(&ts, NULL);
-        }
-        if (r != VK_NOT_READY) {
-            give_up(v);
-            return uvas_fail(UVAS_ERR_SYS, "kernel %s: waiting for it failed (VkResult "
-                             "%d%s)", who, r,
-                             r == VK_ERROR_DEVICE_LOST ? ": the device was lost" : "");
-        }
-        /* A faulting access counts itself before it posts its request,
-         * so a scan right after the count can miss the request; with no
-         * later fault to change the count it would never be seen. Scan
-         * again after a while even when the count stands still. */
-        uint32_t nf = G.xlat.hdr->nfaults;
-        uint64_t now = uvas_os_now_ns();
-        if (v->gave_up || (nf == seen && !v->pending && now - scanned < RESCAN_NS))
-            continue;
-        seen = nf;
-        scanned = now;
-        v->pending = 0;
-        uvas_xlat_requests(&G.xlat, serve_one, v);
-        if (!v->pending) {
-            v->busy_since = 0;
-        } else if (!v->busy_since) {
-            v->busy_since = uvas_os_now_ns();
-        } else if (uvas_os_now_ns() - v->busy_since > 20000000ull) {
-            /* A transition holds it, maybe waiting for a block this
-             * kernel holds: waiting longer could wait for ever. */
-            give_up(v);
-        }
-    }
-}
-
-/* After a run: the requests it posted last served (nobody waits for a
- * put), then what the host refused or the kernel could not wait for fails
- * the launch. Status. */
-static int ring_end(const char *who)
-{
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_requests,
-                              uvas_ring_drain(&G.ring, atomic_load_explicit(&proxy,
-                                                                            memory_order_acquire)),
-                              RLX);
-    volatile struct uvas_ring_header *rh = G.ring.hdr;
-    if (G.ring.rc)
-        return uvas_fail(G.ring.rc, "kernel %s: %s (the first of %u requests the host "
-                         "refused, which did nothing)", who, G.ring.why, rh->refused);
-    if (rh->cannot_wait)
-        return uvas_fail(UVAS_ERR_INVAL, "kernel %s made %u OpenSHMEM calls that wait for "
-                         "an answer (a get or g from memory it does not hold, a fetching "
-                         "atomic, wait_until), which '%s' cannot run: it ends shader "
-                         "loops early, so a kernel cannot wait there; those calls did "
-                         "nothing and returned 0. Run such kernels on a GPU, or make those "
-                         "calls from the host (puts and non-fetching atomics work here)",
-                         who, rh->cannot_wait, G.d->name);
-    if (rh->timed_out)
-        return uvas_fail(UVAS_ERR_SYS, "kernel %s: %u of its OpenSHMEM calls found the "
-                         "request ring (%u slots) full for longer than '%s' lets a shader "
-                         "loop run (it ends loops after 65535 iterations in all, a work-group's "
-                         "loops together), and were dropped: post fewer requests per launch "
-                         "and work-group on such a device", who, rh->timed_out,
-                         UVAS_RING_SLOTS, G.d->name);
-    /* Every ticket taken was posted and served, or a request was lost:
-     * a device that bounds loops ended the kernel's between its ticket and
-     * its post (lavapipe ends a work-group's loops after a budget of
-     * iterations, and the rest of the kernel's loop never ran), or a
-     * kernel wrote the ring's head itself. */
-    uint32_t head = atomic_load_explicit(&rh->head, memory_order_acquire);
-    if (head != G.ring.next)
-        return uvas_fail(UVAS_ERR_INVAL, "kernel %s: the request ring's head says %u requests "
-                         "were made, the host found %u posted: the calls from the first lost "
-                         "one on did nothing. Either '%s' ended the kernel's loops early (a "
-                         "device where kernels cannot wait bounds them: make fewer calls per "
-                         "invocation and launch) or the kernel wrote the ring's header "
-                         "(shmem.glsl's)", who, head, G.ring.next, G.d->name);
-    return UVAS_OK;
-}
-
-/* Launches run together: consecutive ones with the same flags, one
- * submission and one wait for all (a launch alone pays both). */
-struct group {
-    const struct uvas_launch *l;
-    size_t n;
-    unsigned flags;
-    char who[160]; /* 'entry', or 'entry' and how many ran with it, for messages */
-};
-
-static void group_name(struct group *g)
-{
-    int w = snprintf(g->who, sizeof g->who, "'%s'", g->l[0].kernel->entry);
-    if (g->n > 1 && w > 0 && (size_t)w < sizeof g->who)
-        snprintf(g->who + w, sizeof g->who - (size_t)w, " (one of %zu kernels run "
-                 "together, the first named)", g->n);
-}
-
-/* The compute work of launches [a, b) of a group in cb: each launch's
- * dispatch, and before each but the group's first, the writes of those
- * before it (in this command buffer or one submitted earlier) made
- * visible to it (the order n calls of uvas_kernel_launch would give). */
-static void record_dispatches(VkCommandBuffer cb, const struct group *g, size_t a, size_t b)
-{
-    VkPipeline bound = VK_NULL_HANDLE;
-    VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                          .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-                          .dstAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT};
-    for (size_t i = a; i < b; i++) {
-        const struct uvas_launch *l = &g->l[i];
-        if (i)
-            vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1, &mb, 0, NULL, 0,
-                                 NULL);
-        if (l->kernel->pipe != bound) {
-            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, l->kernel->pipe);
-            bound = l->kernel->pipe;
-        }
-        if (l->args_size)
-            vkCmdPushConstants(cb, G.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               (uint32_t)l->args_size, l->args);
-        vkCmdDispatch(cb, l->groups[0], l->groups[1], l->groups[2]);
-    }
-}
-
-/* Where the chunk of a run's launches that starts at a (the k-th) ends. */
-static size_t chunk_end(size_t k, size_t a, size_t n)
-{
-    if (k == RUN_CBS - 1 || n <= 2 * RUN_CHUNK0)
-        return n;
-    size_t e = a + ((size_t)RUN_CHUNK0 << k);
-    return e + RUN_CHUNK0 > n ? n : e; /* no short chunk at the end */
-}
-
-/* Record the chunk [a, b) of a group's launches into cb: the run's start
- * in its first chunk, its end (the device's clock, the counters, the
- * kernels' writes made visible) in its last. */
-static VkResult record_chunk(VkCommandBuffer cb, const struct group *g,
-                             const struct uvas_hold_set *s, size_t a, size_t b)
-{
-    vkResetCommandBuffer(cb, 0);
-    VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                   .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
-    vkBeginCommandBuffer(cb, &bi);
-    if (a == 0) {
-        if (G.stamps) {
-            vkCmdResetQueryPool(cb, G.stamps, 0, 2);
-            vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, G.stamps, 0);
-        }
-        uvas_xlat_record_begin(&G.xlat, cb);
-    }
-    vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, G.layout, 0, 1, &G.set, 0, NULL);
-    record_dispatches(cb, g, a, b);
-    if (b == g->n) {
-        if (G.stamps)
-            vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, G.stamps, 1);
-        size_t lo = SIZE_MAX, hi = 0;
-        uvas_hold_span(s, &lo, &hi);
-        for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
-            uvas_hold_span(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &lo, &hi);
-        uvas_xlat_record_counts(&G.xlat, cb, lo, hi);
-        /* The kernels' writes, for the CPU and for copies that follow (a
-         * migration of what they wrote, on the transfer queue). */
-        VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-                              .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
-                              .dstAccessMask = VK_ACCESS_HOST_READ_BIT |
-                                               VK_ACCESS_MEMORY_READ_BIT |
-                                               VK_ACCESS_MEMORY_WRITE_BIT};
-        vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                             VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0,
-                             1, &mb, 0, NULL, 0, NULL);
-    }
-    return vkEndCommandBuffer(cb);
-}
-
-static VkResult submit_chunk(VkCommandBuffer cb, VkFence fence)
-{
-    struct uvas_vulkan *d = G.d;
-    if (uvas_inject_fail(UVAS_INJ_DMA))
-        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
-                       .commandBufferCount = 1,
-                       .pCommandBuffers = &cb};
-    if (d->cqueue_shared)
-        pthread_mutex_lock(&d->qmu);
-    VkResult r = vkQueueSubmit(d->cqueue, 1, &si, fence);
-    if (d->cqueue_shared)
-        pthread_mutex_unlock(&d->qmu);
-    return r;
-}
-
-/* A run in flight keeps zero fills off the GPU's cores (uvas_vulkan.runs):
- * announced first, then the fills already there are waited out (tens of
- * microseconds each), so no kernel of this run waits on cores a fill
- * needs, nor a fill on this run. */
-static void run_begin(struct uvas_vulkan *d)
-{
-    atomic_fetch_add_explicit(&d->runs, 1, SEQ);
-    while (atomic_load_explicit(&d->sm_fills, SEQ))
-        sched_yield();
-}
-
-static void run_end(struct uvas_vulkan *d)
-{
-    atomic_fetch_sub_explicit(&d->runs, 1, REL);
-}
-
-/* Record and submit a group's launches, chunk after chunk; the fence
- * signals after the last. On failure, once what went out has run (the
- * holds must outlast it). Status. */
-static int submit_run(const struct group *g, const struct uvas_hold_set *s)
-{
-    struct uvas_vulkan *d = G.d;
-    vkResetFences(d->dev, 1, &G.fence);
-    size_t a = 0;
-    for (size_t k = 0; a < g->n; k++) {
-        size_t b = chunk_end(k, a, g->n);
-        const char *what = "recording";
-        VkResult r = record_chunk(G.cb[k], g, s, a, b);
-        if (!r) {
-            what = "vkQueueSubmit";
-            r = submit_chunk(G.cb[k], b == g->n ? G.fence : VK_NULL_HANDLE);
-        }
-        if (r) {
-            if (k) { /* chunks [0, k) are on the device */
-                if (d->cqueue_shared)
-                    pthread_mutex_lock(&d->qmu);
-                vkQueueWaitIdle(d->cqueue);
-                if (d->cqueue_shared)
-                    pthread_mutex_unlock(&d->qmu);
-            }
-            return uvas_fail(UVAS_ERR_SYS, "kernel %s: %s failed (VkResult %d)%s", g->who,
-                             what, r,
-                             k ? "; the launches submitted before it ran" : "");
-        }
-        a = b;
-    }
-    return UVAS_OK;
-}
-
-/* One run of a group with the holds in place (xlat.run held: one run at
- * a time, the header's faults and the command buffers are its): record,
- * submit, wait while serving the kernels' faults. *nfaults, and up to
- * UVAS_XLAT_FAULTS addresses in fault[] of accesses that were not served
- * (0 of them when every fault was). */
-static int run_once(const struct group *g, struct uvas_hold_set *s, uint32_t *nfaults,
-                    uint64_t *fault, const char **why)
-{
-    struct uvas_vulkan *d = G.d;
-    volatile struct uvas_xlat_header *h = G.xlat.hdr;
-    bool wait = !(g->flags & UVAS_KERNEL_NO_WAIT) && fault_waits();
-    uvas_xlat_run_begin(&G.xlat, wait);
-    h->my_pe = (uint32_t)pe_lent.me;
-    h->n_pes = (uint32_t)pe_lent.n;
-    uvas_ring_reset(&G.ring);
-    h->proxy = G.ring.addr;
-    h->peers = pe_lent.run_begin ? pe_lent.run_begin() : 0;
-    if (h->peers && pe_lent.lease) {
-        pe_lent.lease(s->want, s->nheld);
-        for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next) {
-            const struct uvas_hold_set *c = &uvas_list_entry(l, struct uvas_gpu_hold, counted)->set;
-            pe_lent.lease(c->want, c->nheld);
-        }
-    }
-    run_begin(d);
-    int src = submit_run(g, s);
-    if (src) {
-        run_end(d);
-        if (pe_lent.run_end)
-            pe_lent.run_end();
-        return src;
-    }
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_launches, g->n, RLX);
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_submissions, 1, RLX);
-    struct serve v = {.s = s, .served = G.served_list, .gave_up = !wait};
-    int rc = wait_serving(g->who, &v);
-    run_end(d);
-    for (size_t i = 0; i < v.nserved; i++)
-        G.served[v.served[i] / 8] = 0;
-    if (!rc && !v.rc)
-        rc = ring_end(g->who);
-    /* The kernels have finished (or the device is lost): what was lent to
-     * them goes back, whatever the outcome. */
-    if (pe_lent.run_end)
-        pe_lent.run_end();
-    if (rc)
-        return rc;
-    if (v.rc)
-        return v.rc;
-    uint64_t t[2];
-    if (G.stamps && vkGetQueryPoolResults(d->dev, G.stamps, 0, 2, sizeof t, t, sizeof t[0],
-                                          VK_QUERY_RESULT_64_BIT) == VK_SUCCESS && t[1] > t[0])
-        atomic_fetch_add_explicit(&uvas_g.ctr.kernel_gpu_ns,
-                                  (uint64_t)((double)(t[1] - t[0]) * G.ns_per_tick), RLX);
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_faults, h->nfaults, RLX);
-    /* The sample: one invocation per workgroup counted, every period-th
-     * access (a workgroup size given by specialization constants is not
-     * known here: 1). A group's counts are scaled by its first kernel's. */
-    const struct uvas_spirv_info *ki = &g->l[0].kernel->info;
-    uint64_t wg = (uint64_t)ki->local_size[0] * ki->local_size[1] * ki->local_size[2];
-    wg = (wg ? wg : 1) * UVAS_XLAT_COUNT_PERIOD;
-    uvas_hold_count(s, &G.xlat, wg);
-    /* Blocks held for the user's own work: a kernel launched over them
-     * without naming them (UVAS_KERNEL_NO_SCAN) counted there. */
-    for (struct uvas_link *l = G.counted.next; l != &G.counted; l = l->next)
-        uvas_hold_count(&uvas_list_entry(l, struct uvas_gpu_hold, counted)->set, &G.xlat, wg);
-    if (h->timed_out) { /* their accesses went to the sink: as if given up */
-        v.gave_up = true;
-        *why = "it waited longer than the device lets a loop run";
-    } else if (!wait) {
-        *why = g->flags & UVAS_KERNEL_NO_WAIT ? "launched with UVAS_KERNEL_NO_WAIT"
-                                               : "a kernel cannot wait on this device: it "
-                                                 "bounds shader loops";
-    } else if (v.gave_up) {
-        *why = v.busy_since ? "a transition held the block" : "uvas gave up on the run's waits";
-    }
-    /* Accesses to no live memory end the launch, named. */
-    if (h->stray_claim)
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel %s accessed %p, which is outside the "
-                         "uvas range; the access went nowhere and the launch failed", g->who,
-                         (void *)(uintptr_t)h->stray);
-    if (v.not_owned) {
-        uintptr_t a = (uintptr_t)uvas_block_addr(v.not_owned - 1);
-        for (int i = 0; i < UVAS_XLAT_FAULTS; i++)
-            if (h->fault[i] && uvas_block_index((const void *)(uintptr_t)h->fault[i]) ==
-                                   v.not_owned - 1)
-                a = h->fault[i];
-        return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel %s accessed %p, which is in no live uvas "
-                         "allocation (freed, or never allocated); the access went nowhere and "
-                         "the launch failed", g->who, (void *)a);
-    }
-    /* Faults whose wait was served are done with; without a give-up,
-     * that is all of them. Otherwise the recorded ones whose block was
-     * not held (the sink took their accesses) decide. */
-    uint32_t m = 0;
-    for (int i = 0; i < UVAS_XLAT_FAULTS && v.gave_up; i++) {
-        const void *a = (const void *)(uintptr_t)h->fault[i];
-        if (a && !(uvas_in_range(a) && uvas_hold_has(s, uvas_block_index(a))))
-            fault[m++] = (uintptr_t)a;
-    }
-    if (v.gave_up && !m && h->nfaults) /* unrecorded ones: name the first */
-        fault[m++] = h->fault[0];
-    *nfaults = m;
-    return UVAS_OK;
-}
-
-/* After a run with faults: the allocations they name join the set (the
- * group runs again, every kernel of it: they all said they may) or the
- * launch fails. Status. */
-static int take_faults(const struct group *g, struct uvas_hold_set *s, uint32_t n,
-                       const uint64_t *fault, const char *why)
-{
-    char *base;
-    size_t size;
-    /* An access to no live memory fails the launch, whatever came first. */
-    for (uint32_t i = 0; i < n; i++) {
-        const void *p = (const void *)(uintptr_t)fault[i];
-        if (!uvas_span_alloc(p, &base, &size))
-            return uvas_fail(UVAS_ERR_NOT_OWNED, "kernel %s accessed %p, which is %s; the "
-                             "access went nowhere and the launch failed", g->who, p,
-                             uvas_in_range(p) ? "in no live uvas allocation (freed, or never "
-                                                "allocated)"
-                                              : "outside the uvas range");
-    }
-    const void *p0 = (const void *)(uintptr_t)fault[0];
-    if (!(g->flags & UVAS_KERNEL_IDEMPOTENT))
-        return uvas_fail(UVAS_ERR_INVAL, "kernel %s accessed %p, in an allocation its "
-                         "arguments did not name, and it was not made reachable while the "
-                         "kernel ran (%s); the access went nowhere and the launch failed: pass "
-                         "the pointer as an argument, or launch with UVAS_KERNEL_IDEMPOTENT so "
-                         "uvas may run the kernel again with that memory reachable", g->who,
-                         p0, why);
-    size_t before = s->nwant;
-    for (uint32_t i = 0; i < n; i++) {
-        int rc = UVAS_OK;
-        uvas_hold_want_alloc(s, (const void *)(uintptr_t)fault[i], &rc);
-        if (rc)
-            return rc;
-    }
-    if (s->nwant == before)
-        return uvas_fail(UVAS_ERR_SYS, "kernel %s faulted on %p, which it holds", g->who, p0);
-    atomic_fetch_add_explicit(&uvas_g.ctr.kernel_replays, 1, RLX);
-    return UVAS_OK;
-}
-
-static int check_launch(const char *fn, const struct uvas_launch *l)
-{
-    struct uvas_kernel *k = l->kernel;
-    if (!k)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: k is NULL (no kernel)", fn);
-    if (!k->pipe)
-        return uvas_fail(UVAS_ERR_NOT_INIT, "%s: kernel '%s' was loaded before uvas_finalize; "
-                         "load it again", fn, k->entry);
-    for (int i = 0; i < 3; i++)
-        if (l->groups[i] == 0 || l->groups[i] > G.d->max_groups[i])
-            return uvas_fail(UVAS_ERR_INVAL, "%s: groups[%d] = %u; the device takes 1 to %u",
-                             fn, i, l->groups[i], G.d->max_groups[i]);
-    if (l->args_size > G.push || l->args_size % 4 || (l->args_size && !l->args))
-        return uvas_fail(UVAS_ERR_INVAL, "%s: %zu bytes of arguments%s; the device takes a "
-                         "multiple of 4 up to %u bytes (its push-constant limit): pass larger "
-                         "data through a uvas allocation", fn, l->args_size,
-                         l->args_size && !l->args ? " at NULL" : "", G.push);
-    const unsigned known = UVAS_KERNEL_NO_SCAN | UVAS_KERNEL_IDEMPOTENT | UVAS_KERNEL_NO_WAIT;
-    if (l->flags & ~known)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: unknown flags %#x", fn, l->flags & ~known);
-    return UVAS_OK;
-}
-
-/* The allocations the arguments point into: 8-byte-aligned values. */
-static int scan_args(struct uvas_hold_set *s, const void *args, size_t args_size)
-{
-    for (size_t o = 0; o + 8 <= args_size; o += 8) {
-        uint64_t v;
-        memcpy(&v, (const char *)args + o, 8);
-        int rc;
-        if (uvas_hold_want_alloc(s, (const void *)(uintptr_t)v, &rc) && rc)
-            return rc;
-    }
-    return UVAS_OK;
-}
-
-/* Hold what the group's kernels may touch, run them, and again with
- * more held while faults ask for it. Status. */
-static int launch_group(struct group *g)
-{
-    group_name(g);
-    struct uvas_hold_set s = {0};
-    int rc = UVAS_OK;
-    for (size_t i = 0; i < g->n && !rc; i++)
-        if (!(g->l[i].flags & UVAS_KERNEL_NO_SCAN))
-            rc = scan_args(&s, g->l[i].args, g->l[i].args_size);
-    /* Each replay adds an allocation: it ends. */
-    while (!rc && !(rc = uvas_hold_all(&s, &G.xlat))) {
-        uint32_t n = 0;
-        uint64_t fault[UVAS_XLAT_FAULTS];
-        const char *why = "it was not served";
-        pthread_mutex_lock(&G.xlat.run);
-        uvas_hold_publish(&s, &G.xlat);
-        rc = run_once(g, &s, &n, fault, &why);
-        /* Translations change only between runs (and, during one, for the
-         * blocks it asks for): a kernel sees every translation it reads
-         * stay for its whole run. */
-        uvas_hold_release(&s, &G.xlat);
-        pthread_mutex_unlock(&G.xlat.run);
-        if (rc || !n)
-            break;
-        rc = take_faults(g, &s, n, fault, why);
-    }
-    uvas_hold_free(&s); /* nothing held: each run let go, a failed hold too */
-    return rc;
-}
-
-/* At most this many launches go to the device in one run. */
-#define GROUP_MAX 1024
-
-int uvas_gpu_kernel_launch_batch(const struct uvas_launch *l, size_t n, const char *fn)
-{
-    if (n && !l)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: the launches are NULL", fn);
-    size_t i = 0;
-    while (i < n) {
-        struct group g = {.l = l + i, .flags = l[i].flags};
-        int bad = UVAS_OK;
-        while (i + g.n < n && g.n < GROUP_MAX && l[i + g.n].flags == g.flags &&
-               !(bad = check_launch(fn, &l[i + g.n])))
-            g.n++;
-        if (g.n) {
-            int rc = launch_group(&g);
-            if (rc)
-                return rc;
-            i += g.n;
-        }
-        if (bad) { /* its message again: the run may have set others since */
-            check_launch(fn, &l[i]);
-            return n > 1 ? uvas_fail(bad, "%s (launch %zu of the %zu; those before it ran)",
-                                     uvas_last_error(), i, n)
-                         : bad;
-        }
-    }
-    return UVAS_OK;
-}
-
-int uvas_gpu_kernel_launch(struct uvas_kernel *k, const uint32_t groups[3], const void *args,
-                           size_t args_size, unsigned flags)
-{
-    static const char fn[] = "uvas_kernel_launch";
-    if (!groups)
-        return uvas_fail(UVAS_ERR_INVAL, "%s: groups is NULL", fn);
-    struct uvas_launch l = {.kernel = k,
-                            .groups = {groups[0], groups[1], groups[2]},
-                            .args = args,
-                            .args_size = args_size,
-                            .flags = flags};
-    return uvas_gpu_kernel_launch_batch(&l, 1, fn);
-}
-
-int uvas_gpu_get_info(struct uvas_gpu_info *out)
-{
-    if (!out)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_info: out is NULL");
-    pthread_mutex_lock(&G.mu);
-    int rc = context_up();
-    if (!rc)
-        *out = (struct uvas_gpu_info){.instance = G.d->inst,
-                                      .physical_device = G.d->phys,
-                                      .device = G.d->dev,
-                                      .queue_family = G.d->cfam,
-                                      .xlat_buffer = G.xlat.buf,
-                                      .xlat_size = G.xlat.bytes,
-                                      .set_layout = G.dsl,
-                                      .set = G.set,
-                                      .max_args = G.push,
-                                      .shared_queue = G.d->cqueue_shared,
-                                      .fault_waits = fault_waits(),
-                                      .host_atomics =
-                                          G.d->type == VK_PHYSICAL_DEVICE_TYPE_CPU,
-                                      .fault_waits_spec = fault_waits(),
-                                      .range_base = (uintptr_t)uvas_g.base,
-                                      .block_shift = uvas_g.shift,
-                                      .nblocks = (uint32_t)uvas_g.nblocks,
-                                      .runs_address = G.xlat.fixed.runs};
-    pthread_mutex_unlock(&G.mu);
-    return rc;
-}
-
-/* h's set asked for: hold it, publish it and keep it. Status; on
- * failure h is freed. */
-static int hold_keep(struct uvas_gpu_hold *h, int rc, struct uvas_gpu_hold **out)
-{
-    if (!rc)
-        rc = uvas_hold_all(&h->set, &G.xlat);
-    if (!rc) { /* for the user's own pipelines: out now */
-        pthread_mutex_lock(&G.xlat.run);
-        uvas_hold_publish(&h->set, &G.xlat);
-        uvas_list_add(&G.counted, &h->counted);
-        pthread_mutex_unlock(&G.xlat.run);
-    }
-    if (rc) {
-        uvas_hold_free(&h->set);
-        free(h->bytes);
-        free(h);
-        return rc;
-    }
-    pthread_mutex_lock(&G.mu);
-    pthread_mutex_lock(&holds_mu);
-    uvas_list_add(&G.holds, &h->link);
-    atomic_fetch_add_explicit(&nholds, 1, RLX);
-    pthread_mutex_unlock(&holds_mu);
-    pthread_mutex_unlock(&G.mu);
-    *out = h;
-    return UVAS_OK;
-}
-
-/* A new hold, the context up. Status. */
-static int hold_new(struct uvas_gpu_hold **h, const char *fn)
-{
-    pthread_mutex_lock(&G.mu);
-    int rc = context_up();
-    pthread_mutex_unlock(&G.mu);
-    if (rc)
-        return rc;
-    if (!(*h = calloc(1, sizeof **h)))
-        return uvas_fail(UVAS_ERR_NOMEM, "%s: out of memory", fn);
-    return UVAS_OK;
-}
-
-int uvas_gpu_hold_ptrs(const void *const *ptrs, size_t n, struct uvas_gpu_hold **out)
-{
-    if (!out || (n && !ptrs))
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold: %s is NULL", out ? "ptrs" : "out");
-    *out = NULL;
-    struct uvas_gpu_hold *h;
-    int rc = hold_new(&h, "uvas_gpu_hold");
-    if (rc)
-        return rc;
-    if (n && !(h->bytes = calloc(n, sizeof *h->bytes)))
-        rc = uvas_fail(UVAS_ERR_NOMEM, "uvas_gpu_hold: out of memory for %zu pointers", n);
-    for (size_t i = 0; i < n && !rc; i++) {
-        char *base;
-        size_t size;
-        if (!uvas_hold_want_alloc(&h->set, ptrs[i], &rc) ||
-            !uvas_span_alloc(ptrs[i], &base, &size))
-            rc = rc ? rc : uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold: ptrs[%zu] = %p is in "
-                                     "no live uvas allocation", i, ptrs[i]);
-        else
-            h->bytes[h->nbytes++] = (struct held_bytes){(uintptr_t)base,
-                                                        (uintptr_t)base + (size ? size : 1)};
-    }
-    return hold_keep(h, rc, out);
-}
-
-int uvas_gpu_hold_span(const void *ptr, size_t len, struct uvas_gpu_hold **out)
-{
-    if (!out)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold_range: out is NULL");
-    *out = NULL;
-    if (!len)
-        return uvas_fail(UVAS_ERR_INVAL, "uvas_gpu_hold_range: len is 0");
-    struct uvas_gpu_hold *h;
-    int rc = hold_new(&h, "uvas_gpu_hold_range");
-    if (rc)
-        return rc;
-    if (!uvas_hold_want_range(&h->set, ptr, len, &rc))
-        rc = rc ? rc : uvas_fail(UVAS_ERR_NOT_OWNED, "uvas_gpu_hold_range: [%p, +%zu) is not "
-                                 "inside one live uvas allocation", ptr, len);
-    else if (!(h->bytes = malloc(sizeof *h->bytes)))
-        rc = uvas_fail(UVAS_ERR_NOMEM, "uvas_gpu_hold_range: out of memory");
-    else
-        h->bytes[h->nbytes++] = (struct held_bytes){(uintptr_t)ptr, (uintptr_t)ptr + len};
-    return hold_keep(h, rc, out);
-}
-
-bool uvas_gpu_holds(const void *p, size_t n)
-{
-    uintptr_t lo = (uintptr_t)p, hi = lo + n;
-    bool any = false;
-    /* A hold made as this runs may be missed, as under the lock: the
-     * free and the hold race either way. */
-    if (!atomic_load_explicit(&nholds, RLX))
-        return false;
-    pthread_mutex_lock(&holds_mu);
-    for (struct uvas_link *l = G.holds.next; l != &G.holds && !any; l = l->next) {
-        const struct uvas_gpu_hold *h = uvas_list_entry(l, struct uvas_gpu_hold, link);
-        for (size_t i = 0; i < h->nbytes && !any; i++)
-            any = h->bytes[i].lo < hi && lo < h->bytes[i].hi;
-    }
-    pthread_mutex_unlock(&holds_mu);
-    return any;
-}
-
-/* G.mu held. */
-static void hold_down(struct uvas_gpu_hold *h)
-{
-    pthread_mutex_lock(&holds_mu);
-    uvas_list_del(&h->link);
-    atomic_fetch_sub_explicit(&nholds, 1, RLX);
-    pthread_mutex_unlock(&holds_mu);
-    pthread_mutex_lock(&G.xlat.run);
-    uvas_hold_release(&h->set, &G.xlat);
-    uvas_list_del(&h->counted);
-    pthread_mutex_unlock(&G.xlat.run);
-    uvas_hold_free(&h->set);
-    free(h->bytes);
-    h->bytes = NULL;
-    h->nbytes = 0;
-}
-
-void uvas_gpu_release_hold(struct uvas_gpu_hold *h)
-{
-    if (!h)
-        return;
-    pthread_mutex_lock(&G.mu);
-    if (uvas_list_linked(&h->link)) /* not already let go by uvas_finalize */
-        hold_down(h);
-    pthread_mutex_unlock(&G.mu);
-    free(h);
-}
-
-void uvas_gpu_fini(void)
-{
-    pthread_mutex_lock(&G.mu);
-    while (!uvas_list_empty(&G.holds))
-        hold_down(uvas_list_entry(G.holds.next, struct uvas_gpu_hold, link));
-    while (!uvas_list_empty(&G.kernels))
-        kernel_down(uvas_list_entry(G.kernels.next, struct uvas_kernel, link));
-    context_down();
-    pthread_mutex_unlock(&G.mu);
+    while (!uvas_list_empty(&uvas_gpu.kernels))
+        kernel_down(uvas_list_entry(uvas_gpu.kernels.next, struct uvas_kernel, link));
 }
