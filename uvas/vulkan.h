@@ -83,7 +83,7 @@ struct uvas_vulkan {
      * family: zero fills of device memory run there on the GPU's cores,
      * 10-20x faster than on a copy engine (docs/migration.md). NULL: none. */
     VkQueue fqueue;
-    /* Kernel runs in flight (gpu/kernel.c) and fill batches on fqueue in
+    /* Kernel runs in flight (gpu/run.c) and fill batches on fqueue in
      * flight (migrate/copy.c): a fill goes to the GPU's cores only while
      * no run is, and a run is submitted only once those fills are done. A
      * kernel that waits (for a fault, or for a flag the CPU sets after a

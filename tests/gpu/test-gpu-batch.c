@@ -11,7 +11,7 @@
  *  - kernels that touch memory their arguments do not name, all
  *    UVAS_KERNEL_IDEMPOTENT: the submission runs again with it reachable
  *    where a fault cannot wait (lavapipe), and every increment lands once;
- *  - 200 launches, recorded and submitted in chunks (gpu/kernel.c): an
+ *  - 200 launches, recorded and submitted in chunks (gpu/run.c): an
  *    in-place chain c += b beside increments of x, each reading what the
  *    one before wrote across every chunk boundary, one run; and 40
  *    unnamed-memory launches over several chunks, replayed whole.

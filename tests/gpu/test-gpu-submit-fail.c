@@ -1,6 +1,6 @@
 /*
  * A kernel run's submissions failing (UVAS_INJECT=dma: vkQueueSubmit of a
- * copy batch or of a chunk of a kernel run, gpu/kernel.c). A run of 40
+ * copy batch or of a chunk of a kernel run, gpu/run.c). A run of 40
  * launches goes out in chunks of 8, 16 and 16:
  *  - the second chunk's submission fails: the launch fails, saying the
  *    launches submitted before it ran; the first chunk's 8 increments
