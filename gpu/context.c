@@ -185,12 +185,3 @@ int uvas_gpu_get_info(struct uvas_gpu_info *out)
     pthread_mutex_unlock(&uvas_gpu.mu);
     return rc;
 }
-
-void uvas_gpu_fini(void)
-{
-    pthread_mutex_lock(&uvas_gpu.mu);
-    uvas_gpu_holds_down();
-    uvas_gpu_kernels_down();
-    uvas_gpu_context_down();
-    pthread_mutex_unlock(&uvas_gpu.mu);
-}

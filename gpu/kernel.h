@@ -2,10 +2,10 @@
  * Kernels on the device, the gpu floor's calls (the public ones are
  * uvas/api/kernel.c's, which start uvas and count themselves in): kernel
  * objects (kernel.c), launches: hold, run, look at the faults, run again
- * or fail (run.c), the program's own holds (user_hold.c), all over the
- * shared context (context.h: translation table, descriptor set, pipeline
- * layout, the compute queue's command buffers), made at the first use
- * and torn down by uvas_finalize.
+ * or fail (run.c), the program's own holds (user_hold.c) and the
+ * teardown (teardown.c), all over the shared context (context.h:
+ * translation table, descriptor set, pipeline layout, the compute queue's
+ * command buffers), made at the first use and torn down by uvas_finalize.
  */
 #ifndef UVAS_GPU_KERNEL_H
 #define UVAS_GPU_KERNEL_H

@@ -16,6 +16,7 @@
 #include "migrate/staging.h"
 #include "migrate/policy.h"
 #include "migrate/state.h"
+#include "migrate/transition.h"
 #include "uvas/atomics.h"
 #include "uvas/gate.h"
 #include "uvas/inject.h"
@@ -47,31 +48,6 @@ struct job {
     bool staged;             /* copied through a staging lane: pin it after */
     struct uvas_import tmp; /* an uncached import to release */
 };
-
-/* Take a block for a transition; false if it is in one and we may not wait. */
-static void wake_block(size_t bi);
-
-/* Give a block back unchanged (no new version: nothing moved), and wake
- * it: the fault service drops a fault on a BUSY block for its holder to
- * wake, so a holder that wakes nobody strands the faulting thread (a peer's
- * read parked for ever behind uvas_migrate_collapse's or a same-place
- * migration's brief hold on blocks hot-cold's sampling had unmapped). */
-static void untake(struct uvas_block *b, uint32_t seen)
-{
-    uvas_blk_unbusy(b, seen);
-    wake_block((size_t)(b - uvas_g.bt));
-}
-
-static void wake_block(size_t bi)
-{
-    uvas_uffd_wake(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size);
-}
-
-void uvas_migrate_park(size_t bi)
-{
-    if (!uvas_blk_park(&uvas_g.bt[bi]))
-        wake_block(bi);
-}
 
 /* Time spent since *t0 goes to counter c; *t0 moves on. */
 static void lap(_Atomic uint64_t *c, uint64_t *t0)
@@ -195,32 +171,6 @@ int uvas_migrate_place_many_on_device(const size_t *bi, size_t n, bool before_ru
     }
     *placed = k;
     return UVAS_OK;
-}
-
-int uvas_migrate_drop_device(size_t bi, size_t n)
-{
-    int rc = UVAS_OK;
-    for (size_t i = bi; i < bi + n; i++) {
-        struct uvas_block *b = &uvas_g.bt[i];
-        if (!b->dev_slot)
-            continue;
-        uvas_devtier_lru_remove(&uvas_g.devtier, i);
-        /* The view goes before the memory it maps. If it cannot, the slot
-         * must never hold another block: the range still reaches it. */
-        if (uvas_cpuview_unmap(i) != UVAS_OK) {
-            atomic_fetch_add_explicit(&uvas_g.ctr.slots_quarantined, 1, RLX);
-            if (rc == UVAS_OK)
-                rc = uvas_fail(UVAS_ERR_SYS, "%s; device slot %u is kept out of use",
-                               uvas_last_error(), b->dev_slot);
-        } else {
-            uvas_devtier_slot_free(&uvas_g.devtier, b->dev_slot);
-        }
-        b->dev_slot = 0;
-        atomic_store_explicit(&b->shadow, 0, RLX);
-        if (atomic_exchange_explicit(&b->dup, 0, RLX))
-            uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(i), uvas_g.block_size, false);
-    }
-    return rc;
 }
 
 /* ---- staged copies ------------------------------------------------------------ */
@@ -465,7 +415,7 @@ static void finish_to_device(struct job *x, int rc)
         if (dup)
             uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(x->bi), uvas_g.block_size, false);
         uvas_devtier_slot_free(&uvas_g.devtier, x->slot);
-        untake(b, x->seen);
+        uvas_migrate_untake(b, x->seen);
     } else {
         b->dev_slot = x->slot;
         atomic_store_explicit(&b->shadow, x->from == UVAS_RES_HOST, RLX);
@@ -476,7 +426,7 @@ static void finish_to_device(struct job *x, int rc)
         if (!parked)
             return; /* no fault parked on it: a wake (a system call a block) wakes nobody */
     }
-    wake_block(x->bi); /* parked accessors retry against the new state */
+    uvas_migrate_wake(x->bi); /* parked accessors retry against the new state */
 }
 
 /* ---- device -> host ---------------------------------------------------------- */
@@ -535,7 +485,7 @@ static void finish_to_host(struct job *x, int rc)
         if (!parked && !x->defer_wake)
             return;
     }
-    wake_block(x->bi);
+    uvas_migrate_wake(x->bi);
 }
 
 /* The memfd holds block bi's pages, or is made to. Status. */
@@ -853,16 +803,6 @@ static int run_stages_(struct job *j, size_t m, bool to_device, unsigned flags, 
     return rc;
 }
 
-/* A duplicated block keeps its host copy only: no data moves. */
-static void collapse(struct job *x)
-{
-    uvas_migrate_drop_device(x->bi, 1); /* lifts the protection too */
-    uvas_blk_publish(&uvas_g.bt[x->bi], x->seen, UVAS_RES_HOST);
-    uvas_stats_block_out(UVAS_RES_DEVICE);
-    uvas_stats_block_in(UVAS_RES_HOST, 0);
-    wake_block(x->bi);
-}
-
 /* One victim to the host, if it is device-resident and nobody else holds
  * it; its pages stay unmapped until the CPU wants them. */
 static bool evict_block(size_t bi)
@@ -873,108 +813,22 @@ static bool evict_block(size_t bi)
         return false;
     if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE ||
         (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_SHARED)) {
-        untake(b, x.seen);
+        uvas_migrate_untake(b, x.seen);
         return false;
     }
     /* Unmapping a CPU view waits for the fault threads to read an event:
      * a fault thread does not do it itself. */
     if (uvas_on_fault_thread && atomic_load_explicit(&b->cpu_mapped, RLX)) {
-        untake(b, x.seen);
+        uvas_migrate_untake(b, x.seen);
         return false;
     }
     x.from = UVAS_RES_DEVICE;
     x.slot = b->dev_slot;
     if (atomic_load_explicit(&b->dup, RLX)) {
-        collapse(&x);
+        uvas_migrate_collapse_taken(x.bi, x.seen);
         return true;
     }
     return run_stages(&x, 1, false, UVAS_MIG_NO_MAP, prepare_to_host(&x, 1)) == UVAS_OK;
-}
-
-int uvas_migrate_collapse(size_t first, size_t n)
-{
-    for (size_t i = first; i < first + n; i++) {
-        struct uvas_block *b = &uvas_g.bt[i];
-        struct job x = {.bi = i};
-        if (!uvas_blk_take(b, true, &x.seen))
-            continue;
-        if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX))
-            collapse(&x);
-        else
-            untake(b, x.seen);
-    }
-    return UVAS_OK;
-}
-
-void uvas_migrate_write_fault(size_t bi)
-{
-    struct uvas_block *b = &uvas_g.bt[bi];
-    struct job x = {.bi = bi};
-    if (!uvas_blk_take(b, false, &x.seen)) {
-        uvas_migrate_park(bi); /* in a transition: its end wakes the writer */
-        return;
-    }
-    if (uvas_blk_res(x.seen) == UVAS_RES_DEVICE && atomic_load_explicit(&b->dup, RLX)) {
-        collapse(&x);
-        return;
-    }
-    /* Otherwise the protection is the policy's write tracking (armed by
-     * the tick): count the write and let the block be written freely
-     * until the next tick re-arms it. */
-    atomic_fetch_add_explicit(&b->writes, 1, RLX);
-    uvas_uffd_protect(&uvas_g.uffd, uvas_block_addr(bi), uvas_g.block_size, false);
-    untake(b, x.seen);
-}
-
-bool uvas_migrate_cpu_map(size_t bi, bool write)
-{
-    struct uvas_block *b = &uvas_g.bt[bi];
-    /* Where the CPU reads device memory uncached (a discrete GPU's BAR:
-     * some 10 MB/s against GB/s for a migration), a view only where the
-     * user advised one; a policy's "remote" migrates, as CUDA's does on
-     * such machines. */
-    uint8_t advice = atomic_load_explicit(&b->advice, RLX);
-    bool can = uvas_cpuview_available() &&
-               (uvas_g.devtier.cpu_reads_cached || (advice & UVAS_BA_CPU_MAP));
-    /* Shared device memory cannot move: a view in place, where the slab's
-     * descriptor maps, or nothing (migrate_blocks then says why). */
-    if (advice & UVAS_BA_SHARED) {
-        if (!uvas_cpuview_in_place())
-            return false;
-    } else if (uvas_policy_fault(&uvas_mg.policy, bi, UVAS_AGENT_CPU, write, can) !=
-               UVAS_ACTION_REMOTE) {
-        return false;
-    }
-    struct job x = {.bi = bi};
-    if (!uvas_blk_take(b, false, &x.seen)) {
-        uvas_migrate_park(bi); /* in a transition: its end wakes the thread */
-        return true;
-    }
-    if (uvas_blk_res(x.seen) != UVAS_RES_DEVICE) {
-        untake(b, x.seen);
-        return true;
-    }
-    /* A duplicated block's host pages are a valid copy: the CPU uses them
-     * (the caller collapses the block to the host). A view would send CPU
-     * writes to the device copy, which unsetting read-mostly then drops as
-     * the side that did not ask: the writes reverted (hot-cold's access
-     * sampling had unmapped the host pages, so the CPU faulted here). */
-    if (atomic_load_explicit(&b->dup, RLX)) {
-        untake(b, x.seen);
-        return false;
-    }
-    if (uvas_cpuview_map(bi) != UVAS_OK) {
-        uvas_warn("%s; migrating the block instead", uvas_last_error());
-        /* Not woken here: the caller migrates the block back next and wakes
-         * its threads when that ends (or whoever holds it then does). Woken
-         * now, the faulting thread would fault again and another service
-         * thread map the view after all (seen under load). */
-        uvas_blk_unbusy(b, x.seen);
-        return false;
-    }
-    uvas_blk_publish(b, x.seen, UVAS_RES_DEVICE);
-    wake_block(bi);
-    return true;
 }
 
 /* Readahead for CPU faults on device-resident blocks: when the blocks just
@@ -1015,23 +869,6 @@ size_t uvas_migrate_fault_window(size_t bi)
     return end - bi;
 }
 
-int uvas_migrate_cpu_unmap(size_t first, size_t n)
-{
-    int rc = UVAS_OK;
-    for (size_t i = first; i < first + n; i++) {
-        struct uvas_block *b = &uvas_g.bt[i];
-        struct job x = {.bi = i};
-        if (!atomic_load_explicit(&b->cpu_mapped, RLX) || !uvas_blk_take(b, true, &x.seen))
-            continue;
-        int r = uvas_cpuview_unmap(i);
-        if (r && !rc)
-            rc = r;
-        uvas_blk_publish(b, x.seen, uvas_blk_res(x.seen));
-        wake_block(i);
-    }
-    return rc;
-}
-
 /* Populate untouched blocks on the host (a migration to the host of
  * memory nobody touched yet): zero pages, as a first touch would. */
 static void place_on_host(struct job *j)
@@ -1040,12 +877,12 @@ static void place_on_host(struct job *j)
     int e = uvas_uffd_zero(&uvas_g.uffd, a, uvas_g.block_size);
     struct uvas_block *b = &uvas_g.bt[j->bi];
     if (e) {
-        untake(b, j->seen);
+        uvas_migrate_untake(b, j->seen);
     } else {
         uvas_blk_publish(b, j->seen, UVAS_RES_HOST);
         uvas_stats_block_in(UVAS_RES_HOST, 1);
     }
-    wake_block(j->bi);
+    uvas_migrate_wake(j->bi);
 }
 
 static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t defer_bi)
@@ -1084,13 +921,13 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
              * hold direct pointers into it). */
             if (x.from == to || (to == UVAS_RES_DEVICE &&
                                  atomic_load_explicit(&b->heap, RLX) == UVAS_HEAP_HOST)) {
-                untake(b, x.seen);
+                uvas_migrate_untake(b, x.seen);
                 continue;
             }
             /* Device memory shared with another process stays in its slot
              * (the other process maps that memory). */
             if (atomic_load_explicit(&b->advice, RLX) & UVAS_BA_SHARED) {
-                untake(b, x.seen);
+                uvas_migrate_untake(b, x.seen);
                 if (shared == SIZE_MAX)
                     shared = c;
                 continue;
@@ -1103,12 +940,12 @@ static int migrate_blocks(size_t first, size_t n, int to, unsigned flags, size_t
                 }
                 if (atomic_load_explicit(&b->dup, RLX)) {
                     uvas_gate_batch_flush();
-                    collapse(&x);
+                    uvas_migrate_collapse_taken(x.bi, x.seen);
                     continue;
                 }
                 x.slot = b->dev_slot;
             } else if ((rc = get_slot(c, &x.slot)) != UVAS_OK) {
-                untake(b, x.seen);
+                uvas_migrate_untake(b, x.seen);
                 /* A full tier past the first BATCH blocks: those go
                  * first, and once published they may be evicted to make
                  * room for the rest (this block is taken again next
