@@ -79,6 +79,12 @@ static inline void shmemx_signal_set(uint64_t *sig_addr, uint64_t signal, int pe
 #define shmemx_wait_until_all shmem_wait_until_all
 #define shmemx_wait_until_any shmem_wait_until_any
 #define shmemx_wait_until_some shmem_wait_until_some
+#define shmemx_test_all_vector shmem_test_all_vector
+#define shmemx_test_any_vector shmem_test_any_vector
+#define shmemx_test_some_vector shmem_test_some_vector
+#define shmemx_wait_until_all_vector shmem_wait_until_all_vector
+#define shmemx_wait_until_any_vector shmem_wait_until_any_vector
+#define shmemx_wait_until_some_vector shmem_wait_until_some_vector
 #define shmemx_atomic_and shmem_atomic_and
 #define shmemx_atomic_or shmem_atomic_or
 #define shmemx_atomic_xor shmem_atomic_xor
@@ -157,7 +163,27 @@ static inline void shmemx_putmem_signal_nbi(void *d, const void *s, size_t n, ui
     { return shmem_##NAME##_wait_until_any(iv, n, st, cmp, v); }                               \
     static inline size_t shmemx_##NAME##_wait_until_some(TYPE *iv, size_t n, size_t *idx,     \
                                                          const int *st, int cmp, TYPE v)      \
-    { return shmem_##NAME##_wait_until_some(iv, n, idx, st, cmp, v); }
+    { return shmem_##NAME##_wait_until_some(iv, n, idx, st, cmp, v); }                         \
+    static inline int shmemx_##NAME##_test_all_vector(TYPE *iv, size_t n, const int *st,      \
+                                                      int cmp, TYPE *v)                       \
+    { return shmem_##NAME##_test_all_vector(iv, n, st, cmp, v); }                              \
+    static inline size_t shmemx_##NAME##_test_any_vector(TYPE *iv, size_t n, const int *st,   \
+                                                         int cmp, TYPE *v)                    \
+    { return shmem_##NAME##_test_any_vector(iv, n, st, cmp, v); }                              \
+    static inline size_t shmemx_##NAME##_test_some_vector(TYPE *iv, size_t n, size_t *idx,    \
+                                                          const int *st, int cmp, TYPE *v)    \
+    { return shmem_##NAME##_test_some_vector(iv, n, idx, st, cmp, v); }                        \
+    static inline void shmemx_##NAME##_wait_until_all_vector(TYPE *iv, size_t n,              \
+                                                             const int *st, int cmp, TYPE *v) \
+    { shmem_##NAME##_wait_until_all_vector(iv, n, st, cmp, v); }                               \
+    static inline size_t shmemx_##NAME##_wait_until_any_vector(TYPE *iv, size_t n,            \
+                                                               const int *st, int cmp,        \
+                                                               TYPE *v)                       \
+    { return shmem_##NAME##_wait_until_any_vector(iv, n, st, cmp, v); }                        \
+    static inline size_t shmemx_##NAME##_wait_until_some_vector(TYPE *iv, size_t n,           \
+                                                                size_t *idx, const int *st,   \
+                                                                int cmp, TYPE *v)             \
+    { return shmem_##NAME##_wait_until_some_vector(iv, n, idx, st, cmp, v); }
 UVAS_SHMEM_P2P_TYPES(UVAS_SHMEMX_P2P)
 #undef UVAS_SHMEMX_P2P
 

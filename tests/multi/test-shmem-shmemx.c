@@ -2,11 +2,14 @@
  * shmemx.h as programs written for Sandia OpenSHMEM use it: the names
  * under which it offered what OpenSHMEM 1.4/1.5 made standard (bitwise
  * atomics, put-with-signal without sig_op, teams, team collectives and
- * reductions, test_any and friends) reach the standard routines, and
- * shmemx_wtime counts seconds forward; shmemx_pcontrol is shmem_pcontrol.
+ * reductions, test_any and friends, their _vector forms) reach the
+ * standard routines, and shmemx_wtime counts seconds forward;
+ * shmemx_pcontrol is shmem_pcontrol. Included as SGI-era programs (and
+ * the UH suite's oldest tests) do, from <mpp/shmem.h>.
  * Runs on any number of PEs >= 2 (skips on 1).
  */
-#include <shmemx.h>
+#include <mpp/shmem.h>
+#include <mpp/shmemx.h>
 
 #include <time.h>
 
@@ -16,6 +19,7 @@ static unsigned long bits;
 static long data[8], red[4], src4[4];
 static uint64_t sig;
 static int flags[64];
+static int want[64];
 
 int main(void)
 {
@@ -72,6 +76,26 @@ int main(void)
         OK(idx < (size_t)npes, "shmemx_int_test_any found a flag: %zu", idx);
         OK_EQ(shmemx_test_all(flags, (size_t)npes, NULL, SHMEM_CMP_EQ, 1), 1,
               "shmemx_test_all");
+        /* the _vector forms: each flag against its own value; PE 0's
+         * wants 2, so it is the one that does not satisfy */
+        size_t n = (size_t)npes, ix[64];
+        for (int i = 0; i < npes; i++)
+            want[i] = i == 0 ? 2 : 1;
+        OK_EQ(shmemx_int_test_all_vector(flags, n, NULL, SHMEM_CMP_EQ, want), 0,
+              "shmemx_int_test_all_vector: PE 0's flag is not 2");
+        OK_EQ(shmemx_int_test_some_vector(flags, n, ix, NULL, SHMEM_CMP_EQ, want), n - 1,
+              "shmemx_int_test_some_vector: all but PE 0's");
+        size_t any = shmemx_int_wait_until_any_vector(flags, n, NULL, SHMEM_CMP_EQ, want);
+        OK(any >= 1 && any < n, "shmemx_int_wait_until_any_vector: %zu", any);
+        OK(shmemx_int_test_any_vector(flags, n, NULL, SHMEM_CMP_EQ, want) != 0,
+           "shmemx_int_test_any_vector skips PE 0's");
+        OK_EQ(shmemx_int_wait_until_some_vector(flags, n, ix, NULL, SHMEM_CMP_NE, want), 1,
+              "shmemx_int_wait_until_some_vector: only PE 0's differs");
+        OK_EQ(ix[0], 0, "and it is PE 0's");
+        want[0] = 1;
+        shmemx_int_wait_until_all_vector(flags, n, NULL, SHMEM_CMP_EQ, want);
+        OK_EQ(shmemx_test_all_vector(flags, n, NULL, SHMEM_CMP_EQ, want), 1,
+              "shmemx_test_all_vector (generic) once every flag is wanted as 1");
     }
     suite_end("shmem-shmemx", level);
     return 0;
