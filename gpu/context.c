@@ -9,9 +9,9 @@
 #include "uvas/status.h"
 
 struct uvas_gpu_context uvas_gpu = {.mu = PTHREAD_MUTEX_INITIALIZER,
-       .kernels = UVAS_LIST_INIT(uvas_gpu.kernels),
-       .holds = UVAS_LIST_INIT(uvas_gpu.holds),
-       .counted = UVAS_LIST_INIT(uvas_gpu.counted)};
+                                    .kernels = UVAS_LIST_INIT(uvas_gpu.kernels),
+                                    .holds = UVAS_LIST_INIT(uvas_gpu.holds),
+                                    .counted = UVAS_LIST_INIT(uvas_gpu.counted)};
 
 void uvas_gpu_context_down(void)
 {

@@ -30,16 +30,16 @@ struct uvas_kernel {
 };
 
 /* A run records and submits its launches in chunks of growing size (the
- * first UVAS_GPU_RUN_CHUNK0, then twice as many each time, the last taking the
- * rest), so the device runs one chunk while the next is recorded: a
- * driver may take as long to record a dispatch as a small kernel runs
- * (docs/queues.md). A run of up to twice UVAS_GPU_RUN_CHUNK0 launches is one
- * submission. */
+ * first UVAS_GPU_RUN_CHUNK0, then twice as many each time, the last
+ * taking the rest), so the device runs one chunk while the next is
+ * recorded: a driver may take as long to record a dispatch as a small
+ * kernel runs (docs/queues.md). A run of up to twice UVAS_GPU_RUN_CHUNK0
+ * launches is one submission. */
 #define UVAS_GPU_RUN_CBS 8
 #define UVAS_GPU_RUN_CHUNK0 8
 
 struct uvas_gpu_hold {
-    struct uvas_link link;    /* uvas_gpu.holds (uvas_gpu.mu, and holds_mu) */
+    struct uvas_link link;    /* uvas_gpu.holds (uvas_gpu.mu, and user_hold.c's holds_mu) */
     struct uvas_link counted; /* uvas_gpu.counted (xlat.run) */
     struct uvas_hold_set set;
     /* The bytes it keeps from a free (uvas_gpu_holds): the allocations

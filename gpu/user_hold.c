@@ -11,8 +11,8 @@
 #include "uvas/span.h"
 #include "uvas/status.h"
 
-/* Which holds are in uvas_gpu.holds, for uvas_gpu_holds (taken under uvas_gpu.mu or
- * alone, never around another lock). */
+/* Which holds are in uvas_gpu.holds, for uvas_gpu_holds (taken under
+ * uvas_gpu.mu or alone, never around another lock). */
 static pthread_mutex_t holds_mu = PTHREAD_MUTEX_INITIALIZER;
 /* How many are: every uvas_free asks (uvas_gpu_holds), and a program
  * that holds nothing takes no lock for it. */
