@@ -53,9 +53,10 @@ def programs(suites):
     # mt_lock_test calls, so it is built into that one.
     each_c(sos, "sos-unit", skip=("mt_lock", "mt_lock_test"))
     if os.path.exists(os.path.join(sos, "mt_lock_test.c")):
-        out.append(("sos-unit", "mt_lock_test", [os.path.join(sos, "mt_lock_test.c")] +
-                    [os.path.join(sos, "mt_lock.c")] * os.path.exists(
-                        os.path.join(sos, "mt_lock.c")), [], sos, [], None))
+        srcs = [os.path.join(sos, "mt_lock_test.c")]
+        if os.path.exists(os.path.join(sos, "mt_lock.c")):
+            srcs.append(os.path.join(sos, "mt_lock.c"))
+        out.append(("sos-unit", "mt_lock_test", srcs, [], sos, [], None))
     if os.path.exists(os.path.join(sos, "rma_coverage.c")):
         out.append(("sos-unit", "rma_coverage_pshmem", [os.path.join(sos, "rma_coverage.c")],
                     ["-DTEST_PSHMEM"], sos, [], None))
@@ -271,7 +272,14 @@ def resummarize(out, doc):
     for r in rows:
         if r[3] not in impls:
             impls.append(r[3])
-    write_summary(out, rows, impls, doc)
+    # The commit and date are the run's, from its summary.
+    when = None
+    old = os.path.join(out, "summary.md")
+    if os.path.exists(old):
+        m = re.search(r"^uvas at (\S+), (\S+);", open(old).read(), re.M)
+        if m:
+            when = (m.group(1), m.group(2))
+    write_summary(out, rows, impls, doc, when)
     return 0
 
 
@@ -284,7 +292,7 @@ def commit():
     return r.stdout.strip() or "unknown"
 
 
-def write_summary(out, rows, impls, doc=None):
+def write_summary(out, rows, impls, doc=None, when=None):
     suites = sorted({r[0] for r in rows})
     nps = sorted({r[2] for r in rows})
     lines = ["# OpenSHMEM suites: uvas beside OSHMEM", "",
@@ -294,7 +302,8 @@ def write_summary(out, rows, impls, doc=None):
              "(listed below). OSHMEM (Open MPI 4.1.4) runs with "
              "oshmem-finalize-guard.so preloaded: a crash after its work is done is "
              "its known bug (ompi#11604), not counted against it."
-             % (commit(), time.strftime("%Y-%m-%d"), " and ".join(map(str, nps))), "",
+             % (tuple(when or (commit(), time.strftime("%Y-%m-%d"))) +
+                (" and ".join(map(str, nps)),)), "",
              "| suite | runs | " + " | ".join("%s pass" % i for i in impls) +
              " | uvas expected | uvas other |",
              "| --- | --- | " + " | ".join("---" for _ in impls) + " | --- | --- |"]
