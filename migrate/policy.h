@@ -55,6 +55,11 @@ extern const struct uvas_policy_ops uvas_policy_first_touch, uvas_policy_host,
 int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent);
 int uvas_policy_at_host(void *st, const struct uvas_block_view *b, int agent);
 int uvas_policy_serve_remote(void *st, const struct uvas_block_view *b, int agent, int write);
+/* UVM's thrashing guard, as access-counter and hot-cold take it: b moved
+ * at least `thrash` times and last within `window_ms` of now_ns, so it
+ * stays where it is for now. */
+bool uvas_policy_thrashing(const struct uvas_block_view *b, double thrash, double window_ms,
+                           uint64_t now_ns);
 
 /* Helpers for policies parsing "k=v,k=v": calls fn for each pair; stops
  * at the first error. Status; err names the bad part. */

@@ -8,6 +8,13 @@
 
 #include "migrate/policy.h"
 
+bool uvas_policy_thrashing(const struct uvas_block_view *b, double thrash, double window_ms,
+                           uint64_t now_ns)
+{
+    return b->migrations >= thrash && b->last_migration_ns &&
+           (double)(now_ns - b->last_migration_ns) < window_ms * 1e6;
+}
+
 int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent)
 {
     (void)st, (void)b;

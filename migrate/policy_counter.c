@@ -62,10 +62,8 @@ static int fault(void *st, const struct uvas_block_view *b, int agent, int write
 {
     (void)write;
     const struct counter *s = st;
-    if (b->migrations >= s->thrash && b->last_migration_ns) {
-        if ((double)(uvas_os_now_ns() - b->last_migration_ns) < s->window_ms * 1e6)
-            return UVAS_ACTION_REMOTE; /* thrashing: pinned for now */
-    }
+    if (uvas_policy_thrashing(b, s->thrash, s->window_ms, uvas_os_now_ns()))
+        return UVAS_ACTION_REMOTE; /* pinned for now */
     double t = agent == UVAS_AGENT_DEVICE ? s->gpu_threshold : s->threshold;
     return b->accesses[agent] >= t ? UVAS_ACTION_MIGRATE : UVAS_ACTION_REMOTE;
 }

@@ -124,8 +124,7 @@ static void tick(void *st, struct uvas_policy_tick *t)
          * stays where it is until the window passes (as access-counter's
          * guard): on the random workload the CPU's faults brought
          * promoted blocks back and every tick promoted them again. */
-        if (b->migrations >= s->thrash && b->last_migration_ns &&
-            (double)(now_ns - b->last_migration_ns) < s->window_ms * 1e6)
+        if (uvas_policy_thrashing(b, s->thrash, s->window_ms, now_ns))
             continue;
         if (hot && b->residence != UVAS_RES_DEVICE)
             t->request(t, b->index, UVAS_RES_DEVICE);
