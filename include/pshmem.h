@@ -54,14 +54,6 @@ void pshmem_clear_lock(long *lock);
 void pshmem_collect32(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 void pshmem_collect64(void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size, long *pSync);
 int pshmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
-int pshmem_complexd_prod_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
-void pshmem_complexd_prod_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync);
-int pshmem_complexd_sum_reduce(shmem_team_t team, double _Complex *dest, const double _Complex *source, size_t nreduce);
-void pshmem_complexd_sum_to_all(double _Complex *dest, const double _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, double _Complex *pWrk, long *pSync);
-int pshmem_complexf_prod_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce);
-void pshmem_complexf_prod_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
-int pshmem_complexf_sum_reduce(shmem_team_t team, float _Complex *dest, const float _Complex *source, size_t nreduce);
-void pshmem_complexf_sum_to_all(float _Complex *dest, const float _Complex *source, int nreduce, int PE_start, int logPE_stride, int PE_size, float _Complex *pWrk, long *pSync);
 char pshmem_ctx_char_g(shmem_ctx_t ctx, const char *source, int pe);
 void pshmem_ctx_char_get(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
 void pshmem_ctx_char_get_nbi(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe);
@@ -1655,16 +1647,30 @@ int pshmemx_last_error(void);
 const char *pshmemx_last_error_string(void);
 int pshmemx_residence(const void *ptr, int pe);
 int pshmemx_team_residence(shmem_team_t team, const void *ptr, int pe);
+#ifdef UVAS_SHMEM_REDUCE_COMPLEX_TYPES
+int pshmem_complexd_prod_reduce(shmem_team_t team, uvas_shmem_complexd *dest, const uvas_shmem_complexd *source, size_t nreduce);
+void pshmem_complexd_prod_to_all(uvas_shmem_complexd *dest, const uvas_shmem_complexd *source, int nreduce, int PE_start, int logPE_stride, int PE_size, uvas_shmem_complexd *pWrk, long *pSync);
+int pshmem_complexd_sum_reduce(shmem_team_t team, uvas_shmem_complexd *dest, const uvas_shmem_complexd *source, size_t nreduce);
+void pshmem_complexd_sum_to_all(uvas_shmem_complexd *dest, const uvas_shmem_complexd *source, int nreduce, int PE_start, int logPE_stride, int PE_size, uvas_shmem_complexd *pWrk, long *pSync);
+int pshmem_complexf_prod_reduce(shmem_team_t team, uvas_shmem_complexf *dest, const uvas_shmem_complexf *source, size_t nreduce);
+void pshmem_complexf_prod_to_all(uvas_shmem_complexf *dest, const uvas_shmem_complexf *source, int nreduce, int PE_start, int logPE_stride, int PE_size, uvas_shmem_complexf *pWrk, long *pSync);
+int pshmem_complexf_sum_reduce(shmem_team_t team, uvas_shmem_complexf *dest, const uvas_shmem_complexf *source, size_t nreduce);
+void pshmem_complexf_sum_to_all(uvas_shmem_complexf *dest, const uvas_shmem_complexf *source, int nreduce, int PE_start, int logPE_stride, int PE_size, uvas_shmem_complexf *pWrk, long *pSync);
+#endif
 
 /* shmem_sync(team) and shmem_sync(PE_start, logPE_stride, PE_size, pSync)
- * share one name in shmem.h through an argument-count macro; so here. */
+ * share one name in shmem.h: in C an argument-count macro, in C++ an
+ * overload; so here. */
+#ifndef __cplusplus
 #define pshmem_sync(...)                                                       \
-    UVAS_SHMEM_SYNC_PICK(__VA_ARGS__, pshmem_sync, -, -, pshmem_team_sync)(__VA_ARGS__)
+    UVAS_SHMEM_SYNC_PICK(__VA_ARGS__, pshmem_sync, -, -, pshmem_team_sync, -)(__VA_ARGS__)
+#endif
 
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
+inline int pshmem_sync(shmem_team_t team) { return pshmem_team_sync(team); }
 #endif
 
 #endif

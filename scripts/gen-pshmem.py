@@ -86,14 +86,18 @@ extern "C" {
 
 FOOTER = """
 /* shmem_sync(team) and shmem_sync(PE_start, logPE_stride, PE_size, pSync)
- * share one name in shmem.h through an argument-count macro; so here. */
+ * share one name in shmem.h: in C an argument-count macro, in C++ an
+ * overload; so here. */
+#ifndef __cplusplus
 #define pshmem_sync(...)                                                       \\
-    UVAS_SHMEM_SYNC_PICK(__VA_ARGS__, pshmem_sync, -, -, pshmem_team_sync)(__VA_ARGS__)
+    UVAS_SHMEM_SYNC_PICK(__VA_ARGS__, pshmem_sync, -, -, pshmem_team_sync, -)(__VA_ARGS__)
+#endif
 
 #pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
+inline int pshmem_sync(shmem_team_t team) { return pshmem_team_sync(team); }
 #endif
 
 #endif
@@ -111,7 +115,11 @@ def main():
     check = "--check" in sys.argv[2:]
     decls = declarations(root)
     names = sorted(decls)
-    hdr = HEADER + "".join(decls[n] + ";\n" for n in names) + FOOTER
+    # The complex routines exist where shmem.h declares them (C, and C++
+    # with GCC or Clang, which take _Complex as an extension).
+    plain = "".join(decls[n] + ";\n" for n in names if "uvas_shmem_complex" not in decls[n])
+    cplx = "".join(decls[n] + ";\n" for n in names if "uvas_shmem_complex" in decls[n])
+    hdr = HEADER + plain + "#ifdef UVAS_SHMEM_REDUCE_COMPLEX_TYPES\n" + cplx + "#endif\n" + FOOTER
     ld = LDHEAD + "".join("p%s = %s;\n" % (n, n) for n in names)
     targets = [(os.path.join(root, "include", "pshmem.h"), hdr),
                (os.path.join(root, "transport", "shmem", "pshmem.ld"), ld)]

@@ -4,7 +4,7 @@
 # tests' watchdog (tests/helpers.c): a hung test prints its threads' stacks.
 set -eu
 
-PKGS="meson ninja-build pkg-config gcc libc6-dev python3 libvulkan-dev
+PKGS="meson ninja-build pkg-config gcc g++ libc6-dev python3 libvulkan-dev
 mesa-vulkan-drivers vulkan-tools libucx-dev libhwloc-dev libpmix-dev openmpi-bin
 libopenmpi-dev gnuplot-nox clang-14 libclang-rt-14-dev glslc glslang-tools gdb"
 

@@ -7,6 +7,8 @@
  * CHECK() failures print file:line, the failed condition and a message,
  * then leave with _exit(1) (not exit(): a failing worker thread must not
  * run the library's destructors while other threads still use the range).
+ * C++ test programs (OpenSHMEM's overloads) include it too: all but the
+ * owned-words checker, which needs C11 atomics.
  */
 #ifndef UVAS_TEST_CHECK_H
 #define UVAS_TEST_CHECK_H
@@ -15,7 +17,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,14 +36,21 @@
 #include "uvas.h"
 #include "uvas_gpu.h"
 
+#ifdef __cplusplus
+#define TU_NORETURN [[noreturn]]
+extern "C" {
+#else
+#define TU_NORETURN _Noreturn
+#endif
+
 #define TU_EXIT_PASS 0
 #define TU_EXIT_FAIL 1
 #define TU_EXIT_SKIP 77
 
 /* Leave the process now, flushing what was printed. */
-_Noreturn void tu_exit(int code);
+TU_NORETURN void tu_exit(int code);
 
-_Noreturn void tu_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
+TU_NORETURN void tu_fail_at(const char *file, int line, const char *cond, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* CHECK(cond, fmt, ...): fail the test with a message unless cond holds. */
@@ -225,6 +236,7 @@ void tu_fill_random(uint64_t *rng, unsigned char *dst, size_t n);
 /* Every block covering [p, p+len) has residence res. */
 void tu_expect_blocks(const void *p, size_t len, int res, const char *what);
 
+#ifndef __cplusplus
 /*
  * Owned words: writers that each own words of an area, store an
  * increasing counter into each of theirs in turn ((pass << 8) | t), and
@@ -260,6 +272,7 @@ void tu_owners_check(const struct tu_owners *o, const char *when);
 /* The same with [p, p + len) (the area's allocation) moved to the
  * device first, then back to the host. */
 void tu_owners_check_moved(const struct tu_owners *o, void *p, size_t len);
+#endif
 
 /* Every block covering [p, p+len) reaches residence res within 10 s. For
  * blocks that a migration this thread did not wait for may still be
@@ -285,5 +298,9 @@ uvas_kernel_t *tu_kernel(const char *name);
 /* uvas_kernel_launch over n invocations in groups of 64, flags 0;
  * returns its status. */
 int tu_launch(uvas_kernel_t *k, uint32_t n, const void *args, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* UVAS_TEST_CHECK_H */

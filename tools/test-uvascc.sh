@@ -38,14 +38,33 @@ else
 fi
 
 # C++: compiled and linked by a C++ compiler, or refused with a reason.
+# Every public header, pedantic, and the generic names as C++ overloads.
 cat >e.cpp <<'CPP'
+#include <mpp/shmem.h>
+#include <mpp/shmemx.h>
+#include <pshmem.h>
 #include <shmem.h>
+#include <shmemx.h>
+#include <uvas.h>
+#include <uvas_gpu.h>
+#include <uvas_policy.h>
+#include <uvas_queue.h>
 #include <string>
 #include <vector>
-int main() { std::vector<std::string> v(2, "x"); return (int)v.size() - 2 + (shmem_my_pe() < -1); }
+static long x;
+int main() {
+    std::vector<std::string> v(2, "x");
+    if (shmem_my_pe() < -1) { // never: compiled, not run
+        shmem_p(&x, 1L, 0);
+        shmem_atomic_add(SHMEM_CTX_DEFAULT, &x, 1L, 0);
+        shmem_sync(SHMEM_TEAM_WORLD);
+        pshmem_sync(SHMEM_TEAM_WORLD);
+    }
+    return (int)v.size() - 2;
+}
 CPP
 if command -v c++ >/dev/null 2>&1; then
-    t "$uvascc" e.cpp -o e >out 2>&1
+    UVAS_CXX="c++ -Wall -Wpedantic -Werror" t "$uvascc" e.cpp -o e >out 2>&1
     rc=$?
     [ $rc -eq 0 ] && [ -x e ] || fail "uvascc e.cpp: exit $rc: $(cat out)"
 else

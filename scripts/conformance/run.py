@@ -6,6 +6,8 @@ The suites are not part of the repository (their licences and their
 upkeep are their owners'); give a folder that holds them:
 
   SUITES/sos/unit/*.c            Sandia OpenSHMEM, test/unit
+  SUITES/sos/unit/cxx_*.cpp      (its C++ tests: uvascc picks the C++
+                                 compiler, OSHMEM's is oshc++)
   SUITES/sos/spec-example/*.c    Sandia OpenSHMEM, test/spec-example
   SUITES/uh/feature_tests/C/*.c  University of Houston, feature_tests/C
   SUITES/osu/openshmem/*.c       OSU micro-benchmarks, OpenSHMEM set
@@ -34,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 FAIL_LINE = re.compile(r"\bFailed\b|\bFAILED\b|\bFAIL\b|^ERROR|Error: ", re.M)
 CFLAGS = ["-std=gnu11", "-O1", "-w", "-pthread", "-fopenmp"]
+CXXFLAGS = ["-std=gnu++17", "-O1", "-w", "-pthread", "-fopenmp"]
 LIBS = ["-lm"]
 
 
@@ -57,6 +60,10 @@ def programs(suites):
         if os.path.exists(os.path.join(sos, "mt_lock.c")):
             srcs.append(os.path.join(sos, "mt_lock.c"))
         out.append(("sos-unit", "mt_lock_test", srcs, [], sos, [], None))
+    if os.path.isdir(sos):
+        for f in sorted(os.listdir(sos)):
+            if f.endswith(".cpp"):
+                out.append(("sos-cxx", f[:-4], [os.path.join(sos, f)], [], sos, [], None))
     if os.path.exists(os.path.join(sos, "rma_coverage.c")):
         out.append(("sos-unit", "rma_coverage_pshmem", [os.path.join(sos, "rma_coverage.c")],
                     ["-DTEST_PSHMEM"], sos, [], None))
@@ -110,7 +117,11 @@ def build(impl, cc, prog, bindir, logdir):
     log = os.path.join(logdir, impl, suite, name + ".build.txt")
     os.makedirs(os.path.dirname(exe), exist_ok=True)
     os.makedirs(os.path.dirname(log), exist_ok=True)
-    cmd = cc + CFLAGS + extra + ["-I" + inc] + srcs + ["-o", exe] + LIBS
+    flags = CFLAGS
+    if srcs[0].endswith(".cpp"):
+        flags = CXXFLAGS
+        cc = ["oshc++"] if cc == ["oshcc"] else cc
+    cmd = cc + flags + extra + ["-I" + inc] + srcs + ["-o", exe] + LIBS
     r = subprocess.run(cmd, capture_output=True, text=True)
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + r.stdout + r.stderr)

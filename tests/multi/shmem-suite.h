@@ -14,6 +14,10 @@
 
 #include "tests/check.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 extern int me, npes, right, left;
 extern int dev_present;
 extern unsigned long nchecks;
@@ -42,5 +46,9 @@ void expect_pat(const unsigned char *p, size_t n, int pe, int salt, const char *
 int suite_start(void);
 /* Barrier, finalize, and a line with what passed. */
 void suite_end(const char *name, int thread_level);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
