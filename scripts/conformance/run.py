@@ -22,6 +22,7 @@ counted apart. Writes OUT/results.csv, OUT/summary.md and a log per run.
 
 Usage: scripts/conformance/run.py SUITES OUT [--impl uvas,oshmem] [--np 2,4]
                       [--only REGEX] [--timeout S] [--build DIR] [--doc FILE]
+                      [--block NAME]
 """
 import argparse
 import csv
@@ -185,12 +186,15 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--doc", help="also write the summary into this file's "
                     "<!-- conformance --> block")
+    ap.add_argument("--block", default="conformance",
+                    help="the --doc block to write: <!-- NAME --> ... <!-- /NAME --> "
+                    "(a run of part of the suites, --only, beside the whole run's table)")
     ap.add_argument("--resummarize", action="store_true",
                     help="run nothing: read OUT/results.csv, take the reasons from "
                     "expected.txt again and rewrite the summary (and --doc)")
     a = ap.parse_args()
     if a.resummarize:
-        return resummarize(os.path.abspath(a.out), a.doc)
+        return resummarize(os.path.abspath(a.out), a.doc, a.block)
 
     impls = a.impl.split(",")
     ccs = {}
@@ -256,11 +260,11 @@ def main():
         w.writerow(["suite", "program", "np", "impl", "result", "exit", "seconds", "why",
                     "expected"])
         w.writerows(rows)
-    write_summary(out, rows, impls, a.doc)
+    write_summary(out, rows, impls, a.doc, block=a.block)
     return 0
 
 
-def resummarize(out, doc):
+def resummarize(out, doc, block):
     """The summary of an earlier run again, with expected.txt as it is now
     (its reasons are refined after a run shows what a copy of a suite
     does); the verdicts are the run's."""
@@ -290,7 +294,7 @@ def resummarize(out, doc):
         m = re.search(r"^uvas at (\S+), (\S+);", open(old).read(), re.M)
         if m:
             when = (m.group(1), m.group(2))
-    write_summary(out, rows, impls, doc, when)
+    write_summary(out, rows, impls, doc, when, block)
     return 0
 
 
@@ -303,7 +307,7 @@ def commit():
     return r.stdout.strip() or "unknown"
 
 
-def write_summary(out, rows, impls, doc=None, when=None):
+def write_summary(out, rows, impls, doc=None, when=None, block="conformance"):
     suites = sorted({r[0] for r in rows})
     nps = sorted({r[2] for r in rows})
     lines = ["# OpenSHMEM suites: uvas beside OSHMEM", "",
@@ -340,7 +344,7 @@ def write_summary(out, rows, impls, doc=None, when=None):
     print("\n".join(lines[:len(suites) + 7]))
     if doc:
         text = open(doc).read()
-        a, b = "<!-- conformance -->", "<!-- /conformance -->"
+        a, b = "<!-- %s -->" % block, "<!-- /%s -->" % block
         if a not in text or b not in text:
             sys.exit("conformance: %s has no %s ... %s block" % (doc, a, b))
         body = "\n".join(l.replace("## ", "### ", 1) for l in lines[2:])
