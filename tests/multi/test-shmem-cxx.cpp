@@ -441,14 +441,21 @@ template <typename T> void coll(const char *type)
     shmem_barrier_all();
 }
 
-/* sum, prod, min, max over the world team. */
+/* Reduction sources: element i is i + 1, on PE 1 i + 2 (so min and max
+ * differ, and sums and products name every PE). */
+template <typename T> void reduce_src()
+{
+    for (int i = 0; i < 4; i++)
+        Coll<T>::src[i] = T(i + (me == 1 ? 2 : 1));
+    shmem_barrier_all();
+}
+
+/* sum and prod over the world team. */
 template <typename T> void reduce_arith(const char *type)
 {
     using C = Coll<T>;
     shmem_team_t w = SHMEM_TEAM_WORLD;
-    for (int i = 0; i < 4; i++)
-        C::src[i] = T(i + (me == 1 ? 2 : 1));
-    shmem_barrier_all();
+    reduce_src<T>();
     OK(shmem_sum_reduce(w, C::red, C::src, 4) == 0, "shmem_sum_reduce<%s>", type);
     for (int i = 0; i < 4; i++)
         OK(C::red[i] == T(npes * (i + 1) + 1), "PE %d: sum_reduce<%s>[%d]", me, type, i);
@@ -463,13 +470,12 @@ template <typename T> void reduce_arith(const char *type)
     shmem_barrier_all();
 }
 
+/* min and max over the world team. */
 template <typename T> void reduce_order(const char *type)
 {
     using C = Coll<T>;
     shmem_team_t w = SHMEM_TEAM_WORLD;
-    for (int i = 0; i < 4; i++)
-        C::src[i] = T(i + (me == 1 ? 2 : 1));
-    shmem_barrier_all();
+    reduce_src<T>();
     OK(shmem_max_reduce(w, C::red, C::src, 4) == 0, "shmem_max_reduce<%s>", type);
     for (int i = 0; i < 4; i++)
         OK(C::red[i] == T(i + 2), "PE %d: max_reduce<%s>[%d]", me, type, i);
