@@ -390,6 +390,43 @@ int main(void)
     shmem_free(bsmall);
     shmem_free(bbig);
 
+    /* ---- a lock written outside the lock routines ---- */
+    /* A program that stores into the lock word while it holds the lock
+     * (the lock lives in PE 0's copy) leaves a state no lock routine
+     * makes: the next call on it says so instead of waiting for ever. So
+     * does clearing a lock nobody holds, and a lock that was not zero
+     * before its first use. */
+    long *lk = shmem_calloc(1, sizeof(long));
+    CHECK(lk != NULL, "shmem_calloc of a lock");
+    shmem_barrier_all();
+    if (me == 0) {
+        shmem_clear_lock(lk);
+        expect_error("clearing a lock nobody holds", "shmem_clear_lock", "nobody holds");
+        CHECK_EQ(*lk, 0, "a refused clear leaves the lock as it was");
+        shmem_set_lock(lk);
+        expect_no_error("setting a fresh lock");
+        *lk = 1; /* the program's store into the lock word */
+        shmem_clear_lock(lk);
+        expect_error("clearing a lock written over", "shmem_clear_lock", "lock routines");
+        CHECK_EQ(shmem_test_lock(lk), 1, "shmem_test_lock of a written-over lock");
+        expect_error("testing a lock written over", "shmem_test_lock", "lock routines");
+    }
+    shmem_barrier_all();
+    if (me == npes - 1) {
+        shmem_set_lock(lk);
+        expect_error("setting a lock written over", "shmem_set_lock", "lock routines");
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        *lk = 0; /* reset, as before a first use */
+        shmem_set_lock(lk);
+        expect_no_error("setting a lock reset to zero");
+        shmem_clear_lock(lk);
+        expect_no_error("clearing it");
+    }
+    shmem_barrier_all();
+    shmem_free(lk);
+
     /* ---- normal operation afterwards ---- */
     shmemx_clear_error();
     shmem_barrier_all();
