@@ -156,6 +156,15 @@ def main():
     return 0
 
 
+def expected():
+    """run.py's reasons ({(suite/name, np or None): reason})."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("conformance_run", os.path.join(HERE, "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.expected(os.path.join(HERE, "expected.txt"))
+
+
 def commit():
     try:
         return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
@@ -182,9 +191,17 @@ def summary(out, rows, runs, impls, doc):
                             sum(1 for r in rs if r[3] == i and r[4] == "missing"))
                for i in impls]
         lines.append("| %s | %d | %s | %s |" % (c, len(keys), " | ".join(cells), " | ".join(bad)))
-    lines += ["", "Runs that did not end cleanly (the routines they printed count above):", ""]
-    odd = [r for r in runs if r[3] != "ok"]
-    lines += ["- %s, %s, np %s: %s" % (r[0], r[1], r[2], r[3]) for r in odd] or ["- none"]
+    lines += ["", "Runs that did not end cleanly (the routines they printed count above), "
+              "with the reason `expected.txt` gives (`shmemvv/<category>`):", ""]
+    exp = expected()
+    odd = []
+    for r in runs:
+        if r[3] == "ok":
+            continue
+        why = exp.get(("shmemvv/" + r[1], r[2])) or exp.get(("shmemvv/" + r[1], None))
+        odd.append("- %s, %s, np %s: %s%s" % (r[0], r[1], r[2], r[3],
+                   ": " + why if why and r[0] == "uvas" else ""))
+    lines += odd or ["- none"]
     lines += ["", "uvas checks that did not pass:", ""]
     for r in rows:
         if r[3] == "uvas" and r[4] != "pass":
