@@ -113,7 +113,12 @@ def main():
     ap.add_argument("--np", default="2,4")
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--doc")
+    ap.add_argument("--resummarize", action="store_true",
+                    help="run nothing: the summary (and --doc) again from OUT's results.csv "
+                    "and runs.csv, with expected.txt as it is now (commit and date the run's)")
     a = ap.parse_args()
+    if a.resummarize:
+        return resummarize(os.path.abspath(a.out), a.impl.split(","), a.doc)
     src = os.path.join(a.suites, "shmemvv")
     if not os.path.exists(os.path.join(src, "src", "main.cpp")):
         sys.exit("shmemvv: no %s/src/main.cpp (see --help for the layout)" % src)
@@ -156,6 +161,23 @@ def main():
     return 0
 
 
+def resummarize(out, impls, doc):
+    def read(name):
+        with open(os.path.join(out, name), newline="") as f:
+            return list(csv.reader(f))[1:]
+    rows = [[r[0], r[1], int(r[2]), r[3], r[4]] for r in read("results.csv")]
+    runs = [[r[0], r[1], int(r[2]) if r[2].isdigit() else r[2], r[3], r[4]]
+            for r in read("runs.csv")]
+    when = None
+    old = os.path.join(out, "summary.md")
+    if os.path.exists(old):
+        m = re.search(r"^uvas at (\S+), (\S+);", open(old).read(), re.M)
+        if m:
+            when = (m.group(1), m.group(2))
+    summary(out, rows, runs, impls, doc, when)
+    return 0
+
+
 def expected():
     """run.py's reasons ({(suite/name, np or None): reason})."""
     import importlib.util
@@ -173,12 +195,13 @@ def commit():
         return "unknown"
 
 
-def summary(out, rows, runs, impls, doc):
+def summary(out, rows, runs, impls, doc, when=None):
     nps = sorted({r[2] for r in rows})
     lines = ["uvas at %s, %s; `scripts/conformance/shmemvv.py` on %s PEs, each category "
              "apart. Routine checks (routine, PE count) as PE 0 reported them: pass, fail, or "
              "missing (the program found no such symbol)." % (
-                 commit(), time.strftime("%Y-%m-%d"), " and ".join(map(str, nps))), "",
+                 tuple(when or (commit(), time.strftime("%Y-%m-%d"))) +
+                 (" and ".join(map(str, nps)),)), "",
              "| category | checks | " + " | ".join("%s pass" % i for i in impls) +
              " | " + " | ".join("%s fail / missing" % i for i in impls) + " |",
              "| --- | --- | " + " | ".join(["---"] * (2 * len(impls))) + " |"]
@@ -199,15 +222,19 @@ def summary(out, rows, runs, impls, doc):
         if r[3] == "ok":
             continue
         why = exp.get(("shmemvv/" + r[1], r[2])) or exp.get(("shmemvv/" + r[1], None))
+        if r[3] == "build":
+            why = "does not build (its first error in logs/%s.build.txt)" % r[0]
         odd.append("- %s, %s, np %s: %s%s" % (r[0], r[1], r[2], r[3],
-                   ": " + why if why and r[0] == "uvas" else ""))
+                   ": " + why if why and (r[0] == "uvas" or r[3] == "build") else ""))
     lines += odd or ["- none"]
     lines += ["", "uvas checks that did not pass:", ""]
+    bad = []
     for r in rows:
         if r[3] == "uvas" and r[4] != "pass":
             o = [x for x in rows if x[:3] == r[:3] and x[3] == "oshmem"]
-            lines.append("- %s `%s` np %s: %s%s" % (r[0], r[1], r[2], r[4],
-                         " (OSHMEM: %s)" % o[0][4] if o else ""))
+            bad.append("- %s `%s` np %s: %s%s" % (r[0], r[1], r[2], r[4],
+                       " (OSHMEM: %s)" % o[0][4] if o else ""))
+    lines += bad or ["- none"]
     with open(os.path.join(out, "summary.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
