@@ -287,15 +287,29 @@ def resummarize(out, doc, block):
     for r in rows:
         if r[3] not in impls:
             impls.append(r[3])
-    # The commit and date are the run's, from its summary.
-    when = None
+    write_summary(out, rows, impls, doc, run_when(out), block)
+    return 0
+
+
+def run_when(out):
+    """(commit, date) of the run in OUT, from its summary.md; None if none."""
     old = os.path.join(out, "summary.md")
     if os.path.exists(old):
         m = re.search(r"^uvas at (\S+), (\S+);", open(old).read(), re.M)
         if m:
-            when = (m.group(1), m.group(2))
-    write_summary(out, rows, impls, doc, when, block)
-    return 0
+            return (m.group(1), m.group(2))
+    return None
+
+
+def write_block(doc, block, body):
+    """Replace what stands between doc's <!-- block --> and <!-- /block -->."""
+    text = open(doc).read()
+    a, b = "<!-- %s -->" % block, "<!-- /%s -->" % block
+    if a not in text or b not in text:
+        sys.exit("conformance: %s has no %s ... %s block" % (doc, a, b))
+    text = text[:text.index(a) + len(a)] + "\n" + body + "\n" + text[text.index(b):]
+    with open(doc, "w") as f:
+        f.write(text)
 
 
 def commit():
@@ -343,14 +357,7 @@ def write_summary(out, rows, impls, doc=None, when=None, block="conformance"):
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines[:len(suites) + 7]))
     if doc:
-        text = open(doc).read()
-        a, b = "<!-- %s -->" % block, "<!-- /%s -->" % block
-        if a not in text or b not in text:
-            sys.exit("conformance: %s has no %s ... %s block" % (doc, a, b))
-        body = "\n".join(l.replace("## ", "### ", 1) for l in lines[2:])
-        text = text[:text.index(a) + len(a)] + "\n" + body + "\n" + text[text.index(b):]
-        with open(doc, "w") as f:
-            f.write(text)
+        write_block(doc, block, "\n".join(l.replace("## ", "### ", 1) for l in lines[2:]))
 
 
 if __name__ == "__main__":

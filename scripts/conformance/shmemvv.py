@@ -35,6 +35,19 @@ VERDICT = re.compile(r"^(PASSED|FAILED|NOT FOUND): (.*?)( This test must pass.*)
 HEADER = re.compile(r"Running (.*?) tests?\.\.\.")
 
 
+def _load_run():
+    """run.py, for what both runners share: the reasons of expected.txt,
+    the commit, a run's date, the docs block."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("conformance_run", os.path.join(HERE, "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+RUN = _load_run()
+
+
 def build(impl, src, out):
     """Compile every source, link; (executable or None, log text)."""
     obj = os.path.join(out, "obj", impl)
@@ -168,31 +181,8 @@ def resummarize(out, impls, doc):
     rows = [[r[0], r[1], int(r[2]), r[3], r[4]] for r in read("results.csv")]
     runs = [[r[0], r[1], int(r[2]) if r[2].isdigit() else r[2], r[3], r[4]]
             for r in read("runs.csv")]
-    when = None
-    old = os.path.join(out, "summary.md")
-    if os.path.exists(old):
-        m = re.search(r"^uvas at (\S+), (\S+);", open(old).read(), re.M)
-        if m:
-            when = (m.group(1), m.group(2))
-    summary(out, rows, runs, impls, doc, when)
+    summary(out, rows, runs, impls, doc, RUN.run_when(out))
     return 0
-
-
-def expected():
-    """run.py's reasons ({(suite/name, np or None): reason})."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("conformance_run", os.path.join(HERE, "run.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.expected(os.path.join(HERE, "expected.txt"))
-
-
-def commit():
-    try:
-        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True).stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def summary(out, rows, runs, impls, doc, when=None):
@@ -200,7 +190,7 @@ def summary(out, rows, runs, impls, doc, when=None):
     lines = ["uvas at %s, %s; `scripts/conformance/shmemvv.py` on %s PEs, each category "
              "apart. Routine checks (routine, PE count) as PE 0 reported them: pass, fail, or "
              "missing (the program found no such symbol)." % (
-                 tuple(when or (commit(), time.strftime("%Y-%m-%d"))) +
+                 tuple(when or (RUN.commit(), time.strftime("%Y-%m-%d"))) +
                  (" and ".join(map(str, nps)),)), "",
              "| category | checks | " + " | ".join("%s pass" % i for i in impls) +
              " | " + " | ".join("%s fail / missing" % i for i in impls) + " |",
@@ -216,7 +206,7 @@ def summary(out, rows, runs, impls, doc, when=None):
         lines.append("| %s | %d | %s | %s |" % (c, len(keys), " | ".join(cells), " | ".join(bad)))
     lines += ["", "Runs that did not end cleanly (the routines they printed count above), "
               "with the reason `expected.txt` gives (`shmemvv/<category>`):", ""]
-    exp = expected()
+    exp = RUN.expected(os.path.join(HERE, "expected.txt"))
     odd = []
     for r in runs:
         if r[3] == "ok":
@@ -239,13 +229,7 @@ def summary(out, rows, runs, impls, doc, when=None):
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
     if doc:
-        text = open(doc).read()
-        a, b = "<!-- shmemvv -->", "<!-- /shmemvv -->"
-        if a not in text or b not in text:
-            sys.exit("shmemvv: %s has no %s ... %s block" % (doc, a, b))
-        text = text[:text.index(a) + len(a)] + "\n" + "\n".join(lines) + "\n" + text[text.index(b):]
-        with open(doc, "w") as f:
-            f.write(text)
+        RUN.write_block(doc, "shmemvv", "\n".join(lines))
 
 
 if __name__ == "__main__":
