@@ -19,7 +19,9 @@
  *    uvas_free_async or uvas_free of an imported pointer;
  *  - the importer's uvas_pool_destroy leaves the exporter's data intact;
  *  - an allocation of 1100 blocks, over two of the exporter's slabs and
- *    past the importer's first chunk of foreign slots, is shared whole;
+ *    past the importer's first chunk of foreign slots, is shared whole
+ *    (every block: kernels add to and read every 4093rd element and the
+ *    last, since a full grid over 18M elements takes minutes under ASan);
  *  - a slab whose descriptor cannot arrive (the importer at its limit of
  *    open descriptors) is asked for again, and a second export of the
  *    pointer brings it;
@@ -55,7 +57,12 @@ struct copy_args {
     uint32_t n;
 };
 
-static uvas_kernel_t *inc, *cp;
+struct stride_args {
+    uint64_t y, x;
+    uint32_t n, ys, xs, by;
+};
+
+static uvas_kernel_t *inc, *cp, *stride;
 
 /* Launches of at most the grid the device takes (65535 groups of 64). */
 #define CHUNK (65535u * 64u)
@@ -88,14 +95,35 @@ static void expect_seen(const uint32_t *x, uint32_t n, uint32_t plus, const char
     uvas_free(out);
 }
 
-/* Every element of x[0, n) the kernels see is v (a sample, and the last). */
-static void expect_all(const uint32_t *x, uint32_t n, uint32_t v, const char *who)
+/* The sample of a large allocation that add_sampled and expect_sampled
+   touch: every STEP-th element (each 64 KiB block holds several) and the
+   last. */
+#define STEP 4093u
+
+static void strided(uint32_t *y, uint32_t ys, const uint32_t *x, uint32_t xs, uint32_t n,
+                    uint32_t by)
 {
-    uint32_t *out = uvas_malloc((size_t)n * 4);
+    struct stride_args a = {(uintptr_t)y, (uintptr_t)x, n, ys, xs, by};
+    CHECK_OK(tu_launch(stride, n, &a, sizeof a));
+}
+
+static void add_sampled(uint32_t *x, uint32_t n, uint32_t by)
+{
+    strided(x, STEP, x, STEP, (n + STEP - 1) / STEP, by);
+    strided(x + n - 1, 1, x + n - 1, 1, 1, by);
+}
+
+/* Every sampled element of x[0, n) the kernels see is v. */
+static void expect_sampled(const uint32_t *x, uint32_t n, uint32_t v, const char *who)
+{
+    uint32_t m = (n + STEP - 1) / STEP;
+    uint32_t *out = uvas_malloc(((size_t)m + 1) * 4);
     CHECK(out != NULL, "uvas_malloc: %s", uvas_last_error());
-    copy(out, x, n);
-    for (uint32_t i = 0; i < n; i += i + 4093 < n ? 4093 : (n - i > 1 ? n - 1 - i : 1))
-        CHECK(out[i] == v, "%s: element %u is %u, expected %u", who, i, out[i], v);
+    strided(out, 1, x, STEP, m, 0);
+    strided(out + m, 1, x + n - 1, 1, 1, 0);
+    for (uint32_t i = 0; i <= m; i++)
+        CHECK(out[i] == v, "%s: element %u is %u, expected %u", who,
+              i < m ? i * STEP : n - 1, out[i], v);
     uvas_free(out);
 }
 
@@ -104,6 +132,7 @@ static void start(void)
     tu_init_device("256M", "64K");
     inc = tu_kernel("inc");
     cp = tu_kernel("copy");
+    stride = tu_kernel("stride");
 }
 
 static int importer(int sock)
@@ -146,8 +175,8 @@ static int importer(int sock)
     CHECK_OK(uvas_pool_import_pointer(pool, &r.small, (void **)&small));
     uint32_t *huge;
     CHECK_OK(uvas_pool_import_pointer(pool, &r.huge, (void **)&huge));
-    expect_all(huge, H, 5, "importer, an allocation over two slabs");
-    add(huge, H, 1);
+    expect_sampled(huge, H, 5, "importer, an allocation over two slabs");
+    add_sampled(huge, H, 1);
     struct uvas_ptr_info info;
     CHECK_OK(uvas_query(big, &info));
     CHECK(info.residence == UVAS_RES_DEVICE, "the imported allocation is %s, not on the device",
@@ -256,7 +285,7 @@ int main(void)
     uint32_t *huge = uvas_malloc_from_pool_async((size_t)H * 4, pool, q);
     CHECK(huge != NULL, "uvas_malloc_from_pool_async: %s", uvas_last_error());
     CHECK_OK(uvas_queue_sync(q));
-    add(huge, H, 5); /* device pool memory starts zeroed */
+    add_sampled(huge, H, 5); /* device pool memory starts zeroed */
 
     /* A read-mostly block keeps a host copy: it cannot stay put. */
     uint32_t *rm = uvas_malloc_from_pool_async(N * 4, pool, q);
@@ -288,7 +317,7 @@ int main(void)
     CHECK(read(sv[0], &c, 1) == 1 && c == 'd', "the importer ended early");
     expect_seen(big, N, 11, "exporter, after the importer's kernel");
     expect_seen(small, S, 12, "exporter, the small allocation after the importer's kernel");
-    expect_all(huge, H, 6, "exporter, the allocation over two slabs after the importer's kernel");
+    expect_sampled(huge, H, 6, "exporter, the allocation over two slabs after the importer's kernel");
     tu_expect_refused(uvas_migrate(big, N * 4, UVAS_LOC_HOST, 0), UVAS_ERR_INVAL,
                       "shared with another process", "the exporter moving a shared block");
     CHECK(write(sv[0], "g", 1) == 1, "write: %s", strerror(errno));
