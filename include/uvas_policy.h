@@ -51,6 +51,11 @@ struct uvas_block_view {
     uint32_t writes;           /* with UVAS_POLICY_TRACK_WRITES: tick
                                   intervals in which the CPU wrote it */
     uint64_t last_migration_ns; /* CLOCK_MONOTONIC of the last move, 0 never */
+    /* Other PEs' RMA on it: puts, gets and atomics, one per block a call
+     * covers (a run of a PE's kernels that reached it directly: one).
+     * Per PE: uvas_policy_peer_accesses, which says what is counted. */
+    uint32_t peer_accesses;
+    int peer_top;              /* the PE with the most of them, -1 none */
 };
 
 /* What a policy may answer when an agent touches a block that is not
@@ -119,6 +124,18 @@ struct uvas_policy_ops {
  * and maps the whole block back (Linux NUMA balancing's hinting faults).
  * One fault per accessed block per tick. */
 #define UVAS_POLICY_TRACK_ACCESS 0x2u
+
+/*
+ * The RMA calls PE `pe` made on block `index` of this PE since the block
+ * was placed: those it made through this node's shared windows (counted
+ * by it; two of its threads counting one block at the same instant may
+ * lose one) and those this PE served for it by message (exact). Direct
+ * RMA over the network (UCX, from PEs of other nodes or with
+ * UVAS_TRANSPORT=ucx) is not counted: it would cost one more network
+ * atomic per call. 0 without OpenSHMEM's layer, or for a PE or block
+ * out of range.
+ */
+uint32_t uvas_policy_peer_accesses(size_t index, int pe);
 
 /* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */
 const char *uvas_policy_current(void);

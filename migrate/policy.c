@@ -9,6 +9,7 @@
 
 #include "migrate/state.h"
 #include "uvas/atomics.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
 
@@ -106,6 +107,14 @@ void uvas_policy_view(size_t bi, struct uvas_block_view *v)
         .writes = atomic_load_explicit(&b->writes, RLX),
         .last_migration_ns = atomic_load_explicit(&b->moved_ns, RLX),
     };
+    v->peer_accesses = uvas_gate_acc_sum(bi, uvas_gate_ranks(), &v->peer_top);
+}
+
+uint32_t uvas_policy_peer_accesses(size_t index, int pe)
+{
+    if (pe < 0 || (unsigned)pe >= uvas_gate_ranks())
+        return 0;
+    return uvas_gate_acc(pe, index);
 }
 
 int uvas_policy_place(const struct uvas_policy *p, size_t bi, int agent)

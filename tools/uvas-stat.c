@@ -8,7 +8,7 @@
  *   uvas-stat PID              statistics and tier occupancy
  *   uvas-stat -m PID           residency per allocation (H host, D device, . untouched)
  *   uvas-stat -s PID           blocks not at rest: in a transition, CPU-mapped, pinned
- *   uvas-stat -a PID           accesses per touched block: CPU, device, kernels' counts
+ *   uvas-stat -a PID           accesses per touched block: CPU, device, kernels' counts, other PEs'
  *   uvas-stat -i SECONDS ...   refresh every SECONDS until interrupted
  */
 #include <ctype.h>
@@ -277,7 +277,7 @@ static void usage(FILE *f)
                "  -m       residency per allocation\n"
                "  -b       one character per block of every allocation\n"
                "  -s       blocks in a transition, CPU-mapped, duplicated or pinned\n"
-               "  -a       accesses per touched block (CPU, device, kernels' counts)\n"
+               "  -a       accesses per touched block (CPU, device, kernels' counts, other PEs')\n"
                "  -i SEC   refresh every SEC seconds (0.05 to 86400)\n");
 }
 

@@ -16,6 +16,7 @@
 
 #include "uvas/alloc.h"
 #include "uvas/atomics.h"
+#include "uvas/gate.h"
 #include "uvas/internal.h"
 #include "uvas/span.h"
 #include "uvas/status.h"
@@ -108,6 +109,7 @@ static void release_blocks(size_t s, size_t n)
         const struct uvas_tier_ops *dev = uvas_tier_of(UVAS_RES_DEVICE);
         if (in_tier[UVAS_RES_DEVICE] && dev && dev->release(c, m) != UVAS_OK)
             uvas_warn("%s", uvas_last_error());
+        uvas_gate_acc_forget(c, m);
         for (size_t i = 0; i < m; i++) {
             forget_block(&uvas_g.bt[c + i]);
             uvas_blk_publish(&uvas_g.bt[c + i], seen[i], UVAS_RES_UNPOPULATED);

@@ -36,6 +36,9 @@ static struct {
     int *fd;                          /* [n] */
     unsigned *live;                   /* indices of made tables, in order */
     _Atomic unsigned nlive;
+    /* Accesses this PE served for party t (gate.h: accesses by other
+     * PEs), made on the first one: [n] of nblocks counters each. */
+    _Atomic uint32_t *_Atomic *served;
     /* Threads reading the tables without the lock (a transition's drain,
      * the diagnostics): teardown waits for them before it frees. */
     _Atomic unsigned readers;
@@ -73,12 +76,18 @@ static size_t counters_bytes(void)
 
 size_t uvas_gate_pins_bytes(void)
 {
-    return counters_bytes() + pages(sizeof(struct uvas_gate_slots));
+    return 2 * counters_bytes() + pages(sizeof(struct uvas_gate_slots));
 }
 
 struct uvas_gate_slots *uvas_gate_slots_of(_Atomic uint32_t *pins)
 {
     return (struct uvas_gate_slots *)((char *)pins + counters_bytes());
+}
+
+_Atomic uint32_t *uvas_gate_acc_of(_Atomic uint32_t *pins)
+{
+    return (_Atomic uint32_t *)((char *)pins + counters_bytes() +
+                                pages(sizeof(struct uvas_gate_slots)));
 }
 
 /* ---- this process's slot indices ------------------------------------------ */
@@ -182,9 +191,10 @@ int uvas_gate_pins_setup(unsigned ntables)
         pins.tab = calloc(ntables, sizeof *pins.tab);
         pins.fd = malloc(ntables * sizeof *pins.fd);
         pins.live = calloc(ntables, sizeof *pins.live);
-        if (!pins.tab || !pins.fd || !pins.live) {
-            free((void *)pins.tab), free(pins.fd), free(pins.live);
-            pins.tab = NULL, pins.fd = NULL, pins.live = NULL;
+        pins.served = calloc(ntables, sizeof *pins.served);
+        if (!pins.tab || !pins.fd || !pins.live || !pins.served) {
+            free((void *)pins.tab), free(pins.fd), free(pins.live), free((void *)pins.served);
+            pins.tab = NULL, pins.fd = NULL, pins.live = NULL, pins.served = NULL;
             rc = uvas_fail(UVAS_ERR_NOMEM, "no memory for %u pin tables", ntables);
         } else {
             for (unsigned i = 0; i < ntables; i++)
@@ -210,8 +220,10 @@ void uvas_gate_pins_teardown(void)
         uvas_os_shared_table_free((void *)atomic_load(&pins.tab[i]), uvas_gate_pins_bytes(),
                                   pins.fd[i]);
     }
-    free((void *)pins.tab), free(pins.fd), free(pins.live);
-    pins.tab = NULL, pins.fd = NULL, pins.live = NULL;
+    for (unsigned i = 0; i < pins.n; i++)
+        free((void *)atomic_load(&pins.served[i]));
+    free((void *)pins.tab), free(pins.fd), free(pins.live), free((void *)pins.served);
+    pins.tab = NULL, pins.fd = NULL, pins.live = NULL, pins.served = NULL;
     pins.n = 0;
     pthread_mutex_unlock(&pins.mu);
 }
@@ -256,6 +268,87 @@ uint64_t uvas_gate_pins_held(size_t bi)
         for (uint32_t i = 0, m = slots_used(sl); i < m; i++)
             n += atomic_load(&sl->s[i].block) == (uint64_t)bi + 1;
     }
+    readers_leave();
+    return n;
+}
+
+/* ---- accesses by other PEs ------------------------------------------------- */
+
+void uvas_gate_count_served(unsigned t, size_t bi)
+{
+    if (readers_enter() && t < pins.n && bi < uvas_g.nblocks) {
+        _Atomic uint32_t *c = atomic_load_explicit(&pins.served[t], memory_order_acquire);
+        if (!c) {
+            _Atomic uint32_t *fresh = calloc(uvas_g.nblocks, sizeof *fresh), *none = NULL;
+            if (fresh && !atomic_compare_exchange_strong(&pins.served[t], &none, fresh)) {
+                free((void *)fresh);
+                fresh = none;
+            }
+            c = fresh;
+        }
+        if (c)
+            atomic_fetch_add_explicit(&c[bi], 1, memory_order_relaxed);
+    }
+    readers_leave();
+}
+
+/* Party t's count on block bi: its own (table) and the served ones
+ * (readers entered, t < pins.n). */
+static uint32_t acc_of_party(unsigned t, size_t bi)
+{
+    uint32_t n = 0;
+    _Atomic uint32_t *tab = atomic_load(&pins.tab[t]);
+    if (tab)
+        n += atomic_load_explicit(&uvas_gate_acc_of(tab)[bi], memory_order_relaxed);
+    _Atomic uint32_t *c = atomic_load_explicit(&pins.served[t], memory_order_acquire);
+    if (c)
+        n += atomic_load_explicit(&c[bi], memory_order_relaxed);
+    return n;
+}
+
+uint32_t uvas_gate_acc(unsigned t, size_t bi)
+{
+    uint32_t n = 0;
+    if (readers_enter() && t < pins.n && bi < uvas_g.nblocks)
+        n = acc_of_party(t, bi);
+    readers_leave();
+    return n;
+}
+
+uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top)
+{
+    uint32_t sum = 0, most = 0;
+    *top = -1;
+    if (readers_enter() && bi < uvas_g.nblocks)
+        for (unsigned t = 0; t < pins.n && t < parties; t++) {
+            uint32_t n = acc_of_party(t, bi);
+            sum += n;
+            if (n > most)
+                most = n, *top = (int)t;
+        }
+    readers_leave();
+    return sum;
+}
+
+void uvas_gate_acc_forget(size_t s, size_t n)
+{
+    if (readers_enter() && s <= uvas_g.nblocks && n <= uvas_g.nblocks - s)
+        for (unsigned t = 0; t < pins.n; t++) {
+            _Atomic uint32_t *tab = atomic_load(&pins.tab[t]);
+            _Atomic uint32_t *c = atomic_load_explicit(&pins.served[t], memory_order_acquire);
+            for (size_t bi = s; bi < s + n; bi++) {
+                if (tab)
+                    atomic_store_explicit(&uvas_gate_acc_of(tab)[bi], 0, memory_order_relaxed);
+                if (c)
+                    atomic_store_explicit(&c[bi], 0, memory_order_relaxed);
+            }
+        }
+    readers_leave();
+}
+
+unsigned uvas_gate_ranks(void)
+{
+    unsigned n = readers_enter() && pins.n ? pins.n - 1 : 0;
     readers_leave();
     return n;
 }

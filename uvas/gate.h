@@ -74,6 +74,37 @@ int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **pins, int *fd);
 /* Pins held on block bi, over every table (diagnostics and tests). */
 uint64_t uvas_gate_pins_held(size_t bi);
 
+/*
+ * Accesses by other PEs, for the policies (uvas_policy_peer_accesses) and
+ * uvas-stat. A party counts its own direct accesses (puts, gets, atomics
+ * through the window, its kernels' leases), one per block per call, in
+ * the counters after its table's slots (uvas_gate_acc_of): a load and a
+ * store, no locked instruction, so two threads of one party counting the
+ * same block at once may lose one (statistics, as GPUs' access counters
+ * are). What this process serves for a party (its active messages) it
+ * counts apart (uvas_gate_count_served, exact). Parties are the pin
+ * tables' indices, the PE layer's ranks; the last table, the remote
+ * peers', counts nothing (their direct accesses would cost one more
+ * network atomic each: only what this PE serves for them is counted).
+ */
+_Atomic uint32_t *uvas_gate_acc_of(_Atomic uint32_t *pins);
+static inline void uvas_gate_count(_Atomic uint32_t *acc, size_t bi)
+{
+    atomic_store_explicit(&acc[bi], atomic_load_explicit(&acc[bi], memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+void uvas_gate_count_served(unsigned party, size_t bi);
+/* Party's accesses of block bi, both kinds; 0 for a party out of range. */
+uint32_t uvas_gate_acc(unsigned party, size_t bi);
+/* The accesses of parties [0, parties) of block bi, and (top) the one
+ * with the most, -1 when none. */
+uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top);
+/* Blocks [s, s+n) count from 0 again (their allocation was freed). */
+void uvas_gate_acc_forget(size_t s, size_t n);
+/* Ranks among the parties: all but the last table, the remote peers'
+ * (0 without the PE layer). */
+unsigned uvas_gate_ranks(void);
+
 /* A pin on a gate, local or in a peer's tables: the word as it was after
  * the pin. The access may go ahead only if uvas_gate_is_open(w); either
  * way the pin must be dropped. */

@@ -109,24 +109,34 @@ static void write_states(FILE *out)
     fprintf(out, "%zu of %zu blocks not at rest\n", shown, uvas_g.nblocks);
 }
 
-/* Every block some agent has touched: its residence and the accesses
- * the policies see (CPU faults; the device's touches and, of them, what
- * kernels counted), since it was placed. */
+/* Every block some agent or PE has touched: its residence and the
+ * accesses the policies see (CPU faults; the device's touches and, of
+ * them, what kernels counted; other PEs' RMA and the PE with the most),
+ * since it was placed. */
 static void write_accesses(FILE *out)
 {
     static const char *res[] = {"untouched", "host", "device", "?"};
     size_t shown = 0;
+    unsigned ranks = uvas_gate_ranks();
     for (size_t bi = 0; bi < uvas_g.nblocks && !ferror(out); bi++) {
         struct uvas_block *b = &uvas_g.bt[bi];
+        if (!atomic_load_explicit(&b->owner, RLX))
+            continue;
         uint32_t cpu = atomic_load_explicit(&b->acc[0], RLX);
         uint32_t dev = atomic_load_explicit(&b->acc[1], RLX);
         uint32_t gpu = atomic_load_explicit(&b->gpu_acc, RLX);
-        if (!atomic_load_explicit(&b->owner, RLX) || !(cpu | dev))
+        int top = -1;
+        uint32_t peers = ranks ? uvas_gate_acc_sum(bi, ranks, &top) : 0;
+        if (!(cpu | dev | peers))
             continue;
         fprintf(out, "block %zu (%p) %-9s cpu %10u  device %10u  (kernels counted %10u)  "
-                "moves %u\n", bi, (void *)uvas_block_addr(bi),
+                "moves %u", bi, (void *)uvas_block_addr(bi),
                 res[uvas_blk_res(atomic_load_explicit(&b->state, RLX)) & 3], cpu, dev, gpu,
                 atomic_load_explicit(&b->moves, RLX));
+        if (peers)
+            fprintf(out, "  peers %10u (most: PE %d, %u)", peers, top,
+                    uvas_gate_acc((unsigned)top, bi));
+        fputc('\n', out);
         shown++;
     }
     fprintf(out, "%zu blocks touched\n", shown);

@@ -21,6 +21,7 @@
 #include "transport/pe/segment.h"
 #include "transport/pe/ucx.h"
 #include "transport/pe/ucx_sym.h"
+#include "uvas/gate.h"
 #include "uvas/inject.h"
 #include "uvas/internal.h"
 #include "uvas/status.h"
@@ -158,6 +159,20 @@ static uint64_t put_domain(const struct am_req *q)
     return q->op == OP_PUT || q->op == OP_SPUT ? q->compare : 0;
 }
 
+/* An access served for PE q->src, counted on each block it covers (its
+ * policy sees it: uvas/gate.h). src comes from the message: a PE out of
+ * range is not counted. */
+static void count_served(const struct am_req *q, size_t len)
+{
+    uint64_t end = q->addr + len - 1;
+    const void *a = (const void *)(uintptr_t)q->addr, *z = (const void *)(uintptr_t)end;
+    if (q->src < 0 || q->src >= uvas_job.n || !len || end < q->addr || !uvas_in_range(a) ||
+        !uvas_in_range(z))
+        return;
+    for (size_t bi = uvas_block_index(a); bi <= uvas_block_index(z); bi++)
+        uvas_gate_count_served((unsigned)q->src, bi);
+}
+
 static void serve(const struct am_req *q, const void *data)
 {
     atomic_fetch_add_explicit(&uvas_job.am_served, 1, memory_order_relaxed);
@@ -166,11 +181,15 @@ static void serve(const struct am_req *q, const void *data)
     switch (q->op) {
     case OP_PUT:
         rc = uvas_owner_write(addr, data, q->len);
+        if (rc == UVAS_OK)
+            count_served(q, q->len);
         reply(q->src, q->cookie, q->compare, rc, NULL, 0); /* the put's domain, back */
         break;
     case OP_GET: {
         void *buf = malloc(q->len ? q->len : 1);
         rc = buf ? uvas_owner_read(buf, addr, q->len) : UVAS_ERR_NOMEM;
+        if (rc == UVAS_OK)
+            count_served(q, q->len);
         reply(q->src, q->cookie, 0, rc, buf, rc ? 0 : q->len);
         free(buf);
         break;
@@ -178,6 +197,8 @@ static void serve(const struct am_req *q, const void *data)
     case OP_AMO: {
         uint64_t old = 0;
         rc = uvas_owner_amo(q->amo, addr, q->width, q->operand, q->compare, &old);
+        if (rc == UVAS_OK)
+            count_served(q, q->width);
         reply(q->src, q->cookie, old, rc, NULL, 0);
         break;
     }

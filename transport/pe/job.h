@@ -49,6 +49,7 @@ struct uvas_peer {
     const _Atomic uint64_t *gates; /* the peer's residence table, mapped read-only */
     _Atomic uint32_t *pins;   /* the pin table the peer keeps for us */
     struct uvas_gate_slots *slots; /* its quick-pin slots (uvas/gate.h) */
+    _Atomic uint32_t *acc;    /* where we count our accesses (uvas/gate.h) */
     /* Our active-message puts to this PE not yet acknowledged: while there
      * are any, every access to it goes by message too (transport/pe/dispatch.c:
      * ordering). */

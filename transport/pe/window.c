@@ -338,6 +338,7 @@ int uvas_window_open(struct uvas_peer *p)
     p->gates_len = rep.gates_len;
     p->pins = pn;
     p->slots = uvas_gate_slots_of(pn);
+    p->acc = uvas_gate_acc_of(pn);
     p->pins_len = rep.pins_len;
     return UVAS_OK;
 }
@@ -351,6 +352,7 @@ void uvas_window_close(struct uvas_peer *p)
     p->gates = NULL;
     p->pins = NULL;
     p->slots = NULL;
+    p->acc = NULL;
 }
 
 int uvas_window_slab_fd(struct uvas_peer *p, uint32_t slab, int *fd)

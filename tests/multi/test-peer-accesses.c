@@ -1,0 +1,145 @@
+/*
+ * Other PEs' RMA, counted per initiating PE for the policies
+ * (uvas_policy_peer_accesses, the view's peer_accesses and peer_top):
+ *  - every PE p > 0 makes 10p puts, p gets and p fetch-adds of 8 bytes on
+ *    block A of PE 0's array, and one 16-byte put across the boundary of
+ *    A and B: PE 0 counts 12p + 1 on A and 1 on B for PE p, none for
+ *    itself, and the view sums them and names the last PE as the top one;
+ *  - the same puts to A once PE 0 moved it to the device (the direct path
+ *    into device memory, or a message PE 0 serves) count too;
+ *  - a block freed and allocated again counts from zero.
+ * Through the node's windows the initiator counts; with UVAS_TRANSPORT=ucx
+ * these small calls are messages PE 0 serves and counts: both exact here
+ * (one thread a PE).
+ */
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "migrate/policy.h"
+#include "tests/check.h"
+#include "uvas_policy.h"
+
+static struct uvas_range_desc range;
+
+static size_t block_of(const void *p)
+{
+    return (size_t)((const char *)p - (const char *)range.base) / range.block_size;
+}
+
+/* PE p's rounds_per_pe * p puts to A, then a barrier. */
+static void access_from_peers(char *arr, int me, int rounds_per_pe)
+{
+    if (me > 0) {
+        long v = me;
+        for (int i = 0; i < rounds_per_pe * me; i++)
+            shmem_putmem(arr + 64 + 8 * (size_t)me, &v, sizeof v, 0);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+}
+
+int main(void)
+{
+    tu_deadline(100);
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (n < 2) {
+        printf("SKIP: needs 2 PEs\n");
+        shmem_finalize();
+        return 77;
+    }
+    CHECK_OK(uvas_range(&range));
+    size_t bs = range.block_size;
+    char *arr = shmem_align(bs, 2 * bs);
+    CHECK(arr != NULL, "shmem_align");
+    memset(arr, 0, 2 * bs);
+    shmem_barrier_all();
+
+    if (me > 0) {
+        long v = me, got;
+        for (int i = 0; i < 10 * me; i++)
+            shmem_putmem(arr + 8 * (size_t)me, &v, sizeof v, 0);
+        for (int i = 0; i < me; i++)
+            shmem_getmem(&got, arr + 8 * (size_t)me, sizeof got, 0);
+        for (int i = 0; i < me; i++)
+            (void)shmem_long_atomic_fetch_add((long *)(void *)(arr + 8 * (size_t)(n + me)), 1, 0);
+        char across[16] = {0};
+        shmem_putmem(arr + bs - 8, across, sizeof across, 0);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+    size_t a = block_of(arr), b = a + 1;
+    if (me == 0) {
+        uint32_t sum = 0;
+        for (int p = 0; p < n; p++) {
+            uint32_t want_a = p ? 12u * (uint32_t)p + 1 : 0, want_b = p ? 1 : 0;
+            uint32_t got_a = uvas_policy_peer_accesses(a, p);
+            uint32_t got_b = uvas_policy_peer_accesses(b, p);
+            CHECK(got_a == want_a, "PE %d's accesses of block A: %u, expected %u", p, got_a,
+                  want_a);
+            CHECK(got_b == want_b, "PE %d's accesses of block B: %u, expected %u", p, got_b,
+                  want_b);
+            sum += got_a;
+        }
+        struct uvas_block_view v;
+        uvas_policy_view(a, &v);
+        CHECK(v.peer_accesses == sum, "the view of A sums %u, the PEs %u", v.peer_accesses,
+              sum);
+        CHECK(v.peer_top == n - 1, "the view names PE %d as the top one, expected %d",
+              v.peer_top, n - 1);
+        CHECK(uvas_policy_peer_accesses(a, n) == 0 && uvas_policy_peer_accesses(a, -1) == 0,
+              "a PE out of range counts nothing");
+        const long *w = (const long *)(void *)arr;
+        for (int p = 1; p < n; p++)
+            CHECK(w[p] == p && w[n + p] == p, "PE %d's put and adds left %ld and %ld", p, w[p],
+                  w[n + p]);
+    }
+    shmem_barrier_all();
+
+    /* Block A on the device: the same puts count, by whichever path. */
+    bool device = shmemx_device_present();
+    uint32_t was[64] = {0};
+    if (device && me == 0) {
+        CHECK_OK(uvas_migrate(arr, bs, UVAS_LOC_DEVICE, 0));
+        for (int p = 0; p < n && p < 64; p++)
+            was[p] = uvas_policy_peer_accesses(a, p);
+    }
+    shmem_barrier_all();
+    if (device) {
+        access_from_peers(arr, me, 3);
+        if (me == 0)
+            for (int p = 1; p < n && p < 64; p++) {
+                uint32_t got = uvas_policy_peer_accesses(a, p) - was[p];
+                CHECK(got == 3u * (uint32_t)p, "PE %d's puts to A on the device: %u counted, "
+                      "expected %u", p, got, 3u * (uint32_t)p);
+            }
+        shmem_barrier_all();
+    }
+
+    /* Freed: its blocks count from zero, and so does a new allocation. */
+    shmem_free(arr);
+    char *again = shmem_align(bs, 2 * bs);
+    CHECK(again != NULL, "shmem_align");
+    if (me == 0) {
+        size_t a2 = block_of(again);
+        for (int p = 0; p < n; p++)
+            for (size_t k = 0; k < 2; k++) {
+                CHECK(uvas_policy_peer_accesses(a + k, p) == 0,
+                      "PE %d's count of freed block %zu: %u", p, a + k,
+                      uvas_policy_peer_accesses(a + k, p));
+                CHECK(uvas_policy_peer_accesses(a2 + k, p) == 0,
+                      "PE %d's count of fresh block %zu: %u", p, a2 + k,
+                      uvas_policy_peer_accesses(a2 + k, p));
+            }
+    }
+    shmem_barrier_all();
+    shmem_free(again);
+    if (me == 0)
+        printf("PE 0: accesses of %d peers counted per PE (host%s), forgotten at free\n",
+               n - 1, device ? " and device" : "");
+    shmem_finalize();
+    return 0;
+}
