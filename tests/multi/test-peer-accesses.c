@@ -7,6 +7,7 @@
  *    itself, and the view sums them and names the last PE as the top one;
  *  - the same puts to A once PE 0 moved it to the device (the direct path
  *    into device memory, or a message PE 0 serves) count too;
+ *  - uvas-stat's "accesses" answer shows them on A's line;
  *  - a block freed and allocated again counts from zero.
  * Through the node's windows the initiator counts; with UVAS_TRANSPORT=ucx
  * these small calls are messages PE 0 serves and counts: both exact here
@@ -17,6 +18,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "migrate/policy.h"
 #include "tests/check.h"
@@ -27,6 +31,30 @@ static struct uvas_range_desc range;
 static size_t block_of(const void *p)
 {
     return (size_t)((const char *)p - (const char *)range.base) / range.block_size;
+}
+
+/* The line of this process's "accesses" answer (the uvas-stat endpoint)
+ * for block bi, into line. */
+static void stat_line(size_t bi, char *line, size_t len)
+{
+    struct sockaddr_un ep;
+    socklen_t epl;
+    CHECK(tu_stat_endpoint(getpid(), getuid(), &ep, &epl), "no stat endpoint of this process");
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&ep, epl) == 0, "connect: %s",
+          strerror(errno));
+    CHECK(send(fd, "accesses", 8, MSG_NOSIGNAL) == 8, "send: %s", strerror(errno));
+    shutdown(fd, SHUT_WR);
+    FILE *f = fdopen(fd, "r");
+    CHECK(f != NULL, "fdopen");
+    char want[64], buf[512];
+    snprintf(want, sizeof want, "block %zu ", bi);
+    line[0] = 0;
+    while (fgets(buf, sizeof buf, f))
+        if (!strncmp(buf, want, strlen(want)))
+            snprintf(line, len, "%s", buf);
+    fclose(f);
+    CHECK(line[0], "no line for block %zu in the accesses answer", bi);
 }
 
 /* PE p's rounds_per_pe * p puts to A, then a barrier. */
@@ -92,6 +120,10 @@ int main(void)
               v.peer_top, n - 1);
         CHECK(uvas_policy_peer_accesses(a, n) == 0 && uvas_policy_peer_accesses(a, -1) == 0,
               "a PE out of range counts nothing");
+        char line[512], want[64];
+        stat_line(a, line, sizeof line);
+        snprintf(want, sizeof want, "(most: PE %d, %u)", n - 1, 12u * (unsigned)(n - 1) + 1);
+        CHECK(strstr(line, want) != NULL, "uvas-stat's line for A: %s(wanted %s)", line, want);
         const long *w = (const long *)(void *)arr;
         for (int p = 1; p < n; p++)
             CHECK(w[p] == p && w[n + p] == p, "PE %d's put and adds left %ld and %ld", p, w[p],
