@@ -124,6 +124,12 @@ struct uvas_policy_ops {
  * and maps the whole block back (Linux NUMA balancing's hinting faults).
  * One fault per accessed block per tick. */
 #define UVAS_POLICY_TRACK_ACCESS 0x2u
+/* Other PEs' accesses counted per block and per initiating PE
+ * (peer_accesses, peer_top, uvas_policy_peer_accesses). Off, they read 0:
+ * counting costs the window paths a load and a store per call, 15-50% of
+ * small non-blocking puts' rate on the H200. UVAS_PEER_COUNTS=1 turns it
+ * on whatever the policy. */
+#define UVAS_POLICY_TRACK_PEERS 0x4u
 
 /*
  * The RMA calls PE `pe` made on block `index` of this PE since the block

@@ -228,6 +228,12 @@ static int resolve_env(struct uvas_config *c, const struct uvas_options *o,
             return uvas_fail(UVAS_ERR_ENV, "UVAS_STREAM_MIN='%s' is malformed: give the "
                              "smallest put that streams, e.g. 2M, or 'off'", s);
     }
+    if ((s = getenv("UVAS_PEER_COUNTS"))) {
+        if (strcmp(s, "0") && strcmp(s, "1"))
+            return uvas_fail(UVAS_ERR_ENV, "UVAS_PEER_COUNTS='%s' is unknown: use 1 to count "
+                             "other PEs' accesses per block, 0 not to", s);
+        c->peer_counts = s[0] == '1';
+    }
     c->stage_first = -1;
     if ((s = getenv("UVAS_STAGE_FIRST"))) {
         if (!strcmp(s, "0") || !strcmp(s, "1"))

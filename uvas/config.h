@@ -44,6 +44,7 @@ struct uvas_config {
     unsigned copy_queues; /* UVAS_COPY_QUEUES: 0 = as many as help (up to 2) */
     size_t stream_min;    /* UVAS_STREAM_MIN: 0 = by the processor, SIZE_MAX = never */
     bool huge_pages;      /* UVAS_HUGE_PAGES: the host tier in 2 MiB huge pages (hugetlbfs) */
+    bool peer_counts;     /* UVAS_PEER_COUNTS: count other PEs' accesses (policy flag too) */
     int stage_first;      /* UVAS_STAGE_FIRST: -1 where imports pin (a GPU), 0 never, 1 always */
 };
 

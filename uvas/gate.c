@@ -241,6 +241,7 @@ int uvas_gate_pins_get(unsigned t, _Atomic uint32_t **out, int *fd)
         if (rc == UVAS_OK) {
             pthread_once(&join_once, join);
             atomic_store(&uvas_gate_slots_of(p)->light, atomic_load(&uvas_gate_joined));
+            atomic_store(&uvas_gate_slots_of(p)->count, uvas_gate_counting_on());
             pins.fd[t] = f;
             atomic_store(&pins.tab[t], (_Atomic uint32_t *)p);
             unsigned nl = atomic_load(&pins.nlive);
@@ -274,8 +275,22 @@ uint64_t uvas_gate_pins_held(size_t bi)
 
 /* ---- accesses by other PEs ------------------------------------------------- */
 
+static _Atomic bool counting;
+
+void uvas_gate_counting(bool on)
+{
+    atomic_store(&counting, on);
+}
+
+bool uvas_gate_counting_on(void)
+{
+    return atomic_load_explicit(&counting, memory_order_relaxed);
+}
+
 void uvas_gate_count_served(unsigned t, size_t bi)
 {
+    if (!uvas_gate_counting_on())
+        return;
     if (readers_enter() && t < pins.n && bi < uvas_g.nblocks) {
         _Atomic uint32_t *c = atomic_load_explicit(&pins.served[t], memory_order_acquire);
         if (!c) {

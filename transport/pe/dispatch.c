@@ -280,7 +280,7 @@ static bool small_put(struct uvas_peer *p, char *dest, const void *src, size_t n
         else
             memcpy(p->win + (dest - uvas_g.base), buf, n);
         uvas_gate_unpin_quick(&q);
-        uvas_gate_count(p->acc, bi);
+        uvas_gate_count_if(p->slots, p->acc, bi);
         uvas_job_count(UVAS_PATH_CPU_CPU, n);
         return true;
     }
@@ -299,7 +299,7 @@ static bool small_get(struct uvas_peer *p, void *dest, const char *src, size_t n
     if (uvas_gate_is_open(w) && uvas_gate_res(w) == UVAS_RES_HOST) {
         memcpy(buf, p->win + (src - uvas_g.base), n);
         uvas_gate_unpin_quick(&q);
-        uvas_gate_count(p->acc, bi);
+        uvas_gate_count_if(p->slots, p->acc, bi);
         memcpy(dest, buf, n);
         uvas_job_count(UVAS_PATH_CPU_CPU, n);
         return true;
@@ -477,7 +477,7 @@ int uvas_pe_amo(enum uvas_amo_op op, void *target, size_t width, uint64_t operan
             uint64_t old = uvas_amo_apply(op, p->win + ((char *)target - uvas_g.base), width,
                                           operand, compare);
             uvas_gate_unpin_quick(&q);
-            uvas_gate_count(p->acc, bi);
+            uvas_gate_count_if(p->slots, p->acc, bi);
             if (fetched)
                 *fetched = old;
             uvas_job_count(UVAS_PATH_CPU_CPU, width);

@@ -60,14 +60,14 @@ void uvas_side_peer(struct uvas_peer *p, const void *addr, struct uvas_side *s)
             s->kind = UVAS_SIDE_HOST;
             s->ptr = p->win + ((const char *)addr - uvas_g.base);
             s->peer = true;
-            uvas_gate_count(p->acc, bi);
+            uvas_gate_count_if(p->slots, p->acc, bi);
             return;
         }
         if (uvas_gate_res(w) == UVAS_RES_DEVICE && (w & UVAS_GATE_DIRECT) &&
             uvas_devpeer_slot(p, uvas_gate_slot(w), &s->dev) == UVAS_OK) {
             s->kind = UVAS_SIDE_DEV;
             s->off = uvas_side_block_off(addr);
-            uvas_gate_count(p->acc, bi);
+            uvas_gate_count_if(p->slots, p->acc, bi);
             return;
         }
     }
