@@ -276,10 +276,21 @@ uint64_t uvas_gate_pins_held(size_t bi)
 /* ---- accesses by other PEs ------------------------------------------------- */
 
 static _Atomic bool counting;
+/* Counting was on at some point: until then no count can be held, and the
+ * readers and the forgetting below return at once (a view is taken on
+ * every fault, a free forgets per chunk of blocks). */
+static _Atomic bool counted;
 
 void uvas_gate_counting(bool on)
 {
+    if (on)
+        atomic_store(&counted, true);
     atomic_store(&counting, on);
+}
+
+static bool none_counted(void)
+{
+    return !atomic_load_explicit(&counted, memory_order_relaxed);
 }
 
 bool uvas_gate_counting_on(void)
@@ -324,6 +335,8 @@ static uint32_t acc_of_party(unsigned t, size_t bi)
 uint32_t uvas_gate_acc(unsigned t, size_t bi)
 {
     uint32_t n = 0;
+    if (none_counted())
+        return 0;
     if (readers_enter() && t < pins.n && bi < uvas_g.nblocks)
         n = acc_of_party(t, bi);
     readers_leave();
@@ -334,6 +347,8 @@ uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top)
 {
     uint32_t sum = 0, most = 0;
     *top = -1;
+    if (none_counted())
+        return 0;
     if (readers_enter() && bi < uvas_g.nblocks)
         for (unsigned t = 0; t < pins.n && t < parties; t++) {
             uint32_t n = acc_of_party(t, bi);
@@ -347,6 +362,8 @@ uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top)
 
 void uvas_gate_acc_forget(size_t s, size_t n)
 {
+    if (none_counted())
+        return;
     if (readers_enter() && s <= uvas_g.nblocks && n <= uvas_g.nblocks - s)
         for (unsigned t = 0; t < pins.n; t++) {
             _Atomic uint32_t *tab = atomic_load(&pins.tab[t]);
