@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "tests/multi/pes.h"
+
 int me, npes, right, left;
 int dev_present;
 unsigned long nchecks;
@@ -52,10 +54,7 @@ int suite_start(void)
     }
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    if (npes < 2) {
-        shmem_finalize();
-        SKIP("needs at least 2 PEs: run under mpirun -np 2");
-    }
+    tu_need_pes(2);
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
     dev_present = shmemx_device_present();

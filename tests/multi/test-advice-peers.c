@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "tests/check.h"
+#include "tests/multi/pes.h"
 
 #define LEN ((size_t)16 << 20)
 #define RUN_S 2.0
@@ -54,11 +55,7 @@ int main(void)
     setenv("UVAS_POLICY", "hot-cold:tick_ms=5", 1);
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    if (n < 2) {
-        printf("SKIP: needs 2 PEs\n");
-        shmem_finalize();
-        return 77;
-    }
+    tu_need_pes(2);
     device = shmemx_device_present();
     arr = shmem_malloc(LEN);
     CHECK(arr != NULL, "shmem_malloc");

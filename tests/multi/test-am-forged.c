@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "tests/check.h"
+#include "tests/multi/pes.h"
 #include "transport/pe/am.h"
 #include "transport/pe/job.h"
 
@@ -30,12 +31,7 @@ int main(void)
 {
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    if (n < 2) {
-        if (me == 0)
-            printf("SKIP: needs 2 PEs (mpirun -np 2)\n");
-        shmem_finalize();
-        return 77;
-    }
+    tu_need_pes(2);
     /* Every PE must have an endpoint to the other: count them. */
     static int have_ep, with_ep;
     have_ep = uvas_job.peers[me == 0 ? 1 : 0].ep != NULL;

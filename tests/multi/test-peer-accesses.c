@@ -29,6 +29,7 @@
 
 #include "migrate/policy.h"
 #include "tests/check.h"
+#include "tests/multi/pes.h"
 #include "uvas_policy.h"
 
 static struct uvas_range_desc range;
@@ -82,11 +83,7 @@ int main(void)
     setenv("UVAS_PEER_COUNTS", on ? "1" : "0", 1);
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    if (n < 2) {
-        printf("SKIP: needs 2 PEs\n");
-        shmem_finalize();
-        return 77;
-    }
+    tu_need_pes(2);
     CHECK_OK(uvas_range(&range));
     size_t bs = range.block_size;
     char *arr = shmem_align(bs, 2 * bs);

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "tests/check.h"
+#include "tests/multi/pes.h"
 #include "transport/pe/pe.h"
 
 enum {
@@ -116,10 +117,7 @@ int main(void)
     int provided;
     CHECK(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) == 0, "shmem_init_thread");
     int me = shmem_my_pe(), npes = shmem_n_pes();
-    if (npes < 2) {
-        shmem_finalize();
-        SKIP("needs at least 2 PEs: run under mpirun -np 2");
-    }
+    tu_need_pes(2);
     if (shmemx_device_present() != 1) {
         shmem_finalize();
         SKIP("no device tier: nothing to migrate to");

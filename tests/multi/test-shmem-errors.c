@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tests/check.h"
+#include "tests/multi/pes.h"
 
 static int me, npes, right, left;
 static int ncases;
@@ -46,10 +47,7 @@ int main(void)
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    if (npes < 2) {
-        shmem_finalize();
-        SKIP("needs at least 2 PEs: run under mpirun -np 2");
-    }
+    tu_need_pes(2);
     right = (me + 1) % npes;
     left = (me + npes - 1) % npes;
     shmemx_clear_error();

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tests/multi/pes.h"
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -37,11 +39,7 @@ int main(int argc, char **argv)
         unsetenv("UVAS_SHMEM_ERRORS"); /* the default: errors are fatal */
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    if (n < 2) {
-        printf("SKIP: needs at least 2 PEs\n");
-        shmem_finalize();
-        return 77;
-    }
+    tu_need_pes(2);
     long *sym = shmem_calloc(16, sizeof(long));
     printf("PE %d of %d: started (%s), pid %d\n", me, n, mode, (int)getpid());
     fflush(stdout);

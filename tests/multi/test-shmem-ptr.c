@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "tests/check.h"
+#include "tests/multi/pes.h"
 
 #define N 4096
 
@@ -24,11 +25,7 @@ int main(void)
     tu_deadline(60);
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
-    if (n < 2) {
-        printf("SKIP: needs 2 PEs\n");
-        shmem_finalize();
-        return 77;
-    }
+    tu_need_pes(2);
     int peer = (me + 1) % n;
     long *host = shmem_malloc_with_hints(N * sizeof(long), SHMEM_MALLOC_HOST_HEAP);
     long *any = shmem_malloc(N * sizeof(long));
