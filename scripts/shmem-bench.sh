@@ -96,7 +96,7 @@ fi
 shmem_syms="shmem_init shmem_finalize shmem_my_pe shmem_n_pes shmem_malloc shmem_free
 shmem_putmem shmem_putmem_nbi shmem_getmem shmem_quiet shmem_barrier_all shmem_global_exit
 shmem_long_p shmem_long_g shmem_long_atomic_fetch_add shmem_long_atomic_add
-shmem_long_atomic_compare_swap"
+shmem_long_atomic_compare_swap shmem_ptr"
 
 # check_output FILE: all measurement lines present and "done" last?
 check_output() {
@@ -219,24 +219,26 @@ function human(n) {
 function val(v) { return v == "" ? "-" : v }
 function ratio(u, o) { return (u == "" || o == "" || o + 0 == 0) ? "-" : sprintf("%.2f", u / o) }
 { side = FILENAME == ARGV[1] ? 1 : 2 }       # 1 = uvas, 2 = oshmem
-/^(put_lat|get_lat|put_bw|amo) / {
+/^(put_lat|get_lat|put_bw|amo|ptr_bw|ptr_amo) / {
     key = $1 SUBSEP $2
     if (!(key in seen)) { seen[key] = 1; order[$1, ++cnt[$1]] = $2 }
     if (side == 1) u[key] = $3; else o[key] = $3
 }
 END {
-    split("put_lat get_lat put_bw amo", kinds, " ")
+    nk = split("put_lat get_lat put_bw amo ptr_bw ptr_amo", kinds, " ")
     title["put_lat"] = "put latency (us; shmem_putmem + shmem_quiet; lower is better)"
     title["get_lat"] = "get latency (us; shmem_getmem; lower is better)"
     title["put_bw"]  = "put bandwidth (MB/s; putmem_nbi window + quiet; higher is better)"
     title["amo"]     = "atomics on a long at PE 1 (Mops/s; higher is better)"
+    title["ptr_bw"]  = "reference: the put_bw windows as memcpy through shmem_ptr + one fence (MB/s)"
+    title["ptr_amo"] = "reference: the CPU\047s fetch_add through shmem_ptr (Mops/s)"
     printf "OpenSHMEM, 2 PEs on one node, PE 0 -> PE 1%s; median of batches\n", tcp ? ", over UCX tcp" : ""
     if (csv != "") print "section,size,uvas,oshmem,ratio_uvas_oshmem" > csv
-    for (k = 1; k <= 4; k++) {
+    for (k = 1; k <= nk; k++) {
         kind = kinds[k]
         if (!cnt[kind]) continue
         printf "\n%s\n", title[kind]
-        printf "  %-14s %12s %12s %10s\n", kind == "amo" ? "op" : "size", "uvas", "oshmem", "uvas/oshmem"
+        printf "  %-14s %12s %12s %10s\n", kind ~ /amo/ ? "op" : "size", "uvas", "oshmem", "uvas/oshmem"
         for (i = 1; i <= cnt[kind]; i++) {
             s = order[kind, i]; key = kind SUBSEP s
             printf "  %-14s %12s %12s %10s\n", human(s), val(u[key]), val(o[key]), ratio(u[key], o[key])
@@ -244,7 +246,7 @@ END {
         }
     }
     # For the performance guard (scripts/perf-check.py).
-    for (k = 1; k <= 4; k++)
+    for (k = 1; k <= nk; k++)
         for (i = 1; i <= cnt[kinds[k]]; i++) {
             s = order[kinds[k], i]; key = kinds[k] SUBSEP s
             if (u[key] != "") printf "metric shmem%s.%s.%s.uvas %s\n", tcp ? "_tcp" : "", kinds[k], s, u[key]

@@ -22,6 +22,13 @@
  *   amo fetch_add MOPS    shmem_long_atomic_fetch_add(.., 1)
  *   amo add MOPS          shmem_long_atomic_add(.., 1) x N, then shmem_quiet
  *   amo compare_swap MOPS shmem_long_atomic_compare_swap(.., i, i+1, 1)
+ *   ptr_bw  SIZE MBPS     the same window as put_bw as plain memcpy into
+ *                         shmem_ptr(dst, 1), then one full fence: the
+ *                         machine's own rate through the same mapping, a
+ *                         reference that does not move with another
+ *                         library (only where shmem_ptr gives an address)
+ *   ptr_amo fetch_add MOPS __atomic_fetch_add through shmem_ptr: the
+ *                         CPU's own atomic on PE 1's long, the same way
  *   done                  printed (and flushed) just before shmem_finalize
  *
  * Statistic: every figure is the MEDIAN over several batches of the batch's
@@ -121,7 +128,19 @@ static void op_put_bw(void *arg, long i)
     shmem_quiet();
 }
 
+/* The reference for op_put_bw: the window as stores into PE 1's memory
+ * through the address shmem_ptr gives, made visible by one fence. */
+static void op_ptr_bw(void *arg, long i)
+{
+    struct xfer *x = arg;
+    (void)i;
+    for (int w = 0; w < x->window; w++)
+        memcpy(x->dst, x->src, x->n);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
 static long *amo_target;
+static long *amo_target_ptr; /* shmem_ptr(amo_target, 1) */
 static long amo_sink;
 
 static void op_fadd(void *arg, long i)
@@ -129,6 +148,13 @@ static void op_fadd(void *arg, long i)
     (void)arg;
     (void)i;
     amo_sink += shmem_long_atomic_fetch_add(amo_target, 1, 1);
+}
+
+static void op_ptr_fadd(void *arg, long i)
+{
+    (void)arg;
+    (void)i;
+    amo_sink += __atomic_fetch_add(amo_target_ptr, 1, __ATOMIC_SEQ_CST);
 }
 
 static void op_add(void *arg, long i)
@@ -182,6 +208,18 @@ static double measure(op_fn op, void *arg, int warmup, int quiet_after, long *to
     if (total_ops)
         *total_ops = ops;
     return median(per, nbatches);
+}
+
+/* Memory for the references: memory shmem_ptr reaches. An implementation
+ * may hand out addresses only for memory that never moves (uvas: its host
+ * heap, a hint of its own); elsewhere any symmetric memory. */
+static void *ref_malloc(size_t n)
+{
+#ifdef SHMEM_MALLOC_HOST_HEAP
+    return shmem_malloc_with_hints(n, SHMEM_MALLOC_HOST_HEAP);
+#else
+    return shmem_malloc(n);
+#endif
 }
 
 static int warmup_for(size_t n)
@@ -281,8 +319,10 @@ int main(int argc, char **argv)
     char *dst = shmem_malloc(bufsz);
     char *chk = shmem_malloc(bufsz);
     amo_target = shmem_malloc(sizeof(long));
-    if (!src || !dst || !chk || !amo_target) {
-        fprintf(stderr, "shmem-bench: PE %d: shmem_malloc of 3 x %zu bytes failed\n", me, bufsz);
+    char *ref_dst = ref_malloc(bufsz);
+    long *ref_amo = ref_malloc(sizeof(long));
+    if (!src || !dst || !chk || !amo_target || !ref_dst || !ref_amo) {
+        fprintf(stderr, "shmem-bench: PE %d: shmem_malloc of 4 x %zu bytes failed\n", me, bufsz);
         shmem_global_exit(1);
         return 1;
     }
@@ -291,7 +331,9 @@ int main(int argc, char **argv)
         src[i] = (char)(i * 7 + 1 + (size_t)me);
     memset(dst, 0, bufsz);
     memset(chk, 0, bufsz);
+    memset(ref_dst, 0, bufsz);
     *amo_target = 0;
+    *ref_amo = 0;
     shmem_barrier_all();
 
     if (me == 0) {
@@ -358,6 +400,21 @@ int main(int argc, char **argv)
         shmem_barrier_all();
     }
 
+    /* The same windows as plain stores, where PE 1's memory is mapped here
+     * (shmem_ptr; NULL where it is not, as over a network). */
+    char *dst_ptr = me == 0 ? shmem_ptr(ref_dst, 1) : NULL;
+    for (int s = 0; s < nsizes && dst_ptr; s++) {
+        size_t n = sizes[s];
+        int window = BW_WINDOW;
+        while (window > 1 && (size_t)window * n > (16u << 20))
+            window /= 2;
+        struct xfer x = {dst_ptr, src, n, window};
+        double t = measure(op_ptr_bw, &x, quick ? 1 : 2, 0, NULL);
+        printf("ptr_bw %zu %.1f\n", n, (double)n * window / t / 1e6);
+        fflush(stdout);
+    }
+    shmem_barrier_all();
+
     /* atomics on one long at PE 1 */
     if (me == 0) {
         int wu = quick ? 16 : 64;
@@ -393,9 +450,25 @@ int main(int argc, char **argv)
                     cswap_next);
             errors++;
         }
+
+        amo_target_ptr = shmem_ptr(ref_amo, 1);
+        if (amo_target_ptr) {
+            long nptr = 0;
+            t = measure(op_ptr_fadd, NULL, wu, 0, &nptr);
+            printf("ptr_amo fetch_add %.3f\n", 1e-6 / t);
+            fflush(stdout);
+            v = shmem_long_g(ref_amo, 1);
+            if (v != nptr) {
+                fprintf(stderr, "shmem-bench: fetch_add through shmem_ptr: target is %ld, "
+                        "expected %ld\n", v, nptr);
+                errors++;
+            }
+        }
     }
     shmem_barrier_all();
 
+    shmem_free(ref_amo);
+    shmem_free(ref_dst);
     shmem_free(amo_target);
     shmem_free(chk);
     shmem_free(dst);
