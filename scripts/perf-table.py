@@ -157,7 +157,9 @@ def block(machine, d):
         n = int(n)
         return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB" if n >= 1024 else f"{n} B"
 
-    shm = sorted({k.rsplit(".", 1)[0] for k in m if re.match(r"shmem(_tcp)?\.", k)}, key=shm_key)
+    shm = sorted({k.rsplit(".", 1)[0] for k in m
+                  if re.match(r"shmem(_tcp)?\.", k) and not k.split(".")[1].startswith("ptr_")},
+                 key=shm_key)
     if shm:
         out += ["| OpenSHMEM, 2 PEs (shmem-bench) | uvas | OSHMEM | uvas/OSHMEM |", "| --- | --- | --- | --- |"]
         for k in shm:
@@ -171,6 +173,24 @@ def block(machine, d):
                    "bandwidth in MB/s and atomics in Mops/s: higher is better"
                    + (f"; each figure the median of {runs} runs of both" if runs > 1 else "") + ".)")
         out.append("")
+        # Each library against the machine's own stores and atomic through
+        # shmem_ptr in the same process (shmem-bench's references).
+        refs = [(f"put bandwidth, MB/s: {human(n)}", f"shmem.put_bw.{n}", f"shmem.ptr_bw.{n}",
+                 "the window as memcpy through shmem_ptr + one fence") for n in ("8", "64")]
+        refs.append(("fetch_add, Mops/s", "shmem.amo.fetch_add", "shmem.ptr_amo.fetch_add",
+                     "the CPU's fetch_add through shmem_ptr"))
+        refs = [r for r in refs if g(r[2] + ".uvas") is not None]
+        if refs:
+            out += ["| small operations against the CPU's own (same process) | reference | uvas | "
+                    "its reference | uvas/reference | OSHMEM | its reference | OSHMEM/reference |",
+                    "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+            for what, a, b, ref in refs:
+                row = [what, ref]
+                for impl in ("uvas", "oshmem"):
+                    x, y = g(f"{a}.{impl}"), g(f"{b}.{impl}")
+                    row += [fmt(x), fmt(y), fmt(x / y if x and y else None)]
+                out.append("| " + " | ".join(row) + " |")
+            out.append("")
     paths = sorted({k.split(".")[1] for k in m if k.startswith("path.")})
     if paths:
         cols = ["put8_us", "put4k_us", "get8_us", "put2m_gbs", "get2m_gbs"]
