@@ -56,6 +56,10 @@ struct uvas_block_view {
      * Per PE: uvas_policy_peer_accesses, which says what is counted. */
     uint32_t peer_accesses;
     int peer_top;              /* the PE with the most of them, -1 none */
+    /* The part of peer_accesses other PEs' kernels made: their leases
+     * (a run that reached the block directly: one) and the calls their
+     * hosts made for them on this node (uvas_policy_peer_kernel_accesses). */
+    uint32_t peer_kernel_accesses;
 };
 
 /* What a policy may answer when an agent touches a block that is not
@@ -142,6 +146,14 @@ struct uvas_policy_ops {
  * out of range.
  */
 uint32_t uvas_policy_peer_accesses(size_t index, int pe);
+
+/*
+ * The part of those PE `pe`'s kernels made: the runs that reached the
+ * block through a lease, and the calls its host made for them through
+ * this node's windows. A kernel's call its host sends as a message (to
+ * another node, or with UVAS_TRANSPORT=ucx) counts as the host's.
+ */
+uint32_t uvas_policy_peer_kernel_accesses(size_t index, int pe);
 
 /* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */
 const char *uvas_policy_current(void);

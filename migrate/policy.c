@@ -107,14 +107,23 @@ void uvas_policy_view(size_t bi, struct uvas_block_view *v)
         .writes = atomic_load_explicit(&b->writes, RLX),
         .last_migration_ns = atomic_load_explicit(&b->moved_ns, RLX),
     };
-    v->peer_accesses = uvas_gate_acc_sum(bi, uvas_gate_ranks(), &v->peer_top);
+    v->peer_accesses = uvas_gate_acc_sum(bi, uvas_gate_ranks(), &v->peer_top,
+                                         &v->peer_kernel_accesses);
 }
 
 uint32_t uvas_policy_peer_accesses(size_t index, int pe)
 {
     if (pe < 0 || (unsigned)pe >= uvas_gate_ranks())
         return 0;
-    return uvas_gate_acc(pe, index);
+    return uvas_gate_acc(pe, index, NULL);
+}
+
+uint32_t uvas_policy_peer_kernel_accesses(size_t index, int pe)
+{
+    uint32_t k = 0;
+    if (pe >= 0 && (unsigned)pe < uvas_gate_ranks())
+        uvas_gate_acc(pe, index, &k);
+    return k;
 }
 
 int uvas_policy_place(const struct uvas_policy *p, size_t bi, int agent)

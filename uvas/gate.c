@@ -76,7 +76,7 @@ static size_t counters_bytes(void)
 
 size_t uvas_gate_pins_bytes(void)
 {
-    return 2 * counters_bytes() + pages(sizeof(struct uvas_gate_slots));
+    return 3 * counters_bytes() + pages(sizeof(struct uvas_gate_slots));
 }
 
 struct uvas_gate_slots *uvas_gate_slots_of(_Atomic uint32_t *pins)
@@ -89,6 +89,18 @@ _Atomic uint32_t *uvas_gate_acc_of(_Atomic uint32_t *pins)
     return (_Atomic uint32_t *)((char *)pins + counters_bytes() +
                                 pages(sizeof(struct uvas_gate_slots)));
 }
+
+_Atomic uint32_t *uvas_gate_acc_kernels_of(_Atomic uint32_t *pins)
+{
+    return uvas_gate_kernels_beside(uvas_gate_acc_of(pins));
+}
+
+_Atomic uint32_t *uvas_gate_kernels_beside(_Atomic uint32_t *acc)
+{
+    return (_Atomic uint32_t *)((char *)acc + counters_bytes());
+}
+
+__thread bool uvas_gate_for_kernels __attribute__((tls_model("initial-exec")));
 
 /* ---- this process's slot indices ------------------------------------------ */
 
@@ -318,45 +330,54 @@ void uvas_gate_count_served(unsigned t, size_t bi)
     readers_leave();
 }
 
-/* Party t's count on block bi: its own (table) and the served ones
- * (readers entered, t < pins.n). */
-static uint32_t acc_of_party(unsigned t, size_t bi)
+/* Party t's counts on block bi: its own (table, both agents) and the
+ * served ones, and (*kernels) its kernels' part (readers entered,
+ * t < pins.n). */
+static uint32_t acc_of_party(unsigned t, size_t bi, uint32_t *kernels)
 {
-    uint32_t n = 0;
+    uint32_t n = 0, k = 0;
     _Atomic uint32_t *tab = atomic_load(&pins.tab[t]);
-    if (tab)
-        n += atomic_load_explicit(&uvas_gate_acc_of(tab)[bi], memory_order_relaxed);
+    if (tab) {
+        k = atomic_load_explicit(&uvas_gate_acc_kernels_of(tab)[bi], memory_order_relaxed);
+        n += k + atomic_load_explicit(&uvas_gate_acc_of(tab)[bi], memory_order_relaxed);
+    }
     _Atomic uint32_t *c = atomic_load_explicit(&pins.served[t], memory_order_acquire);
     if (c)
         n += atomic_load_explicit(&c[bi], memory_order_relaxed);
+    *kernels = k;
     return n;
 }
 
-uint32_t uvas_gate_acc(unsigned t, size_t bi)
+uint32_t uvas_gate_acc(unsigned t, size_t bi, uint32_t *kernels)
 {
-    uint32_t n = 0;
-    if (none_counted())
-        return 0;
-    if (readers_enter() && t < pins.n && bi < uvas_g.nblocks)
-        n = acc_of_party(t, bi);
-    readers_leave();
+    uint32_t n = 0, k = 0;
+    if (!none_counted()) {
+        if (readers_enter() && t < pins.n && bi < uvas_g.nblocks)
+            n = acc_of_party(t, bi, &k);
+        readers_leave();
+    }
+    if (kernels)
+        *kernels = k;
     return n;
 }
 
-uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top)
+uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top, uint32_t *kernels)
 {
-    uint32_t sum = 0, most = 0;
+    uint32_t sum = 0, most = 0, ksum = 0;
     *top = -1;
-    if (none_counted())
-        return 0;
-    if (readers_enter() && bi < uvas_g.nblocks)
-        for (unsigned t = 0; t < pins.n && t < parties; t++) {
-            uint32_t n = acc_of_party(t, bi);
-            sum += n;
-            if (n > most)
-                most = n, *top = (int)t;
-        }
-    readers_leave();
+    if (!none_counted()) {
+        if (readers_enter() && bi < uvas_g.nblocks)
+            for (unsigned t = 0; t < pins.n && t < parties; t++) {
+                uint32_t k, n = acc_of_party(t, bi, &k);
+                sum += n;
+                ksum += k;
+                if (n > most)
+                    most = n, *top = (int)t;
+            }
+        readers_leave();
+    }
+    if (kernels)
+        *kernels = ksum;
     return sum;
 }
 
@@ -369,8 +390,11 @@ void uvas_gate_acc_forget(size_t s, size_t n)
             _Atomic uint32_t *tab = atomic_load(&pins.tab[t]);
             _Atomic uint32_t *c = atomic_load_explicit(&pins.served[t], memory_order_acquire);
             for (size_t bi = s; bi < s + n; bi++) {
-                if (tab)
+                if (tab) {
                     atomic_store_explicit(&uvas_gate_acc_of(tab)[bi], 0, memory_order_relaxed);
+                    atomic_store_explicit(&uvas_gate_acc_kernels_of(tab)[bi], 0,
+                                          memory_order_relaxed);
+                }
                 if (c)
                     atomic_store_explicit(&c[bi], 0, memory_order_relaxed);
             }

@@ -88,6 +88,12 @@ uint64_t uvas_gate_pins_held(size_t bi);
  * network atomic each: only what this PE serves for them is counted).
  */
 _Atomic uint32_t *uvas_gate_acc_of(_Atomic uint32_t *pins);
+/* The party's kernels' accesses, apart (a lease, a call the host makes on
+ * a kernel's behalf): the counters after the CPU's. */
+_Atomic uint32_t *uvas_gate_acc_kernels_of(_Atomic uint32_t *pins);
+/* Set on a thread that makes calls for kernels (the PE layer's proxy):
+ * what it counts goes to the kernels' counters. */
+extern __thread bool uvas_gate_for_kernels __attribute__((tls_model("initial-exec")));
 static inline void uvas_gate_count(_Atomic uint32_t *acc, size_t bi)
 {
     atomic_store_explicit(&acc[bi], atomic_load_explicit(&acc[bi], memory_order_relaxed) + 1,
@@ -102,11 +108,13 @@ struct uvas_gate_slots;
 void uvas_gate_counting(bool on);
 bool uvas_gate_counting_on(void);
 void uvas_gate_count_served(unsigned party, size_t bi);
-/* Party's accesses of block bi, both kinds; 0 for a party out of range. */
-uint32_t uvas_gate_acc(unsigned party, size_t bi);
-/* The accesses of parties [0, parties) of block bi, and (top) the one
- * with the most, -1 when none. */
-uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top);
+/* Party's accesses of block bi, all of them (its own counts and the
+ * served ones), and (kernels, may be NULL) its kernels' part; 0 for a
+ * party out of range. */
+uint32_t uvas_gate_acc(unsigned party, size_t bi, uint32_t *kernels);
+/* The accesses of parties [0, parties) of block bi, (top) the one with
+ * the most, -1 when none, and (kernels, may be NULL) the kernels' part. */
+uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top, uint32_t *kernels);
 /* Blocks [s, s+n) count from 0 again (their allocation was freed). */
 void uvas_gate_acc_forget(size_t s, size_t n);
 /* Ranks among the parties: all but the last table, the remote peers'
@@ -182,13 +190,26 @@ struct uvas_gate_slots {
     } s[UVAS_GATE_SLOTS];
 };
 
+/* The kernels' counters beside a table's CPU counters (acc as
+ * uvas_gate_acc_of gives it). */
+_Atomic uint32_t *uvas_gate_kernels_beside(_Atomic uint32_t *acc);
+
 /* A party's count of its access to block bi, where the owner reads them
- * (uvas_gate_count, above). */
+ * (uvas_gate_count, above): a CPU's, or its kernels' on a thread that
+ * calls for them (uvas_gate_for_kernels). */
 static inline void uvas_gate_count_if(const struct uvas_gate_slots *t, _Atomic uint32_t *acc,
                                       size_t bi)
 {
     if (__builtin_expect(atomic_load_explicit(&t->count, memory_order_relaxed) != 0, 0))
-        uvas_gate_count(acc, bi);
+        uvas_gate_count(uvas_gate_for_kernels ? uvas_gate_kernels_beside(acc) : acc, bi);
+}
+
+/* The same for an access the party's kernels make themselves (a lease). */
+static inline void uvas_gate_count_kernels_if(const struct uvas_gate_slots *t,
+                                              _Atomic uint32_t *acc, size_t bi)
+{
+    if (__builtin_expect(atomic_load_explicit(&t->count, memory_order_relaxed) != 0, 0))
+        uvas_gate_count(uvas_gate_kernels_beside(acc), bi);
 }
 
 /* The slots of a pin table (table as uvas_gate_pins_get or a peer's

@@ -126,7 +126,7 @@ static void write_accesses(FILE *out)
         uint32_t dev = atomic_load_explicit(&b->acc[1], RLX);
         uint32_t gpu = atomic_load_explicit(&b->gpu_acc, RLX);
         int top = -1;
-        uint32_t peers = ranks ? uvas_gate_acc_sum(bi, ranks, &top) : 0;
+        uint32_t pk = 0, peers = ranks ? uvas_gate_acc_sum(bi, ranks, &top, &pk) : 0;
         if (!(cpu | dev | peers))
             continue;
         fprintf(out, "block %zu (%p) %-9s cpu %10u  device %10u  (kernels counted %10u)  "
@@ -134,8 +134,8 @@ static void write_accesses(FILE *out)
                 res[uvas_blk_res(atomic_load_explicit(&b->state, RLX)) & 3], cpu, dev, gpu,
                 atomic_load_explicit(&b->moves, RLX));
         if (peers)
-            fprintf(out, "  peers %10u (most: PE %d, %u)", peers, top,
-                    uvas_gate_acc((unsigned)top, bi));
+            fprintf(out, "  peers %10u (kernels %u; most: PE %d, %u)", peers, pk, top,
+                    uvas_gate_acc((unsigned)top, bi, NULL));
         fputc('\n', out);
         shown++;
     }

@@ -6,7 +6,9 @@
  *   0  p, and work-group puts, into the right neighbour's buffer, then
  *      quiet: the left's patterns arrive, the launch was lent blocks
  *      (kernel_peer_leases moved) and the host served none of the calls
- *      (kernel_requests did not);
+ *      (kernel_requests did not); the owner counted the left PE's
+ *      accesses of the box's block, all of them its kernels'
+ *      (UVAS_PEER_COUNTS=1: the leases);
  *   1  g and work-group getmem from the right's buffer: the right's
  *      pattern, none through the host (where a kernel cannot wait,
  *      lavapipe, the host would have refused them);
@@ -31,6 +33,8 @@
 #include <pthread.h>
 #include <shmem.h>
 #include <unistd.h>
+
+#include "uvas_policy.h"
 
 #include "check.h"
 
@@ -97,6 +101,7 @@ int main(void)
     tu_clear_env();
     tu_setenv("UVAS_SIZE", "1G");
     tu_setenv("UVAS_LEASE_HOST_AFTER", "0"); /* host blocks lent up front: phase 4 */
+    tu_setenv("UVAS_PEER_COUNTS", "1");
     tu_tsan_base(); /* a TSan build lets the kernel choose it: PEs need one */
     shmem_init();
     me = shmem_my_pe();
@@ -147,8 +152,16 @@ int main(void)
     CHECK(s1.kernel_requests == s0.kernel_requests, "PE %d: %llu of the kernel's calls went "
           "through the host, none should have", me,
           (unsigned long long)(s1.kernel_requests - s0.kernel_requests));
-    printf("PE %d: phase 0, %llu blocks lent\n", me,
-           (unsigned long long)(s1.kernel_peer_leases - s0.kernel_peer_leases));
+    struct uvas_range_desc rd = tu_range();
+    size_t bb = (size_t)((char *)box - (char *)rd.base) / rd.block_size;
+    uint32_t by_left = uvas_policy_peer_accesses(bb, left);
+    uint32_t kernels = uvas_policy_peer_kernel_accesses(bb, left);
+    CHECK(kernels >= 1 && kernels == by_left, "PE %d: the left PE's accesses of the box's "
+          "block: %u, of which its kernels' %u (expected at least one, all its kernels')",
+          me, by_left, kernels);
+    printf("PE %d: phase 0, %llu blocks lent; the left's kernels reached the box's block %u "
+           "times\n", me, (unsigned long long)(s1.kernel_peer_leases - s0.kernel_peer_leases),
+           kernels);
 
     /* 1: gets (the CPU read the box: back on the device first) */
     to_device(box, N * 4);

@@ -5,6 +5,8 @@
  *    block A of PE 0's array, and one 16-byte put across the boundary of
  *    A and B: PE 0 counts 12p + 1 on A and 1 on B for PE p, none for
  *    itself, and the view sums them and names the last PE as the top one;
+ *    none of them is a kernel's (tests/gpu/test-gpu-shmem-direct.c counts
+ *    those);
  *  - the same puts to A once PE 0 moved it to the device (the direct path
  *    into device memory, or a message PE 0 serves) count too;
  *  - uvas-stat's "accesses" answer shows them on A's line;
@@ -125,10 +127,18 @@ int main(void)
               "expected %d", v.peer_top, on ? n - 1 : -1);
         CHECK(uvas_policy_peer_accesses(a, n) == 0 && uvas_policy_peer_accesses(a, -1) == 0,
               "a PE out of range counts nothing");
+        /* The CPUs made them all: none is the kernels'. */
+        CHECK(v.peer_kernel_accesses == 0, "the view of A counts %u by kernels, none ran",
+              v.peer_kernel_accesses);
+        for (int p = 0; p < n; p++)
+            CHECK(uvas_policy_peer_kernel_accesses(a, p) == 0,
+                  "PE %d's kernels' accesses of A: %u, none ran", p,
+                  uvas_policy_peer_kernel_accesses(a, p));
         if (on) {
             char line[512], want[64];
             stat_line(a, line, sizeof line);
-            snprintf(want, sizeof want, "(most: PE %d, %u)", n - 1, 12u * (unsigned)(n - 1) + 1);
+            snprintf(want, sizeof want, "(kernels 0; most: PE %d, %u)", n - 1,
+                     12u * (unsigned)(n - 1) + 1);
             CHECK(strstr(line, want) != NULL, "uvas-stat's line for A: %s(wanted %s)", line,
                   want);
         }

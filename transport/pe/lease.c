@@ -270,7 +270,7 @@ static void lease_one(uint32_t slot, size_t bi, bool host)
     }
     atomic_store_explicit(&entry(slot, bi)->lent, delta | (dev ? VALID_DEVICE : VALID_HOST), RLX);
     set_bit(slot, bi, true);
-    uvas_gate_count_if(p->slots, p->acc, bi); /* the run's kernels reach it: one access */
+    uvas_gate_count_kernels_if(p->slots, p->acc, bi); /* the run's kernels reach it: one access */
     L.held[L.nheld++] = (struct held){slot, (uint32_t)bi};
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_peer_leases, 1, RLX);
     if (L.nheld == 1)
