@@ -16,13 +16,13 @@
 static const struct uvas_policy_ops *const builtins[] = {
     &uvas_policy_first_touch, &uvas_policy_host,      &uvas_policy_device,
     &uvas_policy_interleave,  &uvas_policy_access_counter, &uvas_policy_hot_cold,
-    &uvas_policy_read_mostly,
+    &uvas_policy_read_mostly, &uvas_policy_peers,
 };
 
 const char *uvas_policy_names(void)
 {
-    return "first-touch, host, device, interleave, access-counter, hot-cold, read-mostly, or "
-           "a path to a shared object";
+    return "first-touch, host, device, interleave, access-counter, hot-cold, read-mostly, peers, "
+           "or a path to a shared object";
 }
 
 int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t errlen)

@@ -49,7 +49,7 @@ int uvas_policy_device_full(const struct uvas_policy *p, size_t bi);
 /* Built-in policies (migrate/policy_*.c). */
 extern const struct uvas_policy_ops uvas_policy_first_touch, uvas_policy_host,
     uvas_policy_device, uvas_policy_interleave, uvas_policy_access_counter,
-    uvas_policy_hot_cold, uvas_policy_read_mostly;
+    uvas_policy_hot_cold, uvas_policy_read_mostly, uvas_policy_peers;
 
 /* Answers several built-ins share (policy_basic.c). */
 int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent);

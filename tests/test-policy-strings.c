@@ -60,6 +60,8 @@ int main(int argc, char **argv)
     good("hot-cold:sample=none,fraction=1");
     good("hot-cold:thrash=2,window_ms=500");
     good("read-mostly");
+    good("peers");
+    good("peers:ratio=3,min=8,tick_ms=5,sample=none,thrash=2,window_ms=200");
     char spec[700];
     snprintf(spec, sizeof spec, "%s:every=3", stripe);
     good(spec);
@@ -74,6 +76,10 @@ int main(int argc, char **argv)
     bad("hot-cold:tick_ms=abc", "tick_ms=abc");
     bad("hot-cold:sample=reads", "sample=reads");
     bad("hot-cold:thrash=0", "thrash=0");
+    bad("peers:ratio=0.5", "ratio=0.5");
+    bad("peers:min=0", "min=0");
+    bad("peers:sample=writes", "sample=writes");
+    bad("peers:fraction=1", "fraction");
     bad("host:x=1", "takes no parameters");
     /* Accepted before (found by review): an empty item, a key given twice
      * (the last won), a space before a value, a ':' with nothing after. */

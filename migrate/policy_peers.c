@@ -1,0 +1,153 @@
+/*
+ * peers: a block lives where most of its accesses come from, other PEs'
+ * counted with this PE's own (UVAS_POLICY_TRACK_PEERS). Every tick the
+ * accesses each block took since the last are split by the memory they
+ * want: the device's (this PE's device accesses and kernels, other PEs'
+ * kernels: their leases and the calls their hosts made for them) and the
+ * host's (this PE's CPU faults and the accesses the sampling sees, other
+ * PEs' CPU puts, gets and atomics). A block whose other side outweighs
+ * its own side `ratio` times, with at least `min` accesses, moves there.
+ * This PE's own agents move blocks on demand as first-touch does; a block
+ * that moved `thrash` times within `window_ms` stays where it is until
+ * the window passes (UVM's thrashing guard, as access-counter's), its
+ * accesses then served where it is.
+ *
+ * Why: a peer's CPU reaches a host block through its window at memory
+ * speed and a device block through the copy engine (microseconds a call);
+ * a peer's kernel reaches a device block on its GPU at the GPU's speed
+ * and a host block over the bus (docs/transport.md, path-bench).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "migrate/policy.h"
+#include "uvas/os.h"
+
+struct peers {
+    double ratio, min, tick_ms, thrash, window_ms;
+    unsigned track;            /* UVAS_POLICY_TRACK_ACCESS from sample= */
+    struct seen { uint32_t dev, host; } *seen; /* at the last tick, per block */
+    size_t nseen;
+};
+
+static int param(void *st, const char *k, const char *v, char *err, size_t n)
+{
+    struct peers *s = st;
+    if (!strcmp(k, "ratio"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->ratio, err, n);
+    if (!strcmp(k, "min"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->min, err, n);
+    if (!strcmp(k, "tick_ms"))
+        return uvas_policy_number(k, v, 1, 60000, &s->tick_ms, err, n);
+    if (!strcmp(k, "thrash"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->thrash, err, n);
+    if (!strcmp(k, "window_ms"))
+        return uvas_policy_number(k, v, 0, 1e9, &s->window_ms, err, n);
+    if (!strcmp(k, "sample")) {
+        if (!strcmp(v, "access"))
+            s->track = UVAS_POLICY_TRACK_ACCESS;
+        else if (!strcmp(v, "none"))
+            s->track = 0;
+        else {
+            snprintf(err, n, "sample=%s: use access or none", v);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(err, n, "unknown parameter '%s' (peers takes ratio, min, tick_ms, sample, thrash, "
+             "window_ms)", k);
+    return -1;
+}
+
+static int init(const char *params, void **state, char *err, size_t n)
+{
+    struct peers *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    *s = (struct peers){.ratio = 2, .min = 4, .tick_ms = 20, .thrash = 4, .window_ms = 1000,
+                        .track = UVAS_POLICY_TRACK_ACCESS};
+    int rc = uvas_policy_params(params, err, n, param, s);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    *state = s;
+    return 0;
+}
+
+static void fini(void *st)
+{
+    struct peers *s = st;
+    free(s->seen);
+    free(s);
+}
+
+static int fault(void *st, const struct uvas_block_view *b, int agent, int write)
+{
+    (void)agent, (void)write;
+    const struct peers *s = st;
+    return uvas_policy_thrashing(b, s->thrash, s->window_ms, uvas_os_now_ns())
+               ? UVAS_ACTION_REMOTE : UVAS_ACTION_MIGRATE;
+}
+
+static uint32_t since(uint32_t now, uint32_t then)
+{
+    return now >= then ? now - then : now; /* counts restart when a block is placed */
+}
+
+static void tick(void *st, struct uvas_policy_tick *t)
+{
+    struct peers *s = st;
+    size_t maxi = 0;
+    for (size_t k = 0; k < t->nblocks; k++)
+        if (t->blocks[k].index + 1 > maxi)
+            maxi = t->blocks[k].index + 1;
+    if (maxi > s->nseen) {
+        struct seen *seen = realloc(s->seen, maxi * sizeof *seen);
+        if (!seen)
+            return;
+        memset(seen + s->nseen, 0, (maxi - s->nseen) * sizeof *seen);
+        s->seen = seen;
+        s->nseen = maxi;
+    }
+    uint64_t now_ns = uvas_os_now_ns();
+    for (size_t k = 0; k < t->nblocks; k++) {
+        const struct uvas_block_view *b = &t->blocks[k];
+        uint32_t peer_cpu = b->peer_accesses - b->peer_kernel_accesses;
+        struct seen now = {b->accesses[UVAS_AGENT_DEVICE] + b->peer_kernel_accesses,
+                           b->accesses[UVAS_AGENT_CPU] + b->writes + peer_cpu};
+        struct seen *was = &s->seen[b->index];
+        double dev = since(now.dev, was->dev), host = since(now.host, was->host);
+        *was = now;
+        if (uvas_policy_thrashing(b, s->thrash, s->window_ms, now_ns))
+            continue;
+        if (b->residence == UVAS_RES_DEVICE && host >= s->min && host >= s->ratio * dev)
+            t->request(t, b->index, UVAS_RES_HOST);
+        else if (b->residence == UVAS_RES_HOST && dev >= s->min && dev >= s->ratio * host)
+            t->request(t, b->index, UVAS_RES_DEVICE);
+    }
+}
+
+static unsigned interval(void *st)
+{
+    return (unsigned)((struct peers *)st)->tick_ms;
+}
+
+static unsigned tracking(void *st)
+{
+    return UVAS_POLICY_TRACK_PEERS | ((struct peers *)st)->track;
+}
+
+const struct uvas_policy_ops uvas_policy_peers = {
+    .name = "peers",
+    .init = init,
+    .fini = fini,
+    .first_touch = uvas_policy_at_agent,
+    .fault = fault,
+    .tick = tick,
+    .tick_ms = 20,
+    .tick_interval = interval,
+    .tracking = tracking,
+};
