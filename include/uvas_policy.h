@@ -129,10 +129,10 @@ struct uvas_policy_ops {
  * One fault per accessed block per tick. */
 #define UVAS_POLICY_TRACK_ACCESS 0x2u
 /* Other PEs' accesses counted per block and per initiating PE
- * (peer_accesses, peer_top, uvas_policy_peer_accesses). Off, they read 0:
- * counting costs the window paths a load and a store per call, 15-50% of
- * small non-blocking puts' rate on the H200. UVAS_PEER_COUNTS=1 turns it
- * on whatever the policy. */
+ * (peer_accesses, peer_top, peer_kernel_accesses,
+ * uvas_policy_peer_accesses). Off, they read 0: counting costs the window
+ * paths a load and a store per call (docs/policies.md measures it).
+ * UVAS_PEER_COUNTS=1 turns it on whatever the policy. */
 #define UVAS_POLICY_TRACK_PEERS 0x4u
 
 /*

@@ -100,9 +100,9 @@ static inline void uvas_gate_count(_Atomic uint32_t *acc, size_t bi)
                           memory_order_relaxed);
 }
 /* Only where the owner asked for counts (its policy's
- * UVAS_POLICY_TRACK_PEERS or UVAS_PEER_COUNTS): measured on the H200, a
- * count on every call cost small non-blocking puts 15-50% of their rate.
- * The flag shares the slots' first line, which every quick pin reads. */
+ * UVAS_POLICY_TRACK_PEERS or UVAS_PEER_COUNTS): a count on every call is
+ * not free (docs/policies.md). The flag shares the slots' first line,
+ * which every quick pin reads. */
 struct uvas_gate_slots;
 /* Counting in this process's tables from now on (the owner's choice). */
 void uvas_gate_counting(bool on);
