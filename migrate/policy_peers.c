@@ -5,8 +5,11 @@
  * want: the device's (this PE's device accesses and kernels, other PEs'
  * kernels: their leases and the calls their hosts made for them) and the
  * host's (this PE's CPU faults and the accesses the sampling sees, other
- * PEs' CPU puts, gets and atomics). A block whose other side outweighs
- * its own side `ratio` times, with at least `min` accesses, moves there.
+ * PEs' CPU puts, gets and atomics), and added to the side's score; every
+ * `half_ms` the scores halve (recent use weighs most; a slow but steady
+ * user adds up, where a count per tick would never reach `min`). A block whose
+ * other side scores `ratio` times its own, and at least `min`, moves
+ * there, and its scores start again from zero.
  * This PE's own agents move blocks on demand as first-touch does; a block
  * that moved `thrash` times within `window_ms` stays where it is until
  * the window passes (UVM's thrashing guard, as access-counter's), its
@@ -26,9 +29,14 @@
 #include "uvas/os.h"
 
 struct peers {
-    double ratio, min, tick_ms, thrash, window_ms;
+    double ratio, min, half_ms, tick_ms, thrash, window_ms;
+    double since_half;         /* ms since the scores last halved */
     unsigned track;            /* UVAS_POLICY_TRACK_ACCESS from sample= */
-    struct seen { uint32_t dev, host; } *seen; /* at the last tick, per block */
+    struct seen {              /* per block index: */
+        uint32_t dev, host;    /* the counts at the last tick */
+        uint32_t moves;        /* its migrations then */
+        float sdev, shost;     /* the sides' scores */
+    } *seen;
     size_t nseen;
 };
 
@@ -39,6 +47,8 @@ static int param(void *st, const char *k, const char *v, char *err, size_t n)
         return uvas_policy_number(k, v, 1, 1e9, &s->ratio, err, n);
     if (!strcmp(k, "min"))
         return uvas_policy_number(k, v, 1, 1e9, &s->min, err, n);
+    if (!strcmp(k, "half_ms"))
+        return uvas_policy_number(k, v, 1, 1e9, &s->half_ms, err, n);
     if (!strcmp(k, "tick_ms"))
         return uvas_policy_number(k, v, 1, 60000, &s->tick_ms, err, n);
     if (!strcmp(k, "thrash"))
@@ -56,8 +66,8 @@ static int param(void *st, const char *k, const char *v, char *err, size_t n)
         }
         return 0;
     }
-    snprintf(err, n, "unknown parameter '%s' (peers takes ratio, min, tick_ms, sample, thrash, "
-             "window_ms)", k);
+    snprintf(err, n, "unknown parameter '%s' (peers takes ratio, min, half_ms, tick_ms, sample, "
+             "thrash, window_ms)", k);
     return -1;
 }
 
@@ -66,8 +76,8 @@ static int init(const char *params, void **state, char *err, size_t n)
     struct peers *s = calloc(1, sizeof *s);
     if (!s)
         return -1;
-    *s = (struct peers){.ratio = 2, .min = 4, .tick_ms = 20, .thrash = 4, .window_ms = 1000,
-                        .track = UVAS_POLICY_TRACK_ACCESS};
+    *s = (struct peers){.ratio = 2, .min = 4, .half_ms = 1000, .tick_ms = 20, .thrash = 4,
+                        .window_ms = 1000, .track = UVAS_POLICY_TRACK_ACCESS};
     int rc = uvas_policy_params(params, err, n, param, s);
     if (rc) {
         free(s);
@@ -113,19 +123,31 @@ static void tick(void *st, struct uvas_policy_tick *t)
         s->nseen = maxi;
     }
     uint64_t now_ns = uvas_os_now_ns();
+    bool halve = (s->since_half += s->tick_ms) >= s->half_ms;
+    if (halve)
+        s->since_half = 0;
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[k];
         uint32_t peer_cpu = b->peer_accesses - b->peer_kernel_accesses;
-        struct seen now = {b->accesses[UVAS_AGENT_DEVICE] + b->peer_kernel_accesses,
-                           b->accesses[UVAS_AGENT_CPU] + b->writes + peer_cpu};
-        struct seen *was = &s->seen[b->index];
-        double dev = since(now.dev, was->dev), host = since(now.host, was->host);
-        *was = now;
+        uint32_t dev = b->accesses[UVAS_AGENT_DEVICE] + b->peer_kernel_accesses;
+        uint32_t host = b->accesses[UVAS_AGENT_CPU] + b->writes + peer_cpu;
+        struct seen *w = &s->seen[b->index];
+        if (b->migrations != w->moves) /* moved (or placed anew): from zero where it is */
+            w->sdev = w->shost = 0;
+        if (halve)
+            w->sdev /= 2, w->shost /= 2;
+        w->sdev += (float)since(dev, w->dev);
+        w->shost += (float)since(host, w->host);
+        w->dev = dev;
+        w->host = host;
+        w->moves = b->migrations;
         if (uvas_policy_thrashing(b, s->thrash, s->window_ms, now_ns))
             continue;
-        if (b->residence == UVAS_RES_DEVICE && host >= s->min && host >= s->ratio * dev)
+        if (b->residence == UVAS_RES_DEVICE && w->shost >= s->min &&
+            w->shost >= s->ratio * w->sdev)
             t->request(t, b->index, UVAS_RES_HOST);
-        else if (b->residence == UVAS_RES_HOST && dev >= s->min && dev >= s->ratio * host)
+        else if (b->residence == UVAS_RES_HOST && w->sdev >= s->min &&
+                 w->sdev >= s->ratio * w->shost)
             t->request(t, b->index, UVAS_RES_DEVICE);
     }
 }

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     good("hot-cold:thrash=2,window_ms=500");
     good("read-mostly");
     good("peers");
-    good("peers:ratio=3,min=8,tick_ms=5,sample=none,thrash=2,window_ms=200");
+    good("peers:ratio=3,min=8,half_ms=500,tick_ms=5,sample=none,thrash=2,window_ms=200");
     char spec[700];
     snprintf(spec, sizeof spec, "%s:every=3", stripe);
     good(spec);
@@ -78,6 +78,7 @@ int main(int argc, char **argv)
     bad("hot-cold:thrash=0", "thrash=0");
     bad("peers:ratio=0.5", "ratio=0.5");
     bad("peers:min=0", "min=0");
+    bad("peers:half_ms=0", "half_ms=0");
     bad("peers:sample=writes", "sample=writes");
     bad("peers:fraction=1", "fraction");
     bad("host:x=1", "takes no parameters");

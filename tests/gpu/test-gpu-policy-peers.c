@@ -136,6 +136,7 @@ int main(void)
         printf("PE 0: the box moved by its peer's kernels and then its CPU, nothing lost\n");
     }
     shmem_barrier_all();
+    uvas_kernel_free(k);
     uvas_free(out);
     shmem_free(counter);
     shmem_free(gsrc);
