@@ -2,7 +2,7 @@
 # On the lent GPU machine (see docs/device.md): run the test programs and
 # the benchmarks of a build made on the Debian machine, with the Vulkan
 # loader and hwloc carried as .deb files, and CUDA Unified Memory beside
-# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|gsb|queue|import|exp|bench|globals|multi|hardening|guard|ab|all]
+# them. usage: scripts/device-run.sh [tests|gpu|gpushmem|gsb|queue|import|exp|bench|globals|multi|peers|hardening|guard|ab|all]
 # Needs carried: build/ (or $UVAS_BUILD), .gl/ (loader debs), .deps/ (library debs),
 # and for multi: .mpi/ (Open MPI, PMIx, UCX debs: docs/device.md).
 set -u
@@ -222,6 +222,8 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
             tally "gpu-$t-np$np" $?
         done
     done
+    timeout 120 mpirun -np 2 "$B/tests/gpu/test-gpu-policy-peers" >"$OUT/gpu-policy-peers-np2.log" 2>&1
+    tally "gpu-policy-peers-np2" $?
     timeout 180 mpirun -np 2 -x UVAS_TRANSPORT=ucx -x UCX_TLS=tcp,self \
         "$B/tests/gpu/test-gpu-shmem-rma" >"$OUT/gpu-shmem-rma-np2-ucx.log" 2>&1
     tally "gpu-shmem-rma-np2-ucx" $?
@@ -231,6 +233,18 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
     [ -x "$B/bench/path-bench" ] && timeout 180 mpirun -np 2 -x UVAS_TRANSPORT=ucx \
         -x UCX_TLS=tcp,self "$B/bench/path-bench" 2>&1 | tee "$OUT/path-bench-ucx.txt"
     timeout 300 scripts/shmem-bench.sh --prebuilt --builddir "$B" 2>&1 | tee "$OUT/shmem-bench.txt"
+fi
+# The peers policy on this GPU: its test (2 PEs) and what it buys against
+# first-touch (scripts/peers-policy-bench.sh).
+if [ "$what" = peers ]; then
+    use_mpi
+    for t in policy-peers shmem-direct; do
+        timeout 120 mpirun -np 2 "$B/tests/gpu/test-gpu-$t" >"$OUT/gpu-$t-np2.log" 2>&1
+        echo "gpu-$t-np2: exit $?"
+        grep -E "^PE [01]:|FAIL" "$OUT/gpu-$t-np2.log"
+    done
+    timeout 400 scripts/peers-policy-bench.sh --builddir "$B" ${PEERS_BENCH_ARGS:-} 2>&1 |
+        tee "$OUT/peers-policy.txt"
 fi
 if [ "$what" = gpushmem ]; then
     # OpenSHMEM calls in kernels alone (include/shmem.glsl): 1 PE, 2 and 4
