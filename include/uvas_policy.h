@@ -158,6 +158,17 @@ uint32_t uvas_policy_peer_kernel_accesses(size_t index, int pe);
 /* The policy in effect and its parameters as given ("hot-cold:ratio=0.5"). */
 const char *uvas_policy_current(void);
 
+/*
+ * The layout of the structures above, raised whenever one changes. A
+ * policy built as a shared object carries the one it was built against:
+ * this header defines uvas_policy_abi in it. uvas refuses an object that
+ * carries another, or none (built before the mark), which would read its
+ * views at the wrong offsets: rebuild it against this header.
+ */
+#define UVAS_POLICY_ABI 1u
+extern const unsigned uvas_policy_abi;
+__attribute__((weak)) const unsigned uvas_policy_abi = UVAS_POLICY_ABI;
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

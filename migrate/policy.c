@@ -25,6 +25,19 @@ const char *uvas_policy_names(void)
            "or a path to a shared object";
 }
 
+/* The layout mark of the shared object dl whose ops are at ops: its own
+ * uvas_policy_abi, not one dlsym finds in a library it depends on (this
+ * one defines it too), else NULL. */
+static const unsigned *mark_of(void *dl, const void *ops)
+{
+    const unsigned *abi = dlsym(dl, "uvas_policy_abi");
+    Dl_info at_ops, at_abi;
+    if (!abi || !ops || !dladdr(ops, &at_ops) || !dladdr(abi, &at_abi) ||
+        at_ops.dli_fbase != at_abi.dli_fbase)
+        return NULL;
+    return abi;
+}
+
 int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -52,11 +65,21 @@ int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t 
             return UVAS_ERR_INVAL;
         }
         p->ops = dlsym(p->dl, "uvas_policy_ops");
-        if (!p->ops || !p->ops->name) {
-            snprintf(err, errlen, "'%s' exports no 'const struct uvas_policy_ops "
-                     "uvas_policy_ops' with a name", name);
+        const unsigned *abi = mark_of(p->dl, p->ops);
+        if (!p->ops || !abi || *abi != UVAS_POLICY_ABI || !p->ops->name) {
+            if (!p->ops)
+                snprintf(err, errlen, "'%s' exports no 'const struct uvas_policy_ops "
+                         "uvas_policy_ops'", name);
+            else if (!abi || *abi != UVAS_POLICY_ABI)
+                snprintf(err, errlen, "'%s' was built against another uvas_policy.h (its "
+                         "layout %u, this library's %u; 0: from before the mark): rebuild it "
+                         "against this uvas's include/uvas_policy.h", name, abi ? *abi : 0,
+                         UVAS_POLICY_ABI);
+            else
+                snprintf(err, errlen, "'%s' exports a uvas_policy_ops with no name", name);
             dlclose(p->dl);
             p->dl = NULL;
+            p->ops = NULL;
             return UVAS_ERR_INVAL;
         }
     } else {

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     (void)argc;
     tu_deadline(50);
     /* The example policies are built beside the tests: ../examples/. */
-    char dir[512], stripe[600], broken[600];
+    char dir[512], stripe[600], broken[600], stale[600];
     snprintf(dir, sizeof dir, "%s", argv[0]);
     char *slash = strrchr(dir, '/');
     if (slash)
@@ -47,6 +47,7 @@ int main(int argc, char **argv)
         strcpy(dir, ".");
     snprintf(stripe, sizeof stripe, "%s/../examples/libpolicy-stripe.so", dir);
     snprintf(broken, sizeof broken, "%s/../examples/libpolicy-broken.so", dir);
+    snprintf(stale, sizeof stale, "%s/../examples/libpolicy-stale.so", dir);
 
     good("first-touch");
     good("host");
@@ -93,5 +94,6 @@ int main(int argc, char **argv)
     snprintf(spec, sizeof spec, "%s:every=0", stripe);
     bad(spec, "every=0");
     bad(broken, "exports no");
+    bad(stale, "built against another uvas_policy.h");
     return 0;
 }
