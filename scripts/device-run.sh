@@ -245,6 +245,8 @@ if [ "$what" = peers ]; then
     done
     timeout 400 scripts/peers-policy-bench.sh --builddir "$B" ${PEERS_BENCH_ARGS:-} 2>&1 |
         tee "$OUT/peers-policy.txt"
+    timeout 400 scripts/peers-policy-bench.sh --builddir "$B" --kernels ${PEERS_BENCH_ARGS:-} 2>&1 |
+        tee "$OUT/peers-policy-kernels.txt"
 fi
 if [ "$what" = gpushmem ]; then
     # OpenSHMEM calls in kernels alone (include/shmem.glsl): 1 PE, 2 and 4
