@@ -167,6 +167,9 @@ const char *uvas_policy_current(void);
  */
 #define UVAS_POLICY_ABI 1u
 extern const unsigned uvas_policy_abi;
+#ifdef __cplusplus
+extern /* a const is internal to its unit in C++ otherwise */
+#endif
 __attribute__((weak)) const unsigned uvas_policy_abi = UVAS_POLICY_ABI;
 
 #pragma GCC visibility pop
