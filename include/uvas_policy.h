@@ -56,9 +56,9 @@ struct uvas_block_view {
      * Per PE: uvas_policy_peer_accesses, which says what is counted. */
     uint32_t peer_accesses;
     int peer_top;              /* the PE with the most of them, -1 none */
-    /* The part of peer_accesses other PEs' kernels made: their leases
-     * (a run that reached the block directly: one) and the calls their
-     * hosts made for them on this node (uvas_policy_peer_kernel_accesses). */
+    /* The part of peer_accesses other PEs' kernels made directly: their
+     * leases, a run that reached the block: one (a call a kernel's host
+     * makes for it is the host's: its CPU touches the memory). */
     uint32_t peer_kernel_accesses;
 };
 
@@ -148,10 +148,10 @@ struct uvas_policy_ops {
 uint32_t uvas_policy_peer_accesses(size_t index, int pe);
 
 /*
- * The part of those PE `pe`'s kernels made: the runs that reached the
- * block through a lease, and the calls its host made for them through
- * this node's windows. A kernel's call its host sends as a message (to
- * another node, or with UVAS_TRANSPORT=ucx) counts as the host's.
+ * The part of those PE `pe`'s kernels made directly: the runs that
+ * reached the block through a lease (the device touched the memory). A
+ * kernel's call its host makes for it (through the request ring) counts
+ * as the host's, whose CPU or copy engine touches the memory.
  */
 uint32_t uvas_policy_peer_kernel_accesses(size_t index, int pe);
 

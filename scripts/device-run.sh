@@ -236,17 +236,25 @@ if [ "$what" = multi ] || [ "$what" = all ]; then
 fi
 # The peers policy on this GPU: its test (2 PEs) and what it buys against
 # first-touch (scripts/peers-policy-bench.sh).
+# PEERS_WHAT: which of "tests cpu kernels" (default all three).
 if [ "$what" = peers ]; then
     use_mpi
-    for t in policy-peers shmem-direct; do
-        timeout 120 mpirun -np 2 "$B/tests/gpu/test-gpu-$t" >"$OUT/gpu-$t-np2.log" 2>&1
-        echo "gpu-$t-np2: exit $?"
-        grep -E "^PE [01]:|FAIL" "$OUT/gpu-$t-np2.log"
-    done
-    timeout 400 scripts/peers-policy-bench.sh --builddir "$B" ${PEERS_BENCH_ARGS:-} 2>&1 |
-        tee "$OUT/peers-policy.txt"
-    timeout 400 scripts/peers-policy-bench.sh --builddir "$B" --kernels ${PEERS_BENCH_ARGS:-} 2>&1 |
-        tee "$OUT/peers-policy-kernels.txt"
+    pw=${PEERS_WHAT:-tests cpu kernels}
+    case " $pw " in *" tests "*)
+        for t in policy-peers shmem-direct; do
+            timeout 120 mpirun -np 2 "$B/tests/gpu/test-gpu-$t" >"$OUT/gpu-$t-np2.log" 2>&1
+            echo "gpu-$t-np2: exit $?"
+            grep -E "^PE [01]:|FAIL" "$OUT/gpu-$t-np2.log"
+        done ;;
+    esac
+    case " $pw " in *" cpu "*)
+        timeout 400 scripts/peers-policy-bench.sh --builddir "$B" ${PEERS_BENCH_ARGS:-} 2>&1 |
+            tee "$OUT/peers-policy.txt" ;;
+    esac
+    case " $pw " in *" kernels "*)
+        timeout 400 scripts/peers-policy-bench.sh --builddir "$B" --kernels ${PEERS_BENCH_ARGS:-} \
+            2>&1 | tee "$OUT/peers-policy-kernels.txt" ;;
+    esac
 fi
 if [ "$what" = gpushmem ]; then
     # OpenSHMEM calls in kernels alone (include/shmem.glsl): 1 PE, 2 and 4

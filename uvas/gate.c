@@ -100,7 +100,6 @@ _Atomic uint32_t *uvas_gate_kernels_beside(_Atomic uint32_t *acc)
     return (_Atomic uint32_t *)((char *)acc + counters_bytes());
 }
 
-__thread bool uvas_gate_for_kernels __attribute__((tls_model("initial-exec")));
 
 /* ---- this process's slot indices ------------------------------------------ */
 

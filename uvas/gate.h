@@ -88,12 +88,10 @@ uint64_t uvas_gate_pins_held(size_t bi);
  * network atomic each: only what this PE serves for them is counted).
  */
 _Atomic uint32_t *uvas_gate_acc_of(_Atomic uint32_t *pins);
-/* The party's kernels' accesses, apart (a lease, a call the host makes on
- * a kernel's behalf): the counters after the CPU's. */
+/* The party's kernels' accesses, apart (their leases: the device touches
+ * the memory; a call the host makes for a kernel is the host CPU's): the
+ * counters after the CPU's. */
 _Atomic uint32_t *uvas_gate_acc_kernels_of(_Atomic uint32_t *pins);
-/* Set on a thread that makes calls for kernels (the PE layer's proxy):
- * what it counts goes to the kernels' counters. */
-extern __thread bool uvas_gate_for_kernels __attribute__((tls_model("initial-exec")));
 static inline void uvas_gate_count(_Atomic uint32_t *acc, size_t bi)
 {
     atomic_store_explicit(&acc[bi], atomic_load_explicit(&acc[bi], memory_order_relaxed) + 1,
@@ -194,14 +192,13 @@ struct uvas_gate_slots {
  * uvas_gate_acc_of gives it). */
 _Atomic uint32_t *uvas_gate_kernels_beside(_Atomic uint32_t *acc);
 
-/* A party's count of its access to block bi, where the owner reads them
- * (uvas_gate_count, above): a CPU's, or its kernels' on a thread that
- * calls for them (uvas_gate_for_kernels). */
+/* A party's count of its CPU's access to block bi, where the owner reads
+ * them (uvas_gate_count, above). */
 static inline void uvas_gate_count_if(const struct uvas_gate_slots *t, _Atomic uint32_t *acc,
                                       size_t bi)
 {
     if (__builtin_expect(atomic_load_explicit(&t->count, memory_order_relaxed) != 0, 0))
-        uvas_gate_count(uvas_gate_for_kernels ? uvas_gate_kernels_beside(acc) : acc, bi);
+        uvas_gate_count(acc, bi);
 }
 
 /* The same for an access the party's kernels make themselves (a lease). */

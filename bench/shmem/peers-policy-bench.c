@@ -98,10 +98,13 @@ static int kernels_direction(char *arr, size_t len, size_t bs, int blocks, int r
         must(uvas_migrate(src, len, UVAS_LOC_DEVICE, 0), "uvas_migrate of the source");
         double *gbs = calloc((size_t)rounds, sizeof *gbs);
         struct args a = {(uintptr_t)arr, (uintptr_t)src, len, 1, 4, 0, 0};
-        const void *held[1] = {src};
+        /* Its own copy of the target held too: a launch is lent the
+         * peers' copies of what it holds (transport/pe/lease.c), so its
+         * puts reach PE 0's memory directly, not through the host. */
+        const void *held[2] = {src, arr};
         for (int r = 0; r < rounds; r++) {
             uvas_gpu_hold_t *h;
-            must(uvas_gpu_hold(held, 1, &h), "uvas_gpu_hold");
+            must(uvas_gpu_hold(held, 2, &h), "uvas_gpu_hold");
             double t0 = bench_now_s();
             int rc = uvas_kernel_launch(k, (uint32_t[3]){256, 1, 1}, &a, sizeof a,
                                         UVAS_KERNEL_NO_SCAN);

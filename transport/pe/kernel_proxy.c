@@ -89,7 +89,7 @@ static int ref_source(const char *call, const void *src, size_t n)
     return UVAS_OK;
 }
 
-static int serve(struct uvas_ring_req *r)
+int uvas_pe_serve_kernel(struct uvas_ring_req *r)
 {
     void *at = (void *)(uintptr_t)r->addr;
     const char *call = call_of(r);
@@ -148,14 +148,4 @@ static int serve(struct uvas_ring_req *r)
         return uvas_fail(UVAS_ERR_INVAL, "a kernel posted request %#x, which is none "
                          "(shmem.glsl and libuvas from different versions?)", r->op);
     }
-}
-
-int uvas_pe_serve_kernel(struct uvas_ring_req *r)
-{
-    /* What this thread does now, it does for a kernel: a peer that counts
-     * accesses counts its kernels' (uvas/gate.h). */
-    uvas_gate_for_kernels = true;
-    int rc = serve(r);
-    uvas_gate_for_kernels = false;
-    return rc;
 }
