@@ -20,8 +20,9 @@
  * The kernels' direction (-k; built where glslc is): PE 0's blocks stay
  * where its CPU wrote them, on the host, and each round is one launch of
  * PE 1's kernel putting the whole array into them (256 work-groups, a
- * slice each, bench/kernels/shmem-calls.comp mode 4): over the bus into
- * host memory, at the GPU's speed into device memory. Prints the GB/s of
+ * slice each, bench/kernels/shmem-calls.comp mode 4), lent up front
+ * (UVAS_LEASE_HOST_AFTER=0 unless the environment says otherwise): over
+ * the bus into host memory, at the GPU's speed into device memory. Prints the GB/s of
  * the first, median and last launch and where the blocks ended; metric
  * lines peers_policy_kernels.POLICY.{first,median,last}_gbs and
  * .on_device_blocks.
@@ -179,6 +180,12 @@ int main(int argc, char **argv)
         return 77;
     }
 #endif
+    /* -k: PE 0's host blocks lent to PE 1's launches up front, so its
+     * kernel's puts go there directly (a lease, which the owner counts as
+     * its kernels'), not first through its host's ring (16 requests a
+     * block a run by default, which count as the host's: docs/kernels.md). */
+    if (kernels && !getenv("UVAS_LEASE_HOST_AFTER"))
+        setenv("UVAS_LEASE_HOST_AFTER", "0", 1);
     shmem_init();
     int me = shmem_my_pe();
     if (shmem_n_pes() != 2) {
