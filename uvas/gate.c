@@ -100,7 +100,6 @@ _Atomic uint32_t *uvas_gate_kernels_beside(_Atomic uint32_t *acc)
     return (_Atomic uint32_t *)((char *)acc + counters_bytes());
 }
 
-
 /* ---- this process's slot indices ------------------------------------------ */
 
 __thread int uvas_gate_slot_mine __attribute__((tls_model("initial-exec")));
