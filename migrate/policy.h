@@ -60,6 +60,11 @@ int uvas_policy_serve_remote(void *st, const struct uvas_block_view *b, int agen
  * stays where it is for now. */
 bool uvas_policy_thrashing(const struct uvas_block_view *b, double thrash, double window_ms,
                            uint64_t now_ns);
+/* A tick policy's per-block memory (arr, *n elements of elem bytes),
+ * grown to cover every block index tick t hands over, the new part
+ * zeroed: the array to use from now on, or NULL when memory ran out or
+ * there is none to cover (arr stays valid; the tick decides nothing). */
+void *uvas_policy_per_block(const struct uvas_policy_tick *t, void *arr, size_t *n, size_t elem);
 
 /* Helpers for policies parsing "k=v,k=v": calls fn for each pair; stops
  * at the first error. Status; err names the bad part. */

@@ -15,6 +15,22 @@ bool uvas_policy_thrashing(const struct uvas_block_view *b, double thrash, doubl
            (double)(now_ns - b->last_migration_ns) < window_ms * 1e6;
 }
 
+void *uvas_policy_per_block(const struct uvas_policy_tick *t, void *arr, size_t *n, size_t elem)
+{
+    size_t maxi = 0;
+    for (size_t k = 0; k < t->nblocks; k++)
+        if (t->blocks[k].index + 1 > maxi)
+            maxi = t->blocks[k].index + 1;
+    if (maxi <= *n)
+        return arr;
+    char *grown = realloc(arr, maxi * elem);
+    if (!grown)
+        return NULL;
+    memset(grown + *n * elem, 0, (maxi - *n) * elem);
+    *n = maxi;
+    return grown;
+}
+
 int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent)
 {
     (void)st, (void)b;

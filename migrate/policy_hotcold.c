@@ -92,18 +92,10 @@ static int hotter(const void *a, const void *b)
 static void tick(void *st, struct uvas_policy_tick *t)
 {
     struct hotcold *s = st;
-    size_t maxi = 0;
-    for (size_t k = 0; k < t->nblocks; k++)
-        if (t->blocks[k].index + 1 > maxi)
-            maxi = t->blocks[k].index + 1;
-    if (maxi > s->nseen) {
-        uint32_t *seen = realloc(s->seen, maxi * sizeof *seen);
-        if (!seen)
-            return;
-        memset(seen + s->nseen, 0, (maxi - s->nseen) * sizeof *seen);
-        s->seen = seen;
-        s->nseen = maxi;
-    }
+    uint32_t *seen = uvas_policy_per_block(t, s->seen, &s->nseen, sizeof *seen);
+    if (!seen)
+        return;
+    s->seen = seen;
     struct hot *rank = realloc(s->rank, (t->nblocks ? t->nblocks : 1) * sizeof *rank);
     if (!rank)
         return;

@@ -110,18 +110,10 @@ static uint32_t since(uint32_t now, uint32_t then)
 static void tick(void *st, struct uvas_policy_tick *t)
 {
     struct peers *s = st;
-    size_t maxi = 0;
-    for (size_t k = 0; k < t->nblocks; k++)
-        if (t->blocks[k].index + 1 > maxi)
-            maxi = t->blocks[k].index + 1;
-    if (maxi > s->nseen) {
-        struct seen *seen = realloc(s->seen, maxi * sizeof *seen);
-        if (!seen)
-            return;
-        memset(seen + s->nseen, 0, (maxi - s->nseen) * sizeof *seen);
-        s->seen = seen;
-        s->nseen = maxi;
-    }
+    struct seen *seen = uvas_policy_per_block(t, s->seen, &s->nseen, sizeof *seen);
+    if (!seen)
+        return;
+    s->seen = seen;
     uint64_t now_ns = uvas_os_now_ns();
     bool halve = (s->since_half += s->tick_ms) >= s->half_ms;
     if (halve)

@@ -222,6 +222,16 @@ static void *ref_malloc(size_t n)
 #endif
 }
 
+/* Puts in a bandwidth window: BW_WINDOW, fewer for big messages so one
+ * window stays within 16 MiB. */
+static int window_for(size_t n)
+{
+    int window = BW_WINDOW;
+    while (window > 1 && (size_t)window * n > (16u << 20))
+        window /= 2;
+    return window;
+}
+
 static int warmup_for(size_t n)
 {
     if (quick)
@@ -384,14 +394,11 @@ int main(int argc, char **argv)
         shmem_barrier_all();
     }
 
-    /* put bandwidth: window of nbi puts then one quiet; window shrinks for
-     * big messages so one window stays <= 16 MiB. */
+    /* put bandwidth: window of nbi puts then one quiet */
     for (int s = 0; s < nsizes; s++) {
         size_t n = sizes[s];
         if (me == 0) {
-            int window = BW_WINDOW;
-            while (window > 1 && (size_t)window * n > (16u << 20))
-                window /= 2;
+            int window = window_for(n);
             struct xfer x = {dst, src, n, window};
             double t = measure(op_put_bw, &x, quick ? 1 : 2, 0, NULL);
             printf("put_bw %zu %.1f\n", n, (double)n * window / t / 1e6);
@@ -405,9 +412,7 @@ int main(int argc, char **argv)
     char *dst_ptr = me == 0 ? shmem_ptr(ref_dst, 1) : NULL;
     for (int s = 0; s < nsizes && dst_ptr; s++) {
         size_t n = sizes[s];
-        int window = BW_WINDOW;
-        while (window > 1 && (size_t)window * n > (16u << 20))
-            window /= 2;
+        int window = window_for(n);
         struct xfer x = {dst_ptr, src, n, window};
         double t = measure(op_ptr_bw, &x, quick ? 1 : 2, 0, NULL);
         printf("ptr_bw %zu %.1f\n", n, (double)n * window / t / 1e6);
