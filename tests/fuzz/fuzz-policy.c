@@ -41,6 +41,9 @@ static void exercise(struct uvas_policy *p, const uint8_t *data, size_t size)
             .migrations = fz_u8(&in),
             .writes = fz_u8(&in),
             .last_migration_ns = fz_u8(&in) ? 1 : 0,
+            .peer_accesses = fz_u16(&in),
+            .peer_top = (int)(fz_u8(&in) % 4) - 1,
+            .peer_kernel_accesses = fz_u16(&in),
         };
         for (int agent = 0; agent < 2; agent++) {
             if (p->ops->first_touch) {
@@ -61,7 +64,8 @@ static void exercise(struct uvas_policy *p, const uint8_t *data, size_t size)
         FZ_CHECK(p->ops->tick_interval(p->state) > 0, "%s: tick interval 0", p->ops->name);
     if (p->ops->tracking)
         FZ_CHECK(!(p->ops->tracking(p->state) &
-                   ~(unsigned)(UVAS_POLICY_TRACK_WRITES | UVAS_POLICY_TRACK_ACCESS)),
+                   ~(unsigned)(UVAS_POLICY_TRACK_WRITES | UVAS_POLICY_TRACK_ACCESS |
+                               UVAS_POLICY_TRACK_PEERS)),
                  "%s: tracking bits", p->ops->name);
     if (p->ops->tick) {
         struct uvas_policy_tick t = {.blocks = v, .nblocks = 8, .device_capacity_blocks = 4,
