@@ -107,6 +107,11 @@ int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t 
     return UVAS_OK;
 }
 
+unsigned uvas_policy_tracking(const struct uvas_policy *p)
+{
+    return p->ops->tracking ? p->ops->tracking(p->state) : p->ops->flags;
+}
+
 void uvas_policy_close(struct uvas_policy *p)
 {
     if (p->ops && p->ops->fini && p->state)

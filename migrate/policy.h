@@ -28,6 +28,9 @@ void uvas_policy_close(struct uvas_policy *p);
 /* Would spec open? 0, or nonzero with the reason (the configuration's
  * check, uvas/config.h). */
 int uvas_policy_check(const char *spec, char *why, size_t len);
+/* The UVAS_POLICY_TRACK_* the policy asks for now (its tracking call,
+ * else its flags). */
+unsigned uvas_policy_tracking(const struct uvas_policy *p);
 /* The built-in names, for messages. */
 const char *uvas_policy_names(void);
 

@@ -103,7 +103,7 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
     };
     ticker.nreq = 0;
     p->ops->tick(p->state, &t);
-    unsigned track = p->ops->tracking ? p->ops->tracking(p->state) : p->ops->flags;
+    unsigned track = uvas_policy_tracking(p);
     if (track & (UVAS_POLICY_TRACK_WRITES | UVAS_POLICY_TRACK_ACCESS))
         arm_tracking(*vp, n, track);
     /* Demotions first: they make the room promotions need. */

@@ -204,9 +204,8 @@ static int setup(const struct uvas_config *c)
     char why[256];
     if (uvas_policy_open(c->policy, &uvas_mg.policy, why, sizeof why))
         return uvas_fail(UVAS_ERR_INVAL, "policy '%s': %s", c->policy, why);
-    const struct uvas_policy_ops *ops = uvas_mg.policy.ops;
-    unsigned track = ops->tracking ? ops->tracking(uvas_mg.policy.state) : ops->flags;
-    uvas_gate_counting(c->peer_counts || (track & UVAS_POLICY_TRACK_PEERS));
+    uvas_gate_counting(c->peer_counts ||
+                       (uvas_policy_tracking(&uvas_mg.policy) & UVAS_POLICY_TRACK_PEERS));
     int rc;
     if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||
         (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
