@@ -39,7 +39,8 @@ enum uvas_agent { UVAS_AGENT_CPU = 0, UVAS_AGENT_DEVICE = 1, UVAS_AGENT_COUNT = 
  */
 int uvas_device_access(void *ptr, size_t len, int write, unsigned char value);
 
-/* What a policy sees of a block. Counts are since the block was placed. */
+/* What a policy sees of a block. Counts are of its current allocation
+ * (generation, below): they start from 0 when the block is freed. */
 struct uvas_block_view {
     size_t index;              /* block number in the range */
     void *addr;
@@ -60,6 +61,11 @@ struct uvas_block_view {
      * leases, a run that reached the block: one (a call a kernel's host
      * makes for it is the host's: its CPU touches the memory). */
     uint32_t peer_kernel_accesses;
+    /* The allocations the block served before this one: it changes when
+     * the block is freed (its counts then start again from 0) and taken
+     * again. What a policy keeps per block index belongs to the
+     * allocation of the generation it was kept for, not to a newer one. */
+    uint32_t generation;
 };
 
 /* What a policy may answer when an agent touches a block that is not
@@ -90,6 +96,7 @@ struct uvas_policy_tick {
      * full for this tick. */
     int (*request)(struct uvas_policy_tick *t, size_t index, int residence);
     void *priv;
+    uint64_t now_ns;           /* CLOCK_MONOTONIC when the views were taken */
 };
 
 struct uvas_policy_ops {
@@ -136,16 +143,22 @@ struct uvas_policy_ops {
 #define UVAS_POLICY_TRACK_PEERS 0x4u
 
 /*
- * The RMA calls PE `pe` made on block `index` of this PE since the block
- * was placed: those it made through this node's shared windows (counted
+ * The RMA calls PE `pe` made on block `index` of this PE in its current
+ * allocation: those it made through this node's shared windows (counted
  * by it; two of its threads counting one block at the same instant may
- * lose one) and those this PE served for it by message (exact). Direct
- * RMA over the network (UCX, from PEs of other nodes or with
- * UVAS_TRANSPORT=ucx) is not counted: it would cost one more network
- * atomic per call. 0 without OpenSHMEM's layer, or for a PE or block
- * out of range.
+ * lose one) and those this PE served for it by message (exact). 0
+ * without OpenSHMEM's layer, or for a PE or block out of range.
  */
 uint32_t uvas_policy_peer_accesses(size_t index, int pe);
+/*
+ * The direct RMA calls on block `index` of the PEs reached over the
+ * network (ucp RMA on host blocks, from UVAS_UCX_RMA_MIN bytes up: PEs of
+ * other nodes, or every PE with UVAS_TRANSPORT=ucx), all of them together:
+ * each adds one to this PE's counter with a posted network atomic, which
+ * cannot say who sent it. Exact. Part of the view's peer_accesses, not of
+ * peer_top.
+ */
+uint32_t uvas_policy_network_accesses(size_t index);
 
 /*
  * The part of those PE `pe`'s kernels made directly: the runs that
@@ -165,7 +178,7 @@ const char *uvas_policy_current(void);
  * carries another, or none (built before the mark), which would read its
  * views at the wrong offsets: rebuild it against this header.
  */
-#define UVAS_POLICY_ABI 1u
+#define UVAS_POLICY_ABI 2u
 extern const unsigned uvas_policy_abi;
 #ifdef __cplusplus
 extern /* a const is internal to its unit in C++ otherwise */

@@ -25,17 +25,34 @@ const char *uvas_policy_names(void)
            "or a path to a shared object";
 }
 
-/* The layout mark of the shared object dl whose ops are at ops: its own
- * uvas_policy_abi, not one dlsym finds in a library it depends on (this
- * one defines it too), else NULL. */
-static const unsigned *mark_of(void *dl, const void *ops)
+/* Does the shared object dl, whose ops are at ops, carry this header's
+ * layout mark, its own uvas_policy_abi (not one dlsym finds in a library
+ * it depends on: this one defines it too)? true, or false with why in
+ * err. */
+static bool marked(void *dl, const void *ops, const char *name, char *err, size_t errlen)
 {
     const unsigned *abi = dlsym(dl, "uvas_policy_abi");
     Dl_info at_ops, at_abi;
-    if (!abi || !ops || !dladdr(ops, &at_ops) || !dladdr(abi, &at_abi) ||
-        at_ops.dli_fbase != at_abi.dli_fbase)
-        return NULL;
-    return abi;
+    if (!abi) {
+        snprintf(err, errlen, "'%s' carries no layout mark (built before uvas had one, or its "
+                 "uvas_policy_abi is not exported): rebuild it with this uvas's "
+                 "uvas_policy.h included where uvas_policy_ops is defined", name);
+        return false;
+    }
+    if (!dladdr(ops, &at_ops) || !dladdr(abi, &at_abi) || at_ops.dli_fbase != at_abi.dli_fbase) {
+        snprintf(err, errlen, "'%s' carries no layout mark of its own (the one found is %s's): "
+                 "rebuild it with this uvas's uvas_policy.h included where uvas_policy_ops is "
+                 "defined", name,
+                 dladdr(abi, &at_abi) && at_abi.dli_fname ? at_abi.dli_fname : "another object");
+        return false;
+    }
+    if (*abi != UVAS_POLICY_ABI) {
+        snprintf(err, errlen, "'%s' was built against another uvas_policy.h (its layout %u, "
+                 "this library's %u): rebuild it against this uvas's include/uvas_policy.h",
+                 name, *abi, UVAS_POLICY_ABI);
+        return false;
+    }
+    return true;
 }
 
 int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t errlen)
@@ -59,23 +76,20 @@ int uvas_policy_open(const char *spec, struct uvas_policy *p, char *err, size_t 
     }
     size_t len = strlen(name);
     if (strchr(name, '/') || (len > 3 && !strcmp(name + len - 3, ".so"))) {
+        if (errlen)
+            err[0] = '\0';
         p->dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
         if (!p->dl) {
             snprintf(err, errlen, "cannot load policy '%s': %s", name, dlerror());
             return UVAS_ERR_INVAL;
         }
         p->ops = dlsym(p->dl, "uvas_policy_ops");
-        const unsigned *abi = mark_of(p->dl, p->ops);
-        if (!p->ops || !abi || *abi != UVAS_POLICY_ABI || !p->ops->name) {
+        bool ok = p->ops && marked(p->dl, p->ops, name, err, errlen) && p->ops->name;
+        if (!ok) {
             if (!p->ops)
                 snprintf(err, errlen, "'%s' exports no 'const struct uvas_policy_ops "
                          "uvas_policy_ops'", name);
-            else if (!abi || *abi != UVAS_POLICY_ABI)
-                snprintf(err, errlen, "'%s' was built against another uvas_policy.h (its "
-                         "layout %u, this library's %u; 0: from before the mark): rebuild it "
-                         "against this uvas's include/uvas_policy.h", name, abi ? *abi : 0,
-                         UVAS_POLICY_ABI);
-            else
+            else if (!*err) /* marked, and no name */
                 snprintf(err, errlen, "'%s' exports a uvas_policy_ops with no name", name);
             dlclose(p->dl);
             p->dl = NULL;
@@ -134,9 +148,13 @@ void uvas_policy_view(size_t bi, struct uvas_block_view *v)
         .migrations = atomic_load_explicit(&b->moves, RLX),
         .writes = atomic_load_explicit(&b->writes, RLX),
         .last_migration_ns = atomic_load_explicit(&b->moved_ns, RLX),
+        .generation = atomic_load_explicit(&b->generation, RLX),
     };
-    v->peer_accesses = uvas_gate_acc_sum(bi, uvas_gate_ranks(), &v->peer_top,
-                                         &v->peer_kernel_accesses);
+    struct uvas_gate_peer_sum ps;
+    uvas_gate_peer_sum(bi, &ps);
+    v->peer_accesses = ps.all;
+    v->peer_top = ps.top;
+    v->peer_kernel_accesses = ps.kernels;
 }
 
 uint32_t uvas_policy_peer_accesses(size_t index, int pe)
@@ -144,6 +162,13 @@ uint32_t uvas_policy_peer_accesses(size_t index, int pe)
     if (pe < 0 || (unsigned)pe >= uvas_gate_ranks())
         return 0;
     return uvas_gate_acc(pe, index, NULL);
+}
+
+uint32_t uvas_policy_network_accesses(size_t index)
+{
+    struct uvas_gate_peer_sum ps;
+    uvas_gate_peer_sum(index, &ps);
+    return ps.network;
 }
 
 uint32_t uvas_policy_peer_kernel_accesses(size_t index, int pe)

@@ -68,6 +68,14 @@ bool uvas_policy_thrashing(const struct uvas_block_view *b, double thrash, doubl
  * zeroed: the array to use from now on, or NULL when memory ran out or
  * there is none to cover (arr stays valid; the tick decides nothing). */
 void *uvas_policy_per_block(const struct uvas_policy_tick *t, void *arr, size_t *n, size_t elem);
+/* Such memory's entries begin with this: */
+struct uvas_policy_entry {
+    uint32_t generation; /* the block's when the entry was last written */
+};
+/* Block b's entry in arr (entries of elem bytes, as uvas_policy_per_block
+ * grew it), zeroed first when it was kept for an earlier allocation of
+ * the block (b->generation moved on: freed and taken again). */
+void *uvas_policy_entry(void *arr, size_t elem, const struct uvas_block_view *b);
 
 /* Helpers for policies parsing "k=v,k=v": calls fn for each pair; stops
  * at the first error. Status; err names the bad part. */

@@ -31,6 +31,16 @@ void *uvas_policy_per_block(const struct uvas_policy_tick *t, void *arr, size_t 
     return grown;
 }
 
+void *uvas_policy_entry(void *arr, size_t elem, const struct uvas_block_view *b)
+{
+    struct uvas_policy_entry *e = (struct uvas_policy_entry *)((char *)arr + b->index * elem);
+    if (e->generation != b->generation) {
+        memset(e, 0, elem);
+        e->generation = b->generation;
+    }
+    return e;
+}
+
 int uvas_policy_at_agent(void *st, const struct uvas_block_view *b, int agent)
 {
     (void)st, (void)b;

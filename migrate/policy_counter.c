@@ -5,8 +5,8 @@
  * kernels counted (include/uvas.glsl), so it has its own threshold,
  * `gpu_threshold`: UVM's 256 by default, or `threshold` where only that
  * is given (as before kernels were counted). Thrashing guard (UVM's
- * thrashing detection): a block that has moved `thrash` times within
- * `window_ms` is pinned where it is until the window passes.
+ * thrashing detection): a block that has moved `thrash` times in its
+ * allocation is pinned where it is for `window_ms` after each move.
  */
 #include <stdbool.h>
 #include <stdio.h>

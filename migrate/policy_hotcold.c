@@ -5,8 +5,9 @@
  * sample=writes only writes, sample=none nothing) and keep the hottest
  * ones on the device, up to
  * `fraction` of its capacity; demote the rest (HeMem, TPP). A block that
- * moved `thrash` times within `window_ms` stays where it is until the
- * window passes (UVM's thrashing guard, as access-counter's). Between
+ * has moved `thrash` times in its allocation stays where it is for
+ * `window_ms` after each move (UVM's thrashing guard, as
+ * access-counter's). Between
  * ticks nothing moves on a fault: accesses are served where the block is.
  */
 #include <stdbool.h>
@@ -15,12 +16,14 @@
 #include <string.h>
 
 #include "migrate/policy.h"
-#include "uvas/os.h"
 
 struct hotcold {
     double fraction, tick_ms, thrash, window_ms;
     unsigned track;   /* UVAS_POLICY_TRACK_* from sample= */
-    uint32_t *seen;   /* accesses at the last tick, per block index */
+    struct seen {     /* per block index: */
+        struct uvas_policy_entry e;
+        uint32_t acc; /* its accesses at the last tick */
+    } *seen;
     size_t nseen;
     struct hot { size_t i; uint32_t heat; } *rank;
 };
@@ -92,7 +95,7 @@ static int hotter(const void *a, const void *b)
 static void tick(void *st, struct uvas_policy_tick *t)
 {
     struct hotcold *s = st;
-    uint32_t *seen = uvas_policy_per_block(t, s->seen, &s->nseen, sizeof *seen);
+    struct seen *seen = uvas_policy_per_block(t, s->seen, &s->nseen, sizeof *seen);
     if (!seen)
         return;
     s->seen = seen;
@@ -103,20 +106,21 @@ static void tick(void *st, struct uvas_policy_tick *t)
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[k];
         uint32_t now = b->accesses[0] + b->accesses[1] + b->writes;
-        rank[k] = (struct hot){k, now >= s->seen[b->index] ? now - s->seen[b->index] : now};
-        s->seen[b->index] = now;
+        /* Modulo 2^32; a free restarts the counts and the entry with them. */
+        struct seen *w = uvas_policy_entry(s->seen, sizeof *w, b);
+        rank[k] = (struct hot){k, now - w->acc};
+        w->acc = now;
     }
     qsort(rank, t->nblocks, sizeof *rank, hotter);
-    uint64_t now_ns = uvas_os_now_ns();
     size_t keep = (size_t)(s->fraction * (double)t->device_capacity_blocks);
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[rank[k].i];
         bool hot = k < keep && rank[k].heat > 0;
-        /* Thrashing: a block that moved thrash times within window_ms
-         * stays where it is until the window passes (as access-counter's
-         * guard): on the random workload the CPU's faults brought
+        /* Thrashing: a block that has moved thrash times stays where it
+         * is for window_ms after each move (as access-counter's guard):
+         * on the random workload the CPU's faults brought
          * promoted blocks back and every tick promoted them again. */
-        if (uvas_policy_thrashing(b, s->thrash, s->window_ms, now_ns))
+        if (uvas_policy_thrashing(b, s->thrash, s->window_ms, t->now_ns))
             continue;
         if (hot && b->residence != UVAS_RES_DEVICE)
             t->request(t, b->index, UVAS_RES_DEVICE);

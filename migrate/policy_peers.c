@@ -3,23 +3,27 @@
  * counted with this PE's own (UVAS_POLICY_TRACK_PEERS). Every tick the
  * accesses each block took since the last are split by the memory they
  * want: the device's (this PE's device accesses and kernels, other PEs'
- * kernels: their leases and the calls their hosts made for them) and the
- * host's (this PE's CPU faults and the accesses the sampling sees, other
- * PEs' CPU puts, gets and atomics), and added to the side's score; every
- * `half_ms` the scores halve (recent use weighs most; a slow but steady
- * user adds up, where a count per tick would never reach `min`). A block whose
+ * kernels' leases) and the host's (this PE's CPU faults and the accesses
+ * the sampling sees, other PEs' CPU puts, gets and atomics, the calls
+ * their hosts made for their kernels among them), and added to the
+ * side's score. The scores decay with a half-life of `half_ms` of the
+ * time between ticks (recent use weighs most; a slow but steady user adds
+ * up, where a count per tick would never reach `min`). A block whose
  * other side scores `ratio` times its own, and at least `min`, moves
- * there, and its scores start again from zero.
+ * there, and its scores start again from zero. Promotions take the room
+ * the device tier has, with this tick's demotions, highest score first:
+ * the rest wait, rather than evict blocks the device's own side wants.
  * This PE's own agents move blocks on demand as first-touch does; a block
- * that moved `thrash` times within `window_ms` stays where it is until
- * the window passes (UVM's thrashing guard, as access-counter's), its
- * accesses then served where it is.
+ * that moved `thrash` times in its allocation and last within `window_ms`
+ * stays where it is until the window passes (UVM's thrashing guard, as
+ * access-counter's), its accesses then served where it is.
  *
  * Why: a peer's CPU reaches a host block through its window at memory
  * speed and a device block through the copy engine (microseconds a call);
  * a peer's kernel reaches a device block on its GPU at the GPU's speed
  * and a host block over the bus (docs/transport.md, path-bench).
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +34,17 @@
 
 struct peers {
     double ratio, min, half_ms, tick_ms, thrash, window_ms;
-    double since_half;         /* ms since the scores last halved */
+    uint64_t last_ns;          /* the last tick's time, 0 before the first */
     unsigned track;            /* UVAS_POLICY_TRACK_ACCESS from sample= */
     struct seen {              /* per block index: */
-        uint32_t dev, host;    /* the counts at the last tick */
+        struct uvas_policy_entry e;
+        uint32_t dev, host;    /* the sides' counts at the last tick */
         uint32_t moves;        /* its migrations then */
         float sdev, shost;     /* the sides' scores */
     } *seen;
     size_t nseen;
+    struct want { size_t index; float score; } *want; /* this tick's promotions */
+    size_t nwant;
 };
 
 static int param(void *st, const char *k, const char *v, char *err, size_t n)
@@ -91,6 +98,7 @@ static void fini(void *st)
 {
     struct peers *s = st;
     free(s->seen);
+    free(s->want);
     free(s);
 }
 
@@ -102,9 +110,12 @@ static int fault(void *st, const struct uvas_block_view *b, int agent, int write
                ? UVAS_ACTION_REMOTE : UVAS_ACTION_MIGRATE;
 }
 
-static uint32_t since(uint32_t now, uint32_t then)
+static int stronger(const void *a, const void *b)
 {
-    return now >= then ? now - then : now; /* counts restart when a block is placed */
+    const struct want *x = a, *y = b;
+    if (x->score != y->score)
+        return x->score < y->score ? 1 : -1;
+    return x->index < y->index ? -1 : x->index > y->index; /* ties: lower address first */
 }
 
 static void tick(void *st, struct uvas_policy_tick *t)
@@ -114,34 +125,57 @@ static void tick(void *st, struct uvas_policy_tick *t)
     if (!seen)
         return;
     s->seen = seen;
-    uint64_t now_ns = uvas_os_now_ns();
-    bool halve = (s->since_half += s->tick_ms) >= s->half_ms;
-    if (halve)
-        s->since_half = 0;
+    if (t->nblocks > s->nwant) {
+        struct want *w = realloc(s->want, t->nblocks * sizeof *w);
+        if (!w)
+            return;
+        s->want = w;
+        s->nwant = t->nblocks;
+    }
+    /* The decay of the time that passed, not of the nominal tick: a slow
+     * sweep or a late wake-up must not stretch the half-life. */
+    double decay = 1;
+    if (s->last_ns && t->now_ns > s->last_ns)
+        decay = exp2(-(double)(t->now_ns - s->last_ns) * 1e-6 / s->half_ms);
+    s->last_ns = t->now_ns;
+    size_t want = 0, demoted = 0;
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[k];
+        /* Sums and differences modulo 2^32: a counter that wraps still
+         * gives the accesses since the last tick (a free, which restarts
+         * them, changes the generation and with it the entry). */
         uint32_t peer_cpu = b->peer_accesses - b->peer_kernel_accesses;
         uint32_t dev = b->accesses[UVAS_AGENT_DEVICE] + b->peer_kernel_accesses;
         uint32_t host = b->accesses[UVAS_AGENT_CPU] + b->writes + peer_cpu;
-        struct seen *w = &s->seen[b->index];
-        if (b->migrations != w->moves) /* moved (or placed anew): from zero where it is */
+        struct seen *w = uvas_policy_entry(s->seen, sizeof *w, b);
+        if (b->migrations != w->moves) { /* moved: from zero where it is */
             w->sdev = w->shost = 0;
-        if (halve)
-            w->sdev /= 2, w->shost /= 2;
-        w->sdev += (float)since(dev, w->dev);
-        w->shost += (float)since(host, w->host);
+        } else {
+            w->sdev = (float)(w->sdev * decay);
+            w->shost = (float)(w->shost * decay);
+        }
+        w->sdev += (float)(uint32_t)(dev - w->dev);
+        w->shost += (float)(uint32_t)(host - w->host);
         w->dev = dev;
         w->host = host;
         w->moves = b->migrations;
-        if (uvas_policy_thrashing(b, s->thrash, s->window_ms, now_ns))
+        if (uvas_policy_thrashing(b, s->thrash, s->window_ms, t->now_ns))
             continue;
         if (b->residence == UVAS_RES_DEVICE && w->shost >= s->min &&
-            w->shost >= s->ratio * w->sdev)
-            t->request(t, b->index, UVAS_RES_HOST);
-        else if (b->residence == UVAS_RES_HOST && w->sdev >= s->min &&
-                 w->sdev >= s->ratio * w->shost)
-            t->request(t, b->index, UVAS_RES_DEVICE);
+            w->shost >= s->ratio * w->sdev) {
+            if (t->request(t, b->index, UVAS_RES_HOST) == 0)
+                demoted++;
+        } else if (b->residence == UVAS_RES_HOST && w->sdev >= s->min &&
+                   w->sdev >= s->ratio * w->shost)
+            s->want[want++] = (struct want){b->index, w->sdev};
     }
+    size_t room = t->device_capacity_blocks > t->device_blocks
+                      ? t->device_capacity_blocks - t->device_blocks : 0;
+    room += demoted;
+    if (want > room)
+        qsort(s->want, want, sizeof *s->want, stronger);
+    for (size_t i = 0; i < want && i < room; i++)
+        t->request(t, s->want[i].index, UVAS_RES_DEVICE);
 }
 
 static unsigned interval(void *st)

@@ -100,6 +100,7 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
         .device_capacity_blocks = uvas_devtier_capacity_blocks(&uvas_g.devtier),
         .device_blocks = dev,
         .request = request,
+        .now_ns = uvas_os_now_ns(),
     };
     ticker.nreq = 0;
     p->ops->tick(p->state, &t);

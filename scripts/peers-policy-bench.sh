@@ -58,7 +58,7 @@ END {
     if (kern) {
         printf "\nmedian launch, GB/s (median of %d runs): first-touch %.3f, peers %.3f; blocks on the device at the end: first-touch%s, peers%s\n", n["peers"], ft, pe, h["first-touch"], h["peers"]
         printf "metric %s.first_touch_median_gbs %.4f\nmetric %s.peers_median_gbs %.4f\n", pre, ft, pre, pe
-        if (ft > 0) printf "peers policy: a peer kernel'"'"'s puts %.1fx faster than under first-touch\n", pe / ft
+        if (ft > 0) printf "peers policy: a peer kernel'"'"'s puts at %.2fx their rate under first-touch\n", pe / ft
     } else {
         printf "\nmedian put, us (median of %d runs): first-touch %.4f, peers %.4f; blocks on the host at the end: first-touch%s, peers%s\n", n["peers"], ft, pe, h["first-touch"], h["peers"]
         printf "metric %s.first_touch_median_put_us %.4f\nmetric %s.peers_median_put_us %.4f\n", pre, ft, pre, pe

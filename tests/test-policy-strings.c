@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     (void)argc;
     tu_deadline(50);
     /* The example policies are built beside the tests: ../examples/. */
-    char dir[512], stripe[600], broken[600], stale[600];
+    char dir[512], stripe[600], broken[600], stale[600], layout1[600];
     snprintf(dir, sizeof dir, "%s", argv[0]);
     char *slash = strrchr(dir, '/');
     if (slash)
@@ -48,6 +48,7 @@ int main(int argc, char **argv)
     snprintf(stripe, sizeof stripe, "%s/../examples/libpolicy-stripe.so", dir);
     snprintf(broken, sizeof broken, "%s/../examples/libpolicy-broken.so", dir);
     snprintf(stale, sizeof stale, "%s/../examples/libpolicy-stale.so", dir);
+    snprintf(layout1, sizeof layout1, "%s/../examples/libpolicy-layout1.so", dir);
 
     good("first-touch");
     good("host");
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
     snprintf(spec, sizeof spec, "%s:every=0", stripe);
     bad(spec, "every=0");
     bad(broken, "exports no");
-    bad(stale, "built against another uvas_policy.h");
+    bad(stale, "no layout mark of its own (the one found is");
+    bad(layout1, "its layout 1, this library's");
     return 0;
 }

@@ -70,8 +70,11 @@ static int take_for_release(struct uvas_block *b, uint32_t *seen)
 }
 
 /* What a block learned under its last owner goes with it (held BUSY):
- * advice, preferred location, access and migration counts. The tiers'
- * release already dropped device copies, duplicates and CPU views. */
+ * advice, preferred location, access and migration counts; its
+ * generation says so to the policies (a tick's policy keeps per-block
+ * memory, which a reuse with counts from 0 and no move would have kept).
+ * The tiers' release already dropped device copies, duplicates and CPU
+ * views. */
 static void forget_block(struct uvas_block *b)
 {
     atomic_store_explicit(&b->advice, 0, RLX);
@@ -82,6 +85,7 @@ static void forget_block(struct uvas_block *b)
     atomic_store_explicit(&b->moves, 0, RLX);
     atomic_store_explicit(&b->writes, 0, RLX);
     atomic_store_explicit(&b->moved_ns, 0, RLX);
+    atomic_fetch_add_explicit(&b->generation, 1, RLX);
 }
 
 /* Give blocks [s, s+n) back: memory released in every tier, residence

@@ -64,6 +64,8 @@ struct uvas_block {
     _Atomic uint32_t gpu_acc; /* of acc[DEVICE], those kernels counted */
     _Atomic uint32_t moves;   /* migrations between the tiers */
     _Atomic uint32_t writes;  /* tick intervals in which the CPU wrote it */
+    _Atomic uint32_t generation; /* allocations it served before: a policy's
+                                    per-block memory is stale when it moved */
     _Atomic uint64_t moved_ns; /* CLOCK_MONOTONIC of the last one */
     uint32_t dev_slot;        /* device tier slot (1-based) when DEVICE, else 0 */
     /* Slab bookkeeping (allocator lock); the slot bitmap and sizes live in

@@ -359,24 +359,27 @@ uint32_t uvas_gate_acc(unsigned t, size_t bi, uint32_t *kernels)
     return n;
 }
 
-uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top, uint32_t *kernels)
+void uvas_gate_peer_sum(size_t bi, struct uvas_gate_peer_sum *out)
 {
-    uint32_t sum = 0, most = 0, ksum = 0;
-    *top = -1;
-    if (!none_counted()) {
-        if (readers_enter() && bi < uvas_g.nblocks)
-            for (unsigned t = 0; t < pins.n && t < parties; t++) {
-                uint32_t k, n = acc_of_party(t, bi, &k);
-                sum += n;
-                ksum += k;
-                if (n > most)
-                    most = n, *top = (int)t;
-            }
-        readers_leave();
+    *out = (struct uvas_gate_peer_sum){.top = -1};
+    if (none_counted()) /* every fault's view asks: nothing to read, no locked instruction */
+        return;
+    uint32_t most = 0;
+    if (readers_enter() && pins.n && bi < uvas_g.nblocks) {
+        for (unsigned t = 0; t + 1 < pins.n; t++) {
+            uint32_t k, n = acc_of_party(t, bi, &k);
+            out->all += n;
+            out->kernels += k;
+            if (n > most)
+                most = n, out->top = (int)t;
+        }
+        _Atomic uint32_t *net = atomic_load(&pins.tab[pins.n - 1]);
+        if (net)
+            out->network = atomic_load_explicit(&uvas_gate_acc_of(net)[bi],
+                                                memory_order_relaxed);
+        out->all += out->network;
     }
-    if (kernels)
-        *kernels = ksum;
-    return sum;
+    readers_leave();
 }
 
 void uvas_gate_acc_forget(size_t s, size_t n)

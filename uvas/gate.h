@@ -84,8 +84,9 @@ uint64_t uvas_gate_pins_held(size_t bi);
  * are). What this process serves for a party (its active messages) it
  * counts apart (uvas_gate_count_served, exact). Parties are the pin
  * tables' indices, the PE layer's ranks; the last table, the remote
- * peers', counts nothing (their direct accesses would cost one more
- * network atomic each: only what this PE serves for them is counted).
+ * peers', holds in its CPU counters the direct RMA that PEs reached over
+ * the network make (ucp RMA, UVAS_UCX_RMA_MIN): each adds one with a
+ * posted network atomic, all of them together (uvas_gate_peer_sum).
  */
 _Atomic uint32_t *uvas_gate_acc_of(_Atomic uint32_t *pins);
 /* The party's kernels' accesses, apart (their leases: the device touches
@@ -110,9 +111,17 @@ void uvas_gate_count_served(unsigned party, size_t bi);
  * served ones), and (kernels, may be NULL) its kernels' part; 0 for a
  * party out of range. */
 uint32_t uvas_gate_acc(unsigned party, size_t bi, uint32_t *kernels);
-/* The accesses of parties [0, parties) of block bi, (top) the one with
- * the most, -1 when none, and (kernels, may be NULL) the kernels' part. */
-uint32_t uvas_gate_acc_sum(size_t bi, unsigned parties, int *top, uint32_t *kernels);
+/* Block bi's accesses by the other PEs, for a policy's view (one entry
+ * into the tables, none while nothing was ever counted). */
+struct uvas_gate_peer_sum {
+    uint32_t all;     /* every rank's (its own counts and the served ones)
+                         and the network's */
+    int top;          /* the rank with the most, -1 when none */
+    uint32_t kernels; /* of all, the ranks' kernels' */
+    uint32_t network; /* of all, the direct RMA of PEs reached over the
+                         network, together (the remote peers' table) */
+};
+void uvas_gate_peer_sum(size_t bi, struct uvas_gate_peer_sum *out);
 /* Blocks [s, s+n) count from 0 again (their allocation was freed). */
 void uvas_gate_acc_forget(size_t s, size_t n);
 /* Ranks among the parties: all but the last table, the remote peers'

@@ -117,7 +117,6 @@ static void write_accesses(FILE *out)
 {
     static const char *res[] = {"untouched", "host", "device", "?"};
     size_t shown = 0;
-    unsigned ranks = uvas_gate_ranks();
     for (size_t bi = 0; bi < uvas_g.nblocks && !ferror(out); bi++) {
         struct uvas_block *b = &uvas_g.bt[bi];
         if (!atomic_load_explicit(&b->owner, RLX))
@@ -125,17 +124,24 @@ static void write_accesses(FILE *out)
         uint32_t cpu = atomic_load_explicit(&b->acc[0], RLX);
         uint32_t dev = atomic_load_explicit(&b->acc[1], RLX);
         uint32_t gpu = atomic_load_explicit(&b->gpu_acc, RLX);
-        int top = -1;
-        uint32_t pk = 0, peers = ranks ? uvas_gate_acc_sum(bi, ranks, &top, &pk) : 0;
+        struct uvas_gate_peer_sum ps;
+        uvas_gate_peer_sum(bi, &ps);
+        uint32_t peers = ps.all, net = ps.network, pk = ps.kernels;
+        int top = ps.top; /* -1: the network's alone */
         if (!(cpu | dev | peers))
             continue;
         fprintf(out, "block %zu (%p) %-9s cpu %10u  device %10u  (kernels counted %10u)  "
                 "moves %u", bi, (void *)uvas_block_addr(bi),
                 res[uvas_blk_res(atomic_load_explicit(&b->state, RLX)) & 3], cpu, dev, gpu,
                 atomic_load_explicit(&b->moves, RLX));
-        if (peers)
-            fprintf(out, "  peers %10u (kernels %u; most: PE %d, %u)", peers, pk, top,
-                    uvas_gate_acc((unsigned)top, bi, NULL));
+        if (peers) {
+            fprintf(out, "  peers %10u (kernels %u", peers, pk);
+            if (top >= 0)
+                fprintf(out, "; most: PE %d, %u", top, uvas_gate_acc((unsigned)top, bi, NULL));
+            if (net)
+                fprintf(out, "; over the network %u", net);
+            fputc(')', out);
+        }
         fputc('\n', out);
         shown++;
     }

@@ -44,6 +44,7 @@ static void exercise(struct uvas_policy *p, const uint8_t *data, size_t size)
             .peer_accesses = fz_u16(&in),
             .peer_top = (int)(fz_u8(&in) % 4) - 1,
             .peer_kernel_accesses = fz_u16(&in),
+            .generation = fz_u8(&in) & 1,
         };
         for (int agent = 0; agent < 2; agent++) {
             if (p->ops->first_touch) {
@@ -71,8 +72,10 @@ static void exercise(struct uvas_policy *p, const uint8_t *data, size_t size)
         struct uvas_policy_tick t = {.blocks = v, .nblocks = 8, .device_capacity_blocks = 4,
                                      .device_blocks = 2, .request = request};
         nreq = 0;
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 2; i++) {
+            t.now_ns = (uint64_t)(i + 1) * fz_u8(&in) * 1000000u;
             p->ops->tick(p->state, &t);
+        }
         FZ_CHECK(nreq <= 16, "%d requests for 8 blocks in two ticks", nreq);
     }
 }

@@ -10,7 +10,10 @@
  *  - the same puts to A once PE 0 moved it to the device (the direct path
  *    into device memory, or a message PE 0 serves) count too;
  *  - uvas-stat's "accesses" answer shows them on A's line;
- *  - a block freed and allocated again counts from zero;
+ *  - with UVAS_TRANSPORT=ucx and UVAS_UCX_RMA_MIN, puts of that size by
+ *    ucp RMA count as the network's (uvas_policy_network_accesses);
+ *  - a block freed and allocated again counts from zero, its generation
+ *    one more;
  *  - with UVAS_PEER_COUNTS=0 (and a policy that does not ask for them)
  *    nothing is counted (the peer-accesses-off run).
  * It sets UVAS_PEER_COUNTS=1 unless the run says 0.
@@ -30,6 +33,7 @@
 #include <unistd.h>
 
 #include "migrate/policy.h"
+#include "uvas/config.h"
 #include "tests/check.h"
 #include "tests/multi/pes.h"
 #include "uvas_policy.h"
@@ -73,6 +77,67 @@ static void access_from_peers(char *arr, int me, int rounds_per_pe)
         for (int i = 0; i < rounds_per_pe * me; i++)
             shmem_putmem(arr + 64 + 8 * (size_t)me, &v, sizeof v, 0);
         shmem_quiet();
+    }
+    shmem_barrier_all();
+}
+
+/* With UVAS_TRANSPORT=ucx and UVAS_UCX_RMA_MIN set, puts of that size
+ * go by ucp RMA into A (host-resident): PE p's p of them count as the
+ * network's, together, and in the view's sum; not as PE p's. */
+static void network_rma(char *arr, size_t a, int me, int n, bool on)
+{
+    const char *t = getenv("UVAS_TRANSPORT"), *m = getenv("UVAS_UCX_RMA_MIN");
+    size_t len = 0;
+    if (m && uvas_parse_size(m, &len))
+        len = 0;
+    if (!t || strcmp(t, "ucx") || !len || 1024 + len > range.block_size) {
+        if (me == 0)
+            printf("PE 0: no ucp RMA in this run (UVAS_TRANSPORT=ucx and UVAS_UCX_RMA_MIN "
+                   "of at most %zu bytes needed); network counts not tried\n",
+                   range.block_size - 1024);
+        CHECK(me != 0 || uvas_policy_network_accesses(a) == 0, "network accesses of A "
+              "without ucp RMA: %u", uvas_policy_network_accesses(a));
+        return;
+    }
+    uint32_t before[64] = {0};
+    if (me == 0)
+        for (int p = 0; p < n && p < 64; p++)
+            before[p] = uvas_policy_peer_accesses(a, p);
+    shmem_barrier_all();
+    if (me > 0) {
+        char *src = malloc(len);
+        CHECK(src != NULL, "malloc");
+        memset(src, me, len);
+        for (int i = 0; i < me; i++)
+            shmem_putmem(arr + 1024, src, len, 0);
+        shmem_quiet();
+        free(src);
+    }
+    shmem_barrier_all();
+    if (me == 0) {
+        uint32_t want = on ? (uint32_t)(n * (n - 1) / 2) : 0, sum = 0;
+        CHECK(uvas_policy_network_accesses(a) == want, "%zu-byte puts by ucp RMA into A: %u "
+              "counted over the network, expected %u", len, uvas_policy_network_accesses(a),
+              want);
+        for (int p = 0; p < n && p < 64; p++) {
+            uint32_t got = uvas_policy_peer_accesses(a, p);
+            CHECK(got == before[p], "PE %d's own count of A moved by %u with ucp RMA", p,
+                  got - before[p]);
+            sum += got;
+        }
+        struct uvas_block_view v;
+        uvas_policy_view(a, &v);
+        CHECK(v.peer_accesses == sum + want, "the view of A sums %u, the PEs and the network "
+              "%u", v.peer_accesses, sum + want);
+        if (on) {
+            char line[512], net[64];
+            stat_line(a, line, sizeof line);
+            snprintf(net, sizeof net, "; over the network %u)", want);
+            CHECK(strstr(line, net) != NULL, "uvas-stat's line for A: %s(wanted %s)", line,
+                  net);
+        }
+        printf("PE 0: %u ucp RMA puts of %zu bytes into A counted over the network\n", want,
+               len);
     }
     shmem_barrier_all();
 }
@@ -148,6 +213,7 @@ int main(void)
                   w[n + p]);
     }
     shmem_barrier_all();
+    network_rma(arr, a, me, n, on);
 
     /* Block A on the device: the same puts count, by whichever path. */
     bool device = shmemx_device_present();
@@ -170,10 +236,22 @@ int main(void)
         shmem_barrier_all();
     }
 
-    /* Freed: its blocks count from zero, and so does a new allocation. */
+    /* Freed: its blocks count from zero, and so does a new allocation;
+     * their generation moves on (the policies' per-block memory of A is
+     * stale from now on). */
+    struct uvas_block_view before[2];
+    for (size_t k = 0; k < 2; k++)
+        uvas_policy_view(a + k, &before[k]);
     shmem_free(arr);
     char *again = shmem_align(bs, 2 * bs);
     CHECK(again != NULL, "shmem_align");
+    for (size_t k = 0; k < 2; k++) {
+        struct uvas_block_view after;
+        uvas_policy_view(a + k, &after);
+        CHECK(after.generation == before[k].generation + 1,
+              "block %zu's generation %u after its allocation's free, was %u", a + k,
+              after.generation, before[k].generation);
+    }
     if (me == 0) {
         size_t a2 = block_of(again);
         for (int p = 0; p < n; p++)

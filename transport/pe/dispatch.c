@@ -69,6 +69,22 @@ static int ucx_pin(struct uvas_peer *p, const void *addr, int delta)
     return UCS_PTR_IS_ERR(r) ? uvas_fail(UVAS_ERR_SYS, "UCX pin release failed") : UVAS_OK;
 }
 
+/* One access of ours to p's block holding addr, where p counts them
+ * (UVAS_POLICY_TRACK_PEERS, UVAS_PEER_COUNTS): posted, as the pin's
+ * release, so no round trip is added to the call. */
+static void ucx_count(struct uvas_peer *p, const void *addr)
+{
+    static const uint32_t one = 1;
+    if (!p->acc_raddr)
+        return;
+    ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+                              .datatype = ucp_dt_make_contig(4)};
+    uint64_t raddr = p->acc_raddr + uvas_block_index(addr) * sizeof(uint32_t);
+    void *r = ucp_atomic_op_nbx(p->ep, UCP_ATOMIC_OP_ADD, &one, 1, raddr, p->rkey_pins, &rp);
+    if (UCS_PTR_IS_PTR(r))
+        ucp_request_free(r); /* a statistic: its completion is not waited for */
+}
+
 /* p's residence word of the block holding addr (read-only to us). */
 static int ucx_gate_word(struct uvas_peer *p, const void *addr, uint64_t *w)
 {
@@ -101,8 +117,10 @@ static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, boo
     if (put && rc == UVAS_OK)
         rc = uvas_ucx_flush(); /* the data is in place before the pin goes */
     int rc2 = ucx_pin(p, remote, -1);
-    if (rc == UVAS_OK && rc2 == UVAS_OK)
+    if (rc == UVAS_OK && rc2 == UVAS_OK) {
+        ucx_count(p, remote);
         uvas_job_count(UVAS_PATH_UCX_RMA, n);
+    }
     return rc ? rc : rc2 ? rc2 : 1;
 }
 

@@ -72,6 +72,7 @@ struct uvas_peer {
     uint64_t gates_raddr;     /* the peer's residence table in its address space */
     uint64_t pins_raddr;      /* the peer's pin table for remote peers */
     uint64_t alias_raddr;     /* the peer's host alias (0: no RMA, messages only) */
+    uint64_t acc_raddr;       /* its counters of remote peers' RMA (0: it counts none) */
 };
 
 /* A peer's program segments (segment.h) in its address space, for

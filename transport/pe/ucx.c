@@ -159,6 +159,10 @@ int uvas_ucx_start(void)
         return rc;
     uint64_t graddr = (uintptr_t)uvas_g.gates, aaddr = (uintptr_t)uvas_g.alias;
     uint64_t praddr = (uintptr_t)rpins;
+    /* Where remote peers count their direct RMA (inside the pin table's
+     * registration), 0 when this PE counts nothing: counting is decided
+     * at uvas_init, before the PE layer starts. */
+    uint64_t acc_raddr = uvas_gate_counting_on() ? (uintptr_t)uvas_gate_acc_of(rpins) : 0;
     /* Remote puts and gets land in the host alias, not the range: the
      * owner's progress thread writes them, and a write that faulted there
      * would wait for the very pin the writer holds. */
@@ -172,7 +176,8 @@ int uvas_ucx_start(void)
         (rc = publish_rkey("uvas.ucx.rkey.gates", uvas_job.mem_gates)) ||
         (rc = publish_rkey("uvas.ucx.rkey.pins", uvas_job.mem_pins)) ||
         (rc = uvas_boot_put("uvas.ucx.gates", &graddr, sizeof graddr)) ||
-        (rc = uvas_boot_put("uvas.ucx.pins", &praddr, sizeof praddr)))
+        (rc = uvas_boot_put("uvas.ucx.pins", &praddr, sizeof praddr)) ||
+        (rc = uvas_boot_put("uvas.ucx.acc", &acc_raddr, sizeof acc_raddr)))
         return rc;
     return UVAS_OK;
 }
@@ -209,7 +214,8 @@ int uvas_ucx_connect(void)
             (rc = unpack_rkey(r, "uvas.ucx.rkey.pins", p->ep, &p->rkey_pins)) ||
             (rc = uvas_boot_get(r, "uvas.ucx.gates", &p->gates_raddr, sizeof p->gates_raddr)) ||
             (rc = uvas_boot_get(r, "uvas.ucx.pins", &p->pins_raddr, sizeof p->pins_raddr)) ||
-            (rc = uvas_boot_get(r, "uvas.ucx.alias", &p->alias_raddr, sizeof p->alias_raddr)))
+            (rc = uvas_boot_get(r, "uvas.ucx.alias", &p->alias_raddr, sizeof p->alias_raddr)) ||
+            (rc = uvas_boot_get(r, "uvas.ucx.acc", &p->acc_raddr, sizeof p->acc_raddr)))
             return rc;
     }
     uvas_job.stop_fd = eventfd(0, EFD_CLOEXEC);

@@ -192,6 +192,16 @@ static void wire_floors(void)
     uvas_tier_device_register(&uvas_tier_device);
 }
 
+/* Other PEs' accesses are counted where asked (UVAS_PEER_COUNTS), or for
+ * a policy that asks and can act on them: with no device tier nothing
+ * moves, and the count costs every window call (docs/policies.md). */
+static void count_peers(const struct uvas_config *c)
+{
+    uvas_gate_counting(c->peer_counts ||
+                       ((uvas_policy_tracking(&uvas_mg.policy) & UVAS_POLICY_TRACK_PEERS) &&
+                        uvas_devtier_present(&uvas_g.devtier)));
+}
+
 static int setup(const struct uvas_config *c)
 {
     wire_floors();
@@ -204,8 +214,6 @@ static int setup(const struct uvas_config *c)
     char why[256];
     if (uvas_policy_open(c->policy, &uvas_mg.policy, why, sizeof why))
         return uvas_fail(UVAS_ERR_INVAL, "policy '%s': %s", c->policy, why);
-    uvas_gate_counting(c->peer_counts ||
-                       (uvas_policy_tracking(&uvas_mg.policy) & UVAS_POLICY_TRACK_PEERS));
     int rc;
     if ((rc = uvas_block_table_create(uvas_g.nblocks, &uvas_g.bt)) ||
         (rc = uvas_extents_init(&uvas_g.extents, uvas_g.nblocks)) ||
@@ -213,7 +221,8 @@ static int setup(const struct uvas_config *c)
         (rc = uvas_gate_table_create(uvas_g.nblocks, &uvas_g.gate_fd, &uvas_g.gates)) ||
         (rc = uvas_range_map(c->base, c->size, c->huge_pages, &uvas_g.memfd, &uvas_g.base)) ||
         (map_alias(), rc = start_fault_path(c)) || (rc = start_device_tier(c)) ||
-        (rc = uvas_policy_ticker_start(&uvas_mg.policy)) || (rc = uvas_stat_server_start()))
+        (count_peers(c), rc = uvas_policy_ticker_start(&uvas_mg.policy)) ||
+        (rc = uvas_stat_server_start()))
         return rc;
     return UVAS_OK;
 }
