@@ -219,24 +219,14 @@ int uvas_hold_block(struct uvas_hold_set *s, struct uvas_xlat *x, size_t bi, boo
     return rc;
 }
 
-/* *c += v, stopping at UINT32_MAX (a policy compares counts; wrapped,
- * the hottest block would look cold). */
-static void add_saturating(_Atomic uint32_t *c, uint64_t v)
-{
-    uint32_t old = atomic_load_explicit(c, RLX), now;
-    do
-        now = old + v >= UINT32_MAX ? UINT32_MAX : (uint32_t)(old + v);
-    while (old != now && !atomic_compare_exchange_weak_explicit(c, &old, now, RLX, RLX));
-}
-
 static void count_one(struct uvas_xlat *x, size_t bi, uint64_t scale)
 {
     uint32_t c = uvas_xlat_take_count(x, bi);
     if (!c)
         return;
     struct uvas_block *b = &uvas_g.bt[bi];
-    add_saturating(&b->acc[UVAS_AGENT_DEVICE], c * scale);
-    add_saturating(&b->gpu_acc, c * scale);
+    atomic_fetch_add_explicit(&b->acc[UVAS_AGENT_DEVICE], c * scale, RLX);
+    atomic_fetch_add_explicit(&b->gpu_acc, c * scale, RLX);
     atomic_fetch_add_explicit(&uvas_g.ctr.kernel_accesses, c * scale, RLX);
 }
 

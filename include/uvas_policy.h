@@ -47,7 +47,7 @@ struct uvas_block_view {
     int residence;             /* enum uvas_residence now */
     int heap;                  /* enum uvas_heap of its allocation */
     int preferred;             /* advised residence, 0 none */
-    uint32_t accesses[UVAS_AGENT_COUNT]; /* faults/accesses seen per agent */
+    uint64_t accesses[UVAS_AGENT_COUNT]; /* faults/accesses seen per agent */
     uint32_t migrations;       /* moves between the tiers */
     uint32_t writes;           /* with UVAS_POLICY_TRACK_WRITES: tick
                                   intervals in which the CPU wrote it */
@@ -96,7 +96,11 @@ struct uvas_policy_tick {
      * full for this tick. */
     int (*request)(struct uvas_policy_tick *t, size_t index, int residence);
     void *priv;
-    uint64_t now_ns;           /* CLOCK_MONOTONIC when the views were taken */
+    uint64_t now_ns;           /* CLOCK_MONOTONIC after the views were taken */
+    /* Blocks the device tier can still take without evicting: its
+     * capacity less every slot in use (device-resident blocks, read-mostly
+     * duplicates, pools' and moves' slots). */
+    size_t device_room_blocks;
 };
 
 struct uvas_policy_ops {
@@ -145,8 +149,9 @@ struct uvas_policy_ops {
 /*
  * The RMA calls PE `pe` made on block `index` of this PE in its current
  * allocation: those it made through this node's shared windows (counted
- * by it; two of its threads counting one block at the same instant may
- * lose one) and those this PE served for it by message (exact). 0
+ * by it with a load and a store: two of its threads counting one block at
+ * once may lose counts, and the count may even read lower than before)
+ * and those this PE served for it by message (exact). 0
  * without OpenSHMEM's layer, or for a PE or block out of range.
  */
 uint32_t uvas_policy_peer_accesses(size_t index, int pe);
@@ -155,8 +160,8 @@ uint32_t uvas_policy_peer_accesses(size_t index, int pe);
  * network (ucp RMA on host blocks, from UVAS_UCX_RMA_MIN bytes up: PEs of
  * other nodes, or every PE with UVAS_TRANSPORT=ucx), all of them together:
  * each adds one to this PE's counter with a posted network atomic, which
- * cannot say who sent it. Exact. Part of the view's peer_accesses, not of
- * peer_top.
+ * cannot say who sent it. Exact once the sender's quiet has landed them.
+ * Part of the view's peer_accesses, not of peer_top.
  */
 uint32_t uvas_policy_network_accesses(size_t index);
 

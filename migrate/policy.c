@@ -39,11 +39,15 @@ static bool marked(void *dl, const void *ops, const char *name, char *err, size_
                  "uvas_policy.h included where uvas_policy_ops is defined", name);
         return false;
     }
-    if (!dladdr(ops, &at_ops) || !dladdr(abi, &at_abi) || at_ops.dli_fbase != at_abi.dli_fbase) {
+    if (!dladdr(ops, &at_ops) || !dladdr(abi, &at_abi)) {
+        snprintf(err, errlen, "'%s': the loader cannot say which object defines its "
+                 "uvas_policy_ops or its layout mark, so the mark cannot be checked", name);
+        return false;
+    }
+    if (at_ops.dli_fbase != at_abi.dli_fbase) {
         snprintf(err, errlen, "'%s' carries no layout mark of its own (the one found is %s's): "
                  "rebuild it with this uvas's uvas_policy.h included where uvas_policy_ops is "
-                 "defined", name,
-                 dladdr(abi, &at_abi) && at_abi.dli_fname ? at_abi.dli_fname : "another object");
+                 "defined", name, at_abi.dli_fname ? at_abi.dli_fname : "another object");
         return false;
     }
     if (*abi != UVAS_POLICY_ABI) {

@@ -22,10 +22,10 @@ struct hotcold {
     unsigned track;   /* UVAS_POLICY_TRACK_* from sample= */
     struct seen {     /* per block index: */
         struct uvas_policy_entry e;
-        uint32_t acc; /* its accesses at the last tick */
+        uint64_t acc; /* its accesses at the last tick */
     } *seen;
     size_t nseen;
-    struct hot { size_t i; uint32_t heat; } *rank;
+    struct hot { size_t i; uint64_t heat; } *rank;
 };
 
 static int param(void *st, const char *k, const char *v, char *err, size_t n)
@@ -105,10 +105,11 @@ static void tick(void *st, struct uvas_policy_tick *t)
     s->rank = rank;
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[k];
-        uint32_t now = b->accesses[0] + b->accesses[1] + b->writes;
-        /* Modulo 2^32; a free restarts the counts and the entry with them. */
+        uint64_t now = b->accesses[0] + b->accesses[1] + b->writes;
+        /* A free restarts the counts and the entry with them; a count read
+         * lower (a view taken while the block is freed) adds nothing. */
         struct seen *w = uvas_policy_entry(s->seen, sizeof *w, b);
-        rank[k] = (struct hot){k, now - w->acc};
+        rank[k] = (struct hot){k, now >= w->acc ? now - w->acc : 0};
         w->acc = now;
     }
     qsort(rank, t->nblocks, sizeof *rank, hotter);

@@ -38,8 +38,9 @@ struct peers {
     unsigned track;            /* UVAS_POLICY_TRACK_ACCESS from sample= */
     struct seen {              /* per block index: */
         struct uvas_policy_entry e;
-        uint32_t dev, host;    /* the sides' counts at the last tick */
-        uint32_t moves;        /* its migrations then */
+        uint32_t moves;        /* its migrations at the last tick */
+        uint64_t dev, host;    /* this PE's counts then, by side */
+        uint32_t pdev, phost;  /* other PEs' then (kernels; CPUs and the network) */
         float sdev, shost;     /* the sides' scores */
     } *seen;
     size_t nseen;
@@ -110,6 +111,23 @@ static int fault(void *st, const struct uvas_block_view *b, int agent, int write
                ? UVAS_ACTION_REMOTE : UVAS_ACTION_MIGRATE;
 }
 
+/* Accesses since the last tick of a count that only grows: this PE's own
+ * (64 bits: never wraps). A count that reads lower than before, as a view
+ * taken while the block is freed may, adds nothing. */
+static uint64_t grew(uint64_t now, uint64_t then)
+{
+    return now >= then ? now - then : 0;
+}
+
+/* The same of other PEs' 32-bit counts, modulo 2^32: they wrap, and one
+ * PE's two threads counting at once may write an older value back (a load
+ * and a store, uvas/gate.h), which reads as a drop, not as 4 billion. */
+static uint32_t grew32(uint32_t now, uint32_t then)
+{
+    uint32_t d = now - then;
+    return (int32_t)d < 0 ? 0 : d;
+}
+
 static int stronger(const void *a, const void *b)
 {
     const struct want *x = a, *y = b;
@@ -141,12 +159,12 @@ static void tick(void *st, struct uvas_policy_tick *t)
     size_t want = 0, demoted = 0;
     for (size_t k = 0; k < t->nblocks; k++) {
         const struct uvas_block_view *b = &t->blocks[k];
-        /* Sums and differences modulo 2^32: a counter that wraps still
-         * gives the accesses since the last tick (a free, which restarts
-         * them, changes the generation and with it the entry). */
-        uint32_t peer_cpu = b->peer_accesses - b->peer_kernel_accesses;
-        uint32_t dev = b->accesses[UVAS_AGENT_DEVICE] + b->peer_kernel_accesses;
-        uint32_t host = b->accesses[UVAS_AGENT_CPU] + b->writes + peer_cpu;
+        /* A free restarts the counts and changes the generation, and
+         * with it the entry. */
+        uint64_t dev = b->accesses[UVAS_AGENT_DEVICE];
+        uint64_t host = b->accesses[UVAS_AGENT_CPU] + b->writes;
+        uint32_t pdev = b->peer_kernel_accesses;
+        uint32_t phost = b->peer_accesses - b->peer_kernel_accesses;
         struct seen *w = uvas_policy_entry(s->seen, sizeof *w, b);
         if (b->migrations != w->moves) { /* moved: from zero where it is */
             w->sdev = w->shost = 0;
@@ -154,10 +172,12 @@ static void tick(void *st, struct uvas_policy_tick *t)
             w->sdev = (float)(w->sdev * decay);
             w->shost = (float)(w->shost * decay);
         }
-        w->sdev += (float)(uint32_t)(dev - w->dev);
-        w->shost += (float)(uint32_t)(host - w->host);
+        w->sdev += (float)grew(dev, w->dev) + (float)grew32(pdev, w->pdev);
+        w->shost += (float)grew(host, w->host) + (float)grew32(phost, w->phost);
         w->dev = dev;
         w->host = host;
+        w->pdev = pdev;
+        w->phost = phost;
         w->moves = b->migrations;
         if (uvas_policy_thrashing(b, s->thrash, s->window_ms, t->now_ns))
             continue;
@@ -169,9 +189,7 @@ static void tick(void *st, struct uvas_policy_tick *t)
                    w->sdev >= s->ratio * w->shost)
             s->want[want++] = (struct want){b->index, w->sdev};
     }
-    size_t room = t->device_capacity_blocks > t->device_blocks
-                      ? t->device_capacity_blocks - t->device_blocks : 0;
-    room += demoted;
+    size_t room = t->device_room_blocks + demoted;
     if (want > room)
         qsort(s->want, want, sizeof *s->want, stronger);
     for (size_t i = 0; i < want && i < room; i++)

@@ -78,8 +78,11 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
 {
     size_t n = 0, dev = 0;
     for (size_t bi = 0; bi < uvas_g.nblocks; bi++) {
-        if (!atomic_load_explicit(&uvas_g.bt[bi].owner, RLX))
+        const struct uvas_block *b = &uvas_g.bt[bi];
+        uint32_t owner = atomic_load_explicit(&b->owner, memory_order_acquire);
+        if (!owner)
             continue;
+        uint32_t gen = atomic_load_explicit(&b->generation, memory_order_acquire);
         if (n == *cap) {
             size_t c = *cap ? 2 * *cap : 1024;
             struct uvas_block_view *v = realloc(*vp, c * sizeof *v);
@@ -90,6 +93,16 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
         }
         struct uvas_block_view *views = *vp;
         uvas_policy_view(bi, &views[n]);
+        /* A view taken while the block was freed (and maybe taken again)
+         * mixes the two allocations' counts: the release zeroes them
+         * after the owner's clearing and before the generation's bump
+         * (uvas/alloc.c), so a view that read any of the zeroes sees
+         * either changed here. Such a block waits for the next tick. */
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&b->owner, memory_order_acquire) != owner ||
+            atomic_load_explicit(&b->generation, memory_order_relaxed) != gen)
+            continue;
+        views[n].generation = gen;
         if (views[n].residence == UVAS_RES_DEVICE)
             dev++;
         n++;
@@ -101,6 +114,7 @@ static void one_tick(struct uvas_policy *p, struct uvas_block_view **vp, size_t 
         .device_blocks = dev,
         .request = request,
         .now_ns = uvas_os_now_ns(),
+        .device_room_blocks = uvas_devtier_room_blocks(&uvas_g.devtier),
     };
     ticker.nreq = 0;
     p->ops->tick(p->state, &t);

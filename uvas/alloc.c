@@ -85,7 +85,7 @@ static void forget_block(struct uvas_block *b)
     atomic_store_explicit(&b->moves, 0, RLX);
     atomic_store_explicit(&b->writes, 0, RLX);
     atomic_store_explicit(&b->moved_ns, 0, RLX);
-    atomic_fetch_add_explicit(&b->generation, 1, RLX);
+    atomic_fetch_add_explicit(&b->generation, 1, memory_order_release);
 }
 
 /* Give blocks [s, s+n) back: memory released in every tier, residence
@@ -113,6 +113,10 @@ static void release_blocks(size_t s, size_t n)
         const struct uvas_tier_ops *dev = uvas_tier_of(UVAS_RES_DEVICE);
         if (in_tier[UVAS_RES_DEVICE] && dev && dev->release(c, m) != UVAS_OK)
             uvas_warn("%s", uvas_last_error());
+        /* The policies' tick reads counts between the owner and the
+         * generation: any zero it reads orders the owner's clearing
+         * before it (migrate/tick.c). */
+        atomic_thread_fence(memory_order_release);
         uvas_gate_acc_forget(c, m);
         for (size_t i = 0; i < m; i++) {
             forget_block(&uvas_g.bt[c + i]);

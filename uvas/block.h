@@ -60,8 +60,10 @@ struct uvas_block {
     _Atomic uint8_t cpu_mapped; /* DEVICE: the range maps the device memory */
     _Atomic uint8_t refilled; /* HOST: a fault found its memfd pages punched and
                                  mapped new ones (BUSY holder) */
-    _Atomic uint32_t acc[2];  /* accesses seen per agent (enum uvas_agent) */
-    _Atomic uint32_t gpu_acc; /* of acc[DEVICE], those kernels counted */
+    /* 64 bits: a kernel's sampled counts add billions a minute to a hot
+     * block, which a 32-bit count would have to wrap or stop at. */
+    _Atomic uint64_t acc[2];  /* accesses seen per agent (enum uvas_agent) */
+    _Atomic uint64_t gpu_acc; /* of acc[DEVICE], those kernels counted */
     _Atomic uint32_t moves;   /* migrations between the tiers */
     _Atomic uint32_t writes;  /* tick intervals in which the CPU wrote it */
     _Atomic uint32_t generation; /* allocations it served before: a policy's

@@ -293,9 +293,13 @@ static _Atomic bool counted;
 
 void uvas_gate_counting(bool on)
 {
+    pthread_mutex_lock(&pins.mu);
     if (on)
         atomic_store(&counted, true);
+    else if (!pins.n) /* no table, no count held: a later run starts clean */
+        atomic_store(&counted, false);
     atomic_store(&counting, on);
+    pthread_mutex_unlock(&pins.mu);
 }
 
 static bool none_counted(void)

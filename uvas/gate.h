@@ -80,8 +80,9 @@ uint64_t uvas_gate_pins_held(size_t bi);
  * through the window, its kernels' leases), one per block per call, in
  * the counters after its table's slots (uvas_gate_acc_of): a load and a
  * store, no locked instruction, so two threads of one party counting the
- * same block at once may lose one (statistics, as GPUs' access counters
- * are). What this process serves for a party (its active messages) it
+ * same block at once may lose counts, as many as one of them made while
+ * the other sat between its load and its store (statistics, as GPUs'
+ * access counters are; a reader takes a count that went down as none). What this process serves for a party (its active messages) it
  * counts apart (uvas_gate_count_served, exact). Parties are the pin
  * tables' indices, the PE layer's ranks; the last table, the remote
  * peers', holds in its CPU counters the direct RMA that PEs reached over
@@ -103,7 +104,8 @@ static inline void uvas_gate_count(_Atomic uint32_t *acc, size_t bi)
  * not free (docs/policies.md). The flag shares the slots' first line,
  * which every quick pin reads. */
 struct uvas_gate_slots;
-/* Counting in this process's tables from now on (the owner's choice). */
+/* Counting in this process's tables from now on (the owner's choice);
+ * off with no table made, nothing is held as counted any more. */
 void uvas_gate_counting(bool on);
 bool uvas_gate_counting_on(void);
 void uvas_gate_count_served(unsigned party, size_t bi);

@@ -121,16 +121,16 @@ static void write_accesses(FILE *out)
         struct uvas_block *b = &uvas_g.bt[bi];
         if (!atomic_load_explicit(&b->owner, RLX))
             continue;
-        uint32_t cpu = atomic_load_explicit(&b->acc[0], RLX);
-        uint32_t dev = atomic_load_explicit(&b->acc[1], RLX);
-        uint32_t gpu = atomic_load_explicit(&b->gpu_acc, RLX);
+        unsigned long long cpu = atomic_load_explicit(&b->acc[0], RLX);
+        unsigned long long dev = atomic_load_explicit(&b->acc[1], RLX);
+        unsigned long long gpu = atomic_load_explicit(&b->gpu_acc, RLX);
         struct uvas_gate_peer_sum ps;
         uvas_gate_peer_sum(bi, &ps);
         uint32_t peers = ps.all, net = ps.network, pk = ps.kernels;
         int top = ps.top; /* -1: the network's alone */
         if (!(cpu | dev | peers))
             continue;
-        fprintf(out, "block %zu (%p) %-9s cpu %10u  device %10u  (kernels counted %10u)  "
+        fprintf(out, "block %zu (%p) %-9s cpu %10llu  device %10llu  (kernels counted %10llu)  "
                 "moves %u", bi, (void *)uvas_block_addr(bi),
                 res[uvas_blk_res(atomic_load_explicit(&b->state, RLX)) & 3], cpu, dev, gpu,
                 atomic_load_explicit(&b->moves, RLX));

@@ -70,6 +70,7 @@ static void exercise(struct uvas_policy *p, const uint8_t *data, size_t size)
                  "%s: tracking bits", p->ops->name);
     if (p->ops->tick) {
         struct uvas_policy_tick t = {.blocks = v, .nblocks = 8, .device_capacity_blocks = 4,
+                                     .device_room_blocks = 2,
                                      .device_blocks = 2, .request = request};
         nreq = 0;
         for (int i = 0; i < 2; i++) {

@@ -81,9 +81,9 @@ static void access_from_peers(char *arr, int me, int rounds_per_pe)
     shmem_barrier_all();
 }
 
-/* With UVAS_TRANSPORT=ucx and UVAS_UCX_RMA_MIN set, puts of that size
- * go by ucp RMA into A (host-resident): PE p's p of them count as the
- * network's, together, and in the view's sum; not as PE p's. */
+/* With UVAS_TRANSPORT=ucx and UVAS_UCX_RMA_MIN set, puts and gets of that
+ * size go by ucp RMA on A (host-resident): PE p's p puts and one get count
+ * as the network's, together, and in the view's sum; not as PE p's. */
 static void network_rma(char *arr, size_t a, int me, int n, bool on)
 {
     const char *t = getenv("UVAS_TRANSPORT"), *m = getenv("UVAS_UCX_RMA_MIN");
@@ -110,13 +110,15 @@ static void network_rma(char *arr, size_t a, int me, int n, bool on)
         memset(src, me, len);
         for (int i = 0; i < me; i++)
             shmem_putmem(arr + 1024, src, len, 0);
+        shmem_getmem(src, arr + 1024, len, 0); /* its count lands by the quiet */
         shmem_quiet();
         free(src);
     }
     shmem_barrier_all();
     if (me == 0) {
-        uint32_t want = on ? (uint32_t)(n * (n - 1) / 2) : 0, sum = 0;
-        CHECK(uvas_policy_network_accesses(a) == want, "%zu-byte puts by ucp RMA into A: %u "
+        uint32_t want = on ? (uint32_t)(n * (n - 1) / 2 + n - 1) : 0, sum = 0;
+        CHECK(uvas_policy_network_accesses(a) == want, "%zu-byte puts and gets by ucp RMA "
+              "on A: %u "
               "counted over the network, expected %u", len, uvas_policy_network_accesses(a),
               want);
         for (int p = 0; p < n && p < 64; p++) {
@@ -136,8 +138,8 @@ static void network_rma(char *arr, size_t a, int me, int n, bool on)
             CHECK(strstr(line, net) != NULL, "uvas-stat's line for A: %s(wanted %s)", line,
                   net);
         }
-        printf("PE 0: %u ucp RMA puts of %zu bytes into A counted over the network\n", want,
-               len);
+        printf("PE 0: %u ucp RMA puts and gets of %zu bytes on A counted over the network\n",
+               want, len);
     }
     shmem_barrier_all();
 }

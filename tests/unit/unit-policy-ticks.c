@@ -3,7 +3,8 @@
  * device): what a block's earlier allocation taught a policy must not
  * move its next one (the peers policy moved a freshly taken, untouched
  * block on the strength of the scores of the allocation before it);
- * counters that wrap still count; scores decay with the time that passed,
+ * counters that wrap still count, and one read lower counts nothing;
+ * scores decay with the time that passed,
  * not with the ticks; promotions take the room the device tier has, the
  * strongest first.
  */
@@ -32,7 +33,7 @@ static void tick(struct uvas_policy *p, struct uvas_block_view *v, size_t n, uin
 {
     struct uvas_policy_tick t = {.blocks = v, .nblocks = n, .device_capacity_blocks = capacity,
                                  .device_blocks = on_device, .request = request,
-                                 .now_ns = now_ns};
+                                 .now_ns = now_ns, .device_room_blocks = capacity - on_device};
     nreqs = 0;
     p->ops->tick(p->state, &t);
 }
@@ -95,6 +96,23 @@ static void peers_wrap(void)
     tick(&p, &v, 1, 1040 * MS, 8, 0);
     CHECK(nreqs == 1 && reqs[0].res == UVAS_RES_DEVICE,
           "18 kernel accesses across the counter's wrap (min 10): %zu requests", nreqs);
+    uvas_policy_close(&p);
+}
+
+/* A peer's count read lower than before (two of its threads counting at
+ * once wrote an older value back, uvas/gate.h) is no access, not 4
+ * billion: the device block its kernels use stays. */
+static void peers_drop(void)
+{
+    struct uvas_policy p = open_policy("peers:sample=none");
+    struct uvas_block_view v = block(3, UVAS_RES_DEVICE);
+    v.peer_accesses = 10500;
+    v.peer_kernel_accesses = 10000;
+    tick(&p, &v, 1, 1000 * MS, 8, 1);
+    CHECK(nreqs == 0, "a device block its peers' kernels use most was asked to move");
+    v.peer_accesses = 10000 + 301; /* the CPUs' 500 read back as 301 */
+    tick(&p, &v, 1, 1020 * MS, 8, 1);
+    CHECK(nreqs == 0, "a peer's count read 199 lower moved the block to %d", reqs[0].res);
     uvas_policy_close(&p);
 }
 
@@ -162,6 +180,7 @@ int main(void)
 {
     peers_reuse();
     peers_wrap();
+    peers_drop();
     peers_decay();
     peers_room();
     hotcold_reuse();

@@ -71,18 +71,20 @@ static int ucx_pin(struct uvas_peer *p, const void *addr, int delta)
 
 /* One access of ours to p's block holding addr, where p counts them
  * (UVAS_POLICY_TRACK_PEERS, UVAS_PEER_COUNTS): posted, as the pin's
- * release, so no round trip is added to the call. */
-static void ucx_count(struct uvas_peer *p, const void *addr)
+ * release, so no round trip is added to the call; a flush (the put's
+ * own, or the next quiet's) lands it. true when posted. */
+static bool ucx_count(struct uvas_peer *p, const void *addr)
 {
     static const uint32_t one = 1;
     if (!p->acc_raddr)
-        return;
+        return false;
     ucp_request_param_t rp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                               .datatype = ucp_dt_make_contig(4)};
     uint64_t raddr = p->acc_raddr + uvas_block_index(addr) * sizeof(uint32_t);
     void *r = ucp_atomic_op_nbx(p->ep, UCP_ATOMIC_OP_ADD, &one, 1, raddr, p->rkey_pins, &rp);
     if (UCS_PTR_IS_PTR(r))
-        ucp_request_free(r); /* a statistic: its completion is not waited for */
+        ucp_request_free(r); /* its completion is the flush's */
+    return !UCS_PTR_IS_ERR(r);
 }
 
 /* p's residence word of the block holding addr (read-only to us). */
@@ -114,13 +116,14 @@ static int ucx_rma(struct uvas_peer *p, void *remote, void *local, size_t n, boo
     void *r = put ? ucp_put_nbx(p->ep, local, n, raddr, p->rkey_range, &rp)
                   : ucp_get_nbx(p->ep, local, n, raddr, p->rkey_range, &rp);
     rc = uvas_ucx_wait(r, put ? "put" : "get");
+    bool counted = rc == UVAS_OK && ucx_count(p, remote);
     if (put && rc == UVAS_OK)
-        rc = uvas_ucx_flush(); /* the data is in place before the pin goes */
+        rc = uvas_ucx_flush(); /* the data (and the count) in place before the pin goes */
+    else if (counted)
+        atomic_store_explicit(&uvas_job.ucx_counts_posted, true, memory_order_relaxed);
     int rc2 = ucx_pin(p, remote, -1);
-    if (rc == UVAS_OK && rc2 == UVAS_OK) {
-        ucx_count(p, remote);
+    if (rc == UVAS_OK && rc2 == UVAS_OK)
         uvas_job_count(UVAS_PATH_UCX_RMA, n);
-    }
     return rc ? rc : rc2 ? rc2 : 1;
 }
 

@@ -113,6 +113,7 @@ struct uvas_job {
     pthread_mutex_t barrier_mu;
     size_t devmap_max;             /* largest write through a device mapping */
     size_t ucx_rma_min;            /* smallest transfer over ucp RMA */
+    _Atomic bool ucx_counts_posted; /* a get's count not flushed yet (uvas_pe_quiet) */
     bool seg_cma;                  /* peers' globals by cross-memory attach (UVAS_SEG_CMA) */
     size_t seg_cma_put_min;        /* smallest put that goes so (UVAS_SEG_CMA_PUT_MIN) */
     size_t lease_host_after;       /* requests served at a peer's host-resident block in a

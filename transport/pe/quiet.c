@@ -4,6 +4,7 @@
 #include "transport/pe/am.h"
 #include "transport/pe/job.h"
 #include "transport/pe/pe.h"
+#include "transport/pe/ucx.h"
 #include "uvas/status.h"
 
 int uvas_pe_quiet(void)
@@ -11,6 +12,12 @@ int uvas_pe_quiet(void)
     int rc = UVAS_OK;
     if (uvas_job.n > 1 && uvas_job.worker)
         rc = uvas_am_quiet();
+    /* A get's access count, posted to its owner, lands by a quiet as the
+     * puts' do: the owner's policy reads counts after its peers' quiet
+     * and a barrier. */
+    if (rc == UVAS_OK && uvas_job.worker &&
+        atomic_exchange_explicit(&uvas_job.ucx_counts_posted, false, memory_order_relaxed))
+        rc = uvas_ucx_flush();
     /* Direct accesses end with a release (a quick pin's drop is a plain
      * store): a full fence orders their stores before what follows. */
     atomic_thread_fence(memory_order_seq_cst);

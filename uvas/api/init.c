@@ -205,6 +205,7 @@ static void count_peers(const struct uvas_config *c)
 static int setup(const struct uvas_config *c)
 {
     wire_floors();
+    uvas_gate_counting(false); /* count_peers decides, once the device tier is known */
     uvas_g.cfg = *c;
     uvas_g.quiet = c->flags & UVAS_INIT_QUIET;
     uvas_g.block_size = c->block_size;
