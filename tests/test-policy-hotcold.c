@@ -6,8 +6,9 @@
  *
  * Thrashing: two sets of blocks hot in turn, a tick each, changed places
  * at every tick (as the main job's random workload did: 12377 migrations
- * each way). A block that moved `thrash` (4) times within `window_ms`
- * (1000) stays where it is: in 600 ms, at most 2 promotions per block.
+ * each way). A block that has moved `thrash` (4) times stays where it is
+ * for `window_ms` (1000) after each move: in 600 ms, at most 2 promotions
+ * per block.
  */
 #include <time.h>
 
