@@ -111,8 +111,8 @@ static void write_states(FILE *out)
 
 /* Every block some agent or PE has touched: its residence and the
  * accesses the policies see (CPU faults; the device's touches and, of
- * them, what kernels counted; other PEs' RMA and the PE with the most),
- * since it was placed. */
+ * them, what kernels counted; other PEs' RMA, the PE with the most and
+ * the network's part), in its current allocation. */
 static void write_accesses(FILE *out)
 {
     static const char *res[] = {"untouched", "host", "device", "?"};
