@@ -141,9 +141,11 @@ struct uvas_policy_ops {
 #define UVAS_POLICY_TRACK_ACCESS 0x2u
 /* Other PEs' accesses counted per block and per initiating PE
  * (peer_accesses, peer_top, peer_kernel_accesses,
- * uvas_policy_peer_accesses). Off, they read 0: counting costs the window
- * paths a load and a store per call (docs/policies.md measures it).
- * UVAS_PEER_COUNTS=1 turns it on whatever the policy. */
+ * uvas_policy_peer_accesses; the network's together,
+ * uvas_policy_network_accesses), where a device tier lets the policy act
+ * on them. Off, they read 0: counting costs the window paths a load and a
+ * store per call (docs/policies.md measures it). UVAS_PEER_COUNTS=1 turns
+ * it on whatever the policy and the device. */
 #define UVAS_POLICY_TRACK_PEERS 0x4u
 
 /*
