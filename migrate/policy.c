@@ -170,9 +170,7 @@ uint32_t uvas_policy_peer_accesses(size_t index, int pe)
 
 uint32_t uvas_policy_network_accesses(size_t index)
 {
-    struct uvas_gate_peer_sum ps;
-    uvas_gate_peer_sum(index, &ps);
-    return ps.network;
+    return uvas_gate_acc(uvas_gate_ranks(), index, NULL); /* the remote peers' party */
 }
 
 uint32_t uvas_policy_peer_kernel_accesses(size_t index, int pe)

@@ -377,10 +377,8 @@ void uvas_gate_peer_sum(size_t bi, struct uvas_gate_peer_sum *out)
             if (n > most)
                 most = n, out->top = (int)t;
         }
-        _Atomic uint32_t *net = atomic_load(&pins.tab[pins.n - 1]);
-        if (net)
-            out->network = atomic_load_explicit(&uvas_gate_acc_of(net)[bi],
-                                                memory_order_relaxed);
+        uint32_t k;
+        out->network = acc_of_party(pins.n - 1, bi, &k); /* the remote peers' table */
         out->all += out->network;
     }
     readers_leave();

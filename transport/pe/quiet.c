@@ -14,8 +14,10 @@ int uvas_pe_quiet(void)
         rc = uvas_am_quiet();
     /* A get's access count, posted to its owner, lands by a quiet as the
      * puts' do: the owner's policy reads counts after its peers' quiet
-     * and a barrier. */
+     * and a barrier. A load first: every quiet passes here, and a locked
+     * exchange is for the rare one that has a count to land. */
     if (rc == UVAS_OK && uvas_job.worker &&
+        atomic_load_explicit(&uvas_job.ucx_counts_posted, memory_order_relaxed) &&
         atomic_exchange_explicit(&uvas_job.ucx_counts_posted, false, memory_order_relaxed))
         rc = uvas_ucx_flush();
     /* Direct accesses end with a release (a quick pin's drop is a plain
