@@ -317,6 +317,33 @@ int main(void)
     shmem_free(csrc);
     shmem_free(cdst);
 
+    /* A reduction large enough that the PEs split it, where PE 1's dest
+     * is not symmetric: PE 1 refuses it, and the others must not read the
+     * share PE 1 never wrote (the previous reduction's) as if it were
+     * this one's. */
+    enum { RN = 1 << 15 };
+    long *rsrc = shmem_malloc(RN * sizeof(long)), *rdst = shmem_malloc(RN * sizeof(long));
+    long *rprivate = malloc(RN * sizeof(long)); /* a static would be symmetric */
+    CHECK(rsrc && rdst && rprivate, "shmem_malloc");
+    for (int i = 0; i < RN; i++)
+        rsrc[i] = i + me;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, rdst, rsrc, RN), 0, "a large sum");
+    for (int i = 0; i < RN; i++)
+        rsrc[i] = 2 * i + me;
+    shmem_barrier_all();
+    shmemx_clear_error();
+    int rst = shmem_long_sum_reduce(SHMEM_TEAM_WORLD, me == 1 ? rprivate : rdst, rsrc, RN);
+    CHECK(rst != 0, "a sum whose PE 1 dest is not symmetric returned 0 on PE %d", me);
+    if (me == 1)
+        expect_error("a sum into a private dest", "shmem_long_sum_reduce", "symmetric");
+    else
+        expect_error("a sum whose PE 1 part failed", "shmem_long_sum_reduce", "team PE 1");
+    shmem_barrier_all();
+    free(rprivate);
+    shmem_free(rdst);
+    shmem_free(rsrc);
+
     /* Symmetric allocations that disagree (PE 1 asks for another size):
      * every PE undoes the call and says so, not only the PEs next to the
      * difference (with four PEs, PEs 3 and 0 compare equal calls), and

@@ -3,13 +3,15 @@
  * PEs), built from gets and team barriers: each PE
  * pulls what it needs between an entering barrier (every source is ready)
  * and a leaving one (no source is reused while a peer still reads it).
- * Correctness first: O(n) gets per PE, no trees.
+ * O(n) gets per PE, no trees; a large reduction splits its vector among
+ * the members (reduce()).
  *
  * Every PE passes every barrier of a collective even when its own part
  * failed, so that with UVAS_SHMEM_ERRORS=return one PE's error does not
  * hang the others; argument errors that every PE sees alike (a bad team or
  * root) return before the first barrier.
  */
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +21,54 @@
 #include "transport/shmem/error.h"
 #include "transport/shmem/internal.h"
 #include "uvas.h"
+
+/* A reduction works in pieces of at most PIECE bytes (an accumulator and
+ * an input, both in cache while they combine), and from SPLIT bytes on
+ * splits the vector among the members (below). */
+#define PIECE (512u << 10)
+#define SPLIT (64u << 10)
+
+/* Scratch buffers of 2 x PIECE, kept between calls: a reduction that
+ * allocated and freed its buffers each call paid for fresh pages every
+ * time (docs/transport.md, "Reductions"). One per thread in a call at
+ * once, found again under a lock. */
+struct scratch {
+    struct scratch *next;
+    _Alignas(64) unsigned char b[2 * PIECE];
+};
+static pthread_mutex_t scratch_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct scratch *scratch_free;
+
+static struct scratch *scratch_take(void)
+{
+    pthread_mutex_lock(&scratch_mu);
+    struct scratch *s = scratch_free;
+    if (s)
+        scratch_free = s->next;
+    pthread_mutex_unlock(&scratch_mu);
+    return s ? s : aligned_alloc(64, sizeof *s);
+}
+
+static void scratch_give(struct scratch *s)
+{
+    if (!s)
+        return;
+    pthread_mutex_lock(&scratch_mu);
+    s->next = scratch_free;
+    scratch_free = s;
+    pthread_mutex_unlock(&scratch_mu);
+}
+
+static void scratch_drop_all(void)
+{
+    pthread_mutex_lock(&scratch_mu);
+    while (scratch_free) {
+        struct scratch *s = scratch_free;
+        scratch_free = s->next;
+        free(s);
+    }
+    pthread_mutex_unlock(&scratch_mu);
+}
 
 /* The world team's word (team.c): this PE's element count for a
  * shmem_collect on the world, where peers read it. */
@@ -47,6 +97,7 @@ void uvas_shmem_coll_fini(void)
     if (count_slot)
         uvas_try_free(count_slot);
     count_slot = NULL;
+    scratch_drop_all();
     uvas_shmem_team_fini();
     uvas_shmem_agree_fini();
 }
@@ -233,9 +284,53 @@ static int alltoalls(const char *call, struct uvas_shmem_team *t, void *dest,
 
 typedef void combine_fn(void *acc, const void *in, size_t n);
 
-/* Every PE combines all sources in PE order, so every PE gets the same
- * bits (floating point included). dest may be source: it is written only
- * after the middle barrier, when no peer reads sources any more. */
+/* Elements [lo, lo + cnt) of every member's source combined in member
+ * order into acc (cnt * elem <= PIECE; in: as large). */
+static int combine_from_all(const char *call, struct uvas_shmem_team *t, void *acc, void *in,
+                            const void *source, size_t lo, size_t cnt, size_t elem,
+                            combine_fn *combine)
+{
+    const char *src = (const char *)source + lo * elem;
+    int st = get_from(call, acc, src, cnt * elem, uvas_shmem_team_pe(t, 0));
+    for (int pe = 1; st == UVAS_OK && pe < t->size; pe++) {
+        st = get_from(call, in, src, cnt * elem, uvas_shmem_team_pe(t, pe));
+        if (st == UVAS_OK)
+            combine(acc, in, cnt);
+    }
+    return st;
+}
+
+/* Member i's share of nreduce elements split n ways: [*lo, *lo + *cnt). */
+static void share(size_t nreduce, int n, int i, size_t *lo, size_t *cnt)
+{
+    size_t per = nreduce / (size_t)n, rem = nreduce % (size_t)n, k = (size_t)i;
+    *lo = k * per + (k < rem ? k : rem);
+    *cnt = per + (k < rem);
+}
+
+/* A member's word in a split reduction: its share is in its dest, or its
+ * call failed and its share is not to be read. */
+#define SHARE_READY 1
+#define SHARE_FAILED UINT64_MAX
+
+/* Every member ends with the same bits (floating point included): each
+ * element is combined once, by one member, over the sources in member
+ * order, as a reduction on one PE would.
+ *
+ * Under SPLIT bytes, each member combines the whole vector between the
+ * entering barrier (every source is ready) and the middle one (no source
+ * is read any more), then writes dest, which may be source.
+ *
+ * From SPLIT bytes on, member i combines only its share (share()) from
+ * every member's source and writes it into its own dest; after the middle
+ * barrier each member reads the other shares from their owners' dests,
+ * and a last barrier keeps a share in place until every member has it.
+ * Each member reads the vector's size once and combines a member's share
+ * of it, where the whole vector from every member (n times the bytes and
+ * the work) made large reductions O(n). With dest == source, member i's
+ * share of its own source is read only by member i, before it writes it.
+ * A member whose part failed says so in its team's word, so that the
+ * others fail rather than read its share. */
 static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
                   const void *source, size_t nreduce, size_t elem, combine_fn *combine)
 {
@@ -243,25 +338,49 @@ static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
     size_t bytes;
     if (!uvas_shmem_bytes(call, nreduce, elem, &bytes))
         return UVAS_ERR_INVAL;
-    void *acc = malloc(bytes ? bytes : 1), *in = malloc(bytes ? bytes : 1);
+    bool split = bytes >= SPLIT; /* a lone member too: its pieces fit the scratch */
+    struct scratch *sc = scratch_take();
     int st = check_local(call, dest, bytes);
-    if (st == UVAS_OK && (!acc || !in))
-        st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for two %zu-byte buffers",
-                             bytes);
+    if (st == UVAS_OK && !sc)
+        st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for a %u-byte scratch buffer",
+                             2 * PIECE);
+    void *acc = sc ? sc->b : NULL, *in = sc ? sc->b + PIECE : NULL;
     st = keep(st, barrier(call, t));
-    if (st == UVAS_OK)
-        st = get_from(call, acc, source, bytes, uvas_shmem_team_pe(t, 0));
-    for (int pe = 1; st == UVAS_OK && pe < n; pe++) {
-        st = get_from(call, in, source, bytes, uvas_shmem_team_pe(t, pe));
+    if (!split) {
+        if (st == UVAS_OK && bytes)
+            st = combine_from_all(call, t, acc, in, source, 0, nreduce, elem, combine);
+        st = keep(st, barrier(call, t));
         if (st == UVAS_OK)
-            combine(acc, in, nreduce);
+            st = put_local(call, dest, acc, bytes);
+        scratch_give(sc);
+        return st;
     }
+    size_t lo, cnt, step = PIECE / elem;
+    share(nreduce, n, t->me, &lo, &cnt);
+    for (size_t at = lo; st == UVAS_OK && at < lo + cnt; at += step) {
+        size_t k = lo + cnt - at < step ? lo + cnt - at : step;
+        st = combine_from_all(call, t, acc, in, source, at, k, elem, combine);
+        if (st == UVAS_OK)
+            st = put_local(call, (char *)dest + at * elem, acc, k * elem);
+    }
+    scratch_give(sc);
+    st = keep(st, put_local(call, t->word,
+                            &(uint64_t){st == UVAS_OK ? SHARE_READY : SHARE_FAILED},
+                            sizeof *t->word));
     st = keep(st, barrier(call, t));
-    if (st == UVAS_OK)
-        st = put_local(call, dest, acc, bytes);
-    free(acc);
-    free(in);
-    return st;
+    for (int i = 1; st == UVAS_OK && i < n; i++) {
+        int m = (t->me + i) % n; /* each member starts at a different owner */
+        uint64_t w = 0;
+        st = get_from(call, &w, t->word, sizeof w, uvas_shmem_team_pe(t, m));
+        if (st == UVAS_OK && w != SHARE_READY)
+            st = uvas_shmem_fail(call, UVAS_ERR_INVAL, "team PE %d's part failed: its "
+                                 "share of the reduction is not there", m);
+        share(nreduce, n, m, &lo, &cnt);
+        if (st == UVAS_OK)
+            st = get_from(call, (char *)dest + lo * elem, (char *)dest + lo * elem,
+                          cnt * elem, uvas_shmem_team_pe(t, m));
+    }
+    return keep(st, barrier(call, t));
 }
 
 /* ---- team and active-set frames ------------------------------------------- */
