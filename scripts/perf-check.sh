@@ -108,6 +108,13 @@ run_all() {
             bench shmem-bench-$r scripts/shmem-bench.sh "${pre[@]}" --builddir "$B"
         done
     fi
+    if need 'reduce\.'; then
+        # Reductions over every PE against OSHMEM's in the same run (its
+        # binaries prebuilt where they are, as shmem-bench's).
+        pre=()
+        [ -x "$B/bench-uvas/reduce-bench" ] && [ -x "$B/bench-oshmem/reduce-bench" ] && pre=(--prebuilt)
+        bench reduce-bench scripts/reduce-bench.sh "${pre[@]}" --builddir "$B"
+    fi
     if need 'gpu_shmem\.'; then
         [ "$(id -u)" = 0 ] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
         bench gpu-shmem-bench mpirun -np 2 --oversubscribe "$B/bench/gpu-shmem-bench"
