@@ -191,6 +191,17 @@ def block(machine, d):
                     row += [fmt(x), fmt(y), fmt(x / y if x and y else None)]
                 out.append("| " + " | ".join(row) + " |")
             out.append("")
+    red = sorted({(int(k.split(".")[1][2:]), int(k.split(".")[2])) for k in m
+                  if re.match(r"reduce\.np\d+\.\d+\.", k)})
+    if red:
+        out += ["| OpenSHMEM reduction, double sum over every PE (reduce-bench), µs a call | uvas | OSHMEM | uvas/OSHMEM |",
+                "| --- | --- | --- | --- |"]
+        for np_, n in red:
+            u, o = g(f"reduce.np{np_}.{n}.uvas"), g(f"reduce.np{np_}.{n}.oshmem")
+            out.append(f"| {np_} PEs, {human(str(n))} | {fmt(u)} | {fmt(o)} | {fmt(u / o if u and o else None)} |")
+        out.append("")
+        out.append("(lower is better; a ratio under 1 is uvas ahead.)")
+        out.append("")
     paths = sorted({k.split(".")[1] for k in m if k.startswith("path.")})
     if paths:
         cols = ["put8_us", "put4k_us", "get8_us", "put2m_gbs", "get2m_gbs"]
