@@ -6,10 +6,12 @@
  * must get different sync slots (a shared slot's counters let one team's
  * barrier pass on the other's arrivals). Then each thread checks its
  * team's barrier (every member's put seen after it, none of the next
- * round's before the second) and collect (members' counts differ per
- * team, so a count word shared between teams gathers the wrong blocks),
- * and both destroy their teams at once (the team registry changes under
- * two threads).
+ * round's before the second), collect (members' counts differ per
+ * team, so a count word shared between teams gathers the wrong blocks)
+ * and a reduction large enough to be split among the members (both
+ * threads in the library's scratch buffers and their teams' words at
+ * once), and both destroy their teams at once (the team registry changes
+ * under two threads).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -29,6 +31,8 @@ static pthread_barrier_t start;
 static long seen[2][MAXPE];       /* symmetric: member j's round marker, per thread */
 static long csrc[2][4 * MAXPE], cdst[2][4 * MAXPE * MAXPE];
 static shmem_team_t made[2];
+#define RN 12000 /* longs: 94 KiB, over the size from which a reduction is split */
+static long rsrc[2][RN], rdst[2][RN];
 
 static void sync_check(int w, shmem_team_t t)
 {
@@ -65,6 +69,20 @@ static void collect_check(int w, shmem_team_t t)
     }
 }
 
+/* Thread w's team sums member r's (w + 1) * (i + r) over its members. */
+static void reduce_check(int w, shmem_team_t t, int round)
+{
+    int r = shmem_team_my_pe(t), n = shmem_team_n_pes(t);
+    for (long i = 0; i < RN; i++)
+        rsrc[w][i] = (w + 1) * (i + r) + round;
+    CHECK(shmem_long_sum_reduce(t, rdst[w], rsrc[w], RN) == 0, "shmem_long_sum_reduce");
+    for (long i = 0; i < RN; i++) {
+        long want = (w + 1) * (n * i + (long)n * (n - 1) / 2) + (long)n * round;
+        CHECK(rdst[w][i] == want, "thread %c, round %d: the sum's element %ld is %ld, "
+              "expected %ld", 'A' + w, round, i, rdst[w][i], want);
+    }
+}
+
 static void *worker(void *arg)
 {
     int w = (int)(intptr_t)arg;
@@ -86,6 +104,9 @@ static void *worker(void *arg)
         pthread_barrier_wait(&start);
         sync_check(w, made[w]);
         collect_check(w, made[w]);
+        pthread_barrier_wait(&start); /* the two reductions at once */
+        for (int k = 0; k < 3; k++)
+            reduce_check(w, made[w], round * 3 + k);
         shmem_team_destroy(made[w]);
     }
     return NULL;
@@ -115,7 +136,7 @@ int main(void)
     shmem_barrier_all();
     if (me == 0)
         printf("test-shmem-team-threads: %d rounds of two threads splitting, syncing, "
-               "collecting and destroying teams of the same PEs at once: ok\n", ROUNDS);
+               "collecting, reducing and destroying teams of the same PEs at once: ok\n", ROUNDS);
     shmem_finalize();
     return 0;
 }
