@@ -339,6 +339,25 @@ int main(void)
         expect_error("a sum into a private dest", "shmem_long_sum_reduce", "symmetric");
     else
         expect_error("a sum whose PE 1 part failed", "shmem_long_sum_reduce", "team PE 1");
+    /* The same, small enough to be staged (one barrier): PE 1 marks its
+     * part failed, the others must not combine what its last call left. */
+    shmem_barrier_all();
+    shmemx_clear_error();
+    CHECK_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, rdst, rsrc, 4), 0, "a small sum");
+    rst = shmem_long_sum_reduce(SHMEM_TEAM_WORLD, me == 1 ? rprivate : rdst, rsrc, 4);
+    CHECK(rst != 0, "a small sum whose PE 1 dest is not symmetric returned 0 on PE %d", me);
+    if (me == 1)
+        expect_error("a small sum into a private dest", "shmem_long_sum_reduce", "symmetric");
+    else
+        expect_error("a small sum whose PE 1 part failed", "shmem_long_sum_reduce", "team PE 1");
+    /* A small broadcast whose root's source is not symmetric. */
+    shmem_barrier_all();
+    rst = shmem_long_broadcast(SHMEM_TEAM_WORLD, rdst, me == 1 ? rprivate : rsrc, 4, 1);
+    CHECK(rst != 0, "a broadcast from a private source returned 0 on PE %d", me);
+    if (me == 1)
+        expect_error("a broadcast from a private source", "shmem_long_broadcast", "symmetric");
+    else
+        expect_error("a broadcast whose root failed", "shmem_long_broadcast", "team PE 1");
     shmem_barrier_all();
     free(rprivate);
     shmem_free(rdst);

@@ -403,6 +403,21 @@ static int seg_get(void *dest, const void *src, size_t n, int pe)
     return UVAS_OK;
 }
 
+/* A small move within this PE's memory, both sides where the CPU may touch
+ * them (cpu_side): a plain move, as the program's own loads and stores
+ * would make (a migration racing the check makes the access fault and
+ * wait for it: correct, only slower). The collectives read and write
+ * their own staged and symmetric memory this way. */
+static bool local_move(void *dest, const void *src, size_t n)
+{
+    if (n > SMALL || (uvas_in_range(dest) && !one_block(dest, n)) ||
+        (uvas_in_range(src) && !one_block(src, n)) || !cpu_side(dest) || !cpu_side(src))
+        return false;
+    memmove(dest, src, n);
+    uvas_job_count(UVAS_PATH_LOCAL, n);
+    return true;
+}
+
 bool uvas_pe_put_quick(void *dest, const void *src, size_t n, int pe)
 {
     /* What uvas_pe_check would accept, then uvas_pe_put's first path. */
@@ -416,6 +431,8 @@ int uvas_pe_put(void *dest, const void *src, size_t n, int pe, bool nbi)
     (void)nbi; /* every path completes the local side before it returns */
     if (!uvas_in_range(dest) && uvas_seg_has(dest, n))
         return seg_put(dest, src, n, pe);
+    if (pe == uvas_job.me && local_move(dest, src, n))
+        return UVAS_OK;
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(dest, n) &&
         cpu_side(src) && small_put(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;
@@ -460,6 +477,8 @@ int uvas_pe_get(void *dest, const void *src, size_t n, int pe, bool nbi)
     (void)nbi;
     if (!uvas_in_range(src) && uvas_seg_has(src, n))
         return seg_get(dest, src, n, pe);
+    if (pe == uvas_job.me && local_move(dest, src, n))
+        return UVAS_OK;
     if (n <= SMALL && pe != uvas_job.me && uvas_job.peers[pe].local && one_block(src, n) &&
         cpu_side(dest) && small_get(&uvas_job.peers[pe], dest, src, n))
         return UVAS_OK;

@@ -82,7 +82,10 @@ int uvas_shmem_coll_init(void)
     if (!count_slot)
         return UVAS_ERR_NOMEM; /* the allocator's message says why */
     *count_slot = 0;           /* populated, so the window question has an answer */
-    int st = uvas_shmem_agree_init();
+    int st = uvas_shmem_stage_init();
+    if (st != UVAS_OK)
+        return st;
+    st = uvas_shmem_agree_init();
     if (st != UVAS_OK)
         return st;
     st = uvas_pe_barrier_all();
@@ -93,7 +96,10 @@ int uvas_shmem_coll_init(void)
 
 void uvas_shmem_coll_fini(void)
 {
-    /* No peer reads it any more: every collective ended in a barrier. */
+    /* Its barrier first: no peer reads what this PE staged any more. */
+    uvas_shmem_stage_fini();
+    /* No peer reads it any more: every collective that uses it ended in a
+     * barrier. */
     if (count_slot)
         uvas_try_free(count_slot);
     count_slot = NULL;
@@ -164,6 +170,20 @@ static int broadcast(const char *call, struct uvas_shmem_team *t, void *dest,
     /* The get writes through the owner's range, which knows no allocation:
      * dest is checked here, as every collective checks its own. */
     int st = check_local(call, dest, bytes);
+    if (uvas_shmem_stage_fits(t, bytes)) {
+        /* One barrier: the root's source copied for the call (stage.c);
+         * the others stage nothing but keep the team's count of calls. */
+        uint64_t epoch;
+        st = uvas_shmem_stage_begin(call, t, source, me == root ? bytes : 0, st, &epoch);
+        st = keep(st, barrier(call, t));
+        if (st == UVAS_OK && (me != root || (root_writes && dest != source))) {
+            unsigned char got[UVAS_SHMEM_STAGE_MAX];
+            st = uvas_shmem_stage_read(call, t, root, got, bytes, epoch);
+            if (st == UVAS_OK)
+                st = put_local(call, dest, got, bytes);
+        }
+        return st;
+    }
     st = keep(st, barrier(call, t));
     if (st == UVAS_OK && (me != root || (root_writes && dest != source)))
         st = get_from(call, dest, source, bytes, uvas_shmem_team_pe(t, root));
@@ -345,6 +365,25 @@ static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
         st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for a %u-byte scratch buffer",
                              2 * PIECE);
     void *acc = sc ? sc->b : NULL, *in = sc ? sc->b + PIECE : NULL;
+    if (!split && uvas_shmem_stage_fits(t, bytes)) {
+        /* One barrier: every source copied for the call (stage.c), so no
+         * member reads a source, and dest (which may be source) is written
+         * at once. */
+        uint64_t epoch;
+        st = uvas_shmem_stage_begin(call, t, source, bytes, st, &epoch);
+        st = keep(st, barrier(call, t));
+        if (st == UVAS_OK)
+            st = uvas_shmem_stage_read(call, t, 0, acc, bytes, epoch);
+        for (int m = 1; st == UVAS_OK && m < n; m++) {
+            st = uvas_shmem_stage_read(call, t, m, in, bytes, epoch);
+            if (st == UVAS_OK)
+                combine(acc, in, nreduce);
+        }
+        if (st == UVAS_OK)
+            st = put_local(call, dest, acc, bytes);
+        scratch_give(sc);
+        return st;
+    }
     st = keep(st, barrier(call, t));
     if (!split) {
         if (st == UVAS_OK && bytes)

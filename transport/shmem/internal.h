@@ -50,6 +50,30 @@ static inline int uvas_shmem_team_pe(const struct uvas_shmem_team *t, int i)
 {
     return t->start + i * t->stride;
 }
+/* Created teams' sync slots (team.c); the world's barrier is apart. */
+#define UVAS_SHMEM_SLOTS 63
+
+/* Staging (stage.c): a small collective's contributions copied into
+ * symmetric buffers of the team, so that the call needs one barrier.
+ * _init and _fini collective, in coll_init and coll_fini; _reset(slot)
+ * on every member of a team made on that slot; a team that _used its
+ * slot syncs when it is destroyed. A call: _fits, then
+ * _begin (this PE's contribution, or its failure st, for the call; the
+ * call's epoch in *epoch), the team's barrier, then _read of each
+ * member's contribution needed (a member whose part failed: reported,
+ * a negative status). */
+#define UVAS_SHMEM_STAGE_MAX 4096
+int uvas_shmem_stage_init(void);
+void uvas_shmem_stage_fini(void);
+void uvas_shmem_stage_reset(int slot);
+/* Has the team on this slot staged a call since it was made? */
+bool uvas_shmem_stage_used(int slot);
+bool uvas_shmem_stage_fits(const struct uvas_shmem_team *t, size_t bytes);
+int uvas_shmem_stage_begin(const char *call, struct uvas_shmem_team *t, const void *src,
+                           size_t bytes, int st, uint64_t *epoch);
+int uvas_shmem_stage_read(const char *call, struct uvas_shmem_team *t, int m, void *dst,
+                          size_t bytes, uint64_t epoch);
+
 /* Collective, in uvas_shmem_coll_init: the world (world_word: its
  * symmetric word, populated, also the probe of the next question), the
  * shared team (does every PE reach this PE's memory with loads and

@@ -37,7 +37,7 @@
 #include "transport/shmem/internal.h"
 #include "uvas.h"
 
-#define SLOTS 63
+#define SLOTS UVAS_SHMEM_SLOTS
 #define ROUNDS 32
 
 struct uvas_shmem_team_reg {
@@ -404,6 +404,7 @@ static int join(const char *call, int start, int stride, int size, int slot,
         r->t.config.num_contexts = config->num_contexts;
     r->t.word = &words[slot];
     memset(slots[slot], 0, sizeof slots[slot]); /* counters of a team before */
+    uvas_shmem_stage_reset(slot);
     pthread_mutex_lock(&reg_mu);
     __atomic_fetch_or(used, 1ull << slot, __ATOMIC_RELEASE); /* claimed: kept */
     r->next = made;
@@ -517,6 +518,12 @@ int uvas_shmem_team_unmake(shmem_team_t team)
                             "cannot be destroyed");
         return UVAS_ERR_INVAL;
     }
+    /* A member may still read the staged buffers of the team's last small
+     * collective (stage.c): the next team on the slot writes them only
+     * once every member is here. Collective over the team, as destroy. */
+    struct uvas_shmem_team *t = uvas_shmem_team_find(team);
+    if (t && uvas_shmem_stage_used(t->slot))
+        (void)uvas_shmem_team_sync(t);
     pthread_mutex_lock(&reg_mu);
     for (struct uvas_shmem_team_reg **pp = &made; *pp; pp = &(*pp)->next) {
         struct uvas_shmem_team_reg *r = *pp;
