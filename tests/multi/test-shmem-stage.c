@@ -1,5 +1,5 @@
 /*
- * Small reductions and broadcasts, which copy each contribution into the
+ * Small reductions, broadcasts and fcollects, which copy each contribution into the
  * team's staged buffers and sync once (transport/shmem/stage.c): a source
  * changed the moment the call returns does not reach a slower member;
  * calls back to back with members at different speeds (the buffers are
@@ -111,6 +111,24 @@ int main(void)
             bbad += bdst[i] != 1000L * r + 10L * root + i;
     }
     OK(bbad == 0, "%d broadcasts back to back: %zu elements wrong", ROUNDS, bbad);
+
+    /* fcollects back to back, each member's source changed at once. */
+    size_t fbad = 0;
+    long *fdst = shmem_malloc((size_t)npes * 8 * sizeof(long));
+    OK(fdst != NULL, "shmem_malloc");
+    for (int r = 0; r < ROUNDS; r++) {
+        for (int i = 0; i < 8; i++)
+            bsrc[i] = 1000L * r + 10L * me + i;
+        jitter(r);
+        OK_EQ(shmem_long_fcollect(SHMEM_TEAM_WORLD, fdst, bsrc, 8), 0, "fcollect");
+        for (int i = 0; i < 8; i++)
+            bsrc[i] = -1;
+        for (int p = 0; p < npes; p++)
+            for (int i = 0; i < 8; i++)
+                fbad += fdst[p * 8 + i] != 1000L * r + 10L * p + i;
+    }
+    OK(fbad == 0, "%d fcollects back to back: %zu elements wrong", ROUNDS, fbad);
+    shmem_free(fdst);
 
     /* A team made, used and destroyed, then another on the same slot with
      * more members (the first team's calls must not leave the members'

@@ -199,6 +199,19 @@ static int fcollect(const char *call, struct uvas_shmem_team *t, void *dest,
         !uvas_shmem_bytes(call, bytes, (size_t)n, &total))
         return UVAS_ERR_INVAL;
     int st = check_local(call, dest, total);
+    if (uvas_shmem_stage_fits(t, bytes)) {
+        /* One barrier: every member's source copied for the call. */
+        uint64_t epoch;
+        st = uvas_shmem_stage_begin(call, t, source, bytes, st, &epoch);
+        st = keep(st, barrier(call, t));
+        unsigned char got[UVAS_SHMEM_STAGE_MAX];
+        for (int m = 0; st == UVAS_OK && m < n; m++) {
+            st = uvas_shmem_stage_read(call, t, m, got, bytes, epoch);
+            if (st == UVAS_OK)
+                st = put_local(call, (char *)dest + (size_t)m * bytes, got, bytes);
+        }
+        return st;
+    }
     st = keep(st, barrier(call, t));
     for (int pe = 0; st == UVAS_OK && pe < n; pe++)
         st = get_from(call, (char *)dest + (size_t)pe * bytes, source, bytes,
