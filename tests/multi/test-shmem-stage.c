@@ -18,7 +18,7 @@
 #include "shmem-suite.h"
 
 #define ROUNDS 300
-#define NMAX 600 /* doubles: past the largest staged contribution (4 KiB) */
+#define NMAX 600 /* doubles: past the largest staged contribution (960 bytes) */
 
 static double dval(int p, int round, size_t i)
 {
@@ -72,8 +72,8 @@ int main(void)
     double *devdst = shmem_malloc_with_hints(NMAX * sizeof(double), SHMEM_MALLOC_DEVICE_HEAP);
     OK(src && dst && bsrc && bdst && devdst, "allocations");
 
-    /* At the largest staged size (512 doubles), past it, and small. */
-    static const size_t cnts[] = {1, 7, 512, 513};
+    /* At the largest staged size (120 doubles), past it, and small. */
+    static const size_t cnts[] = {1, 7, 120, 121, 513};
     for (size_t c = 0; c < sizeof cnts / sizeof *cnts; c++)
         reductions_back_to_back(src, dst, cnts[c], SHMEM_TEAM_WORLD, 0, 1, npes,
                                 "a world sum");

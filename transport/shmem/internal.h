@@ -62,7 +62,8 @@ static inline int uvas_shmem_team_pe(const struct uvas_shmem_team *t, int i)
  * call's epoch in *epoch), the team's barrier, then _read of each
  * member's contribution needed (a member whose part failed: reported,
  * a negative status). */
-#define UVAS_SHMEM_STAGE_MAX 4096
+/* With its 64-byte header, a staged buffer is read in one small move. */
+#define UVAS_SHMEM_STAGE_MAX 960
 int uvas_shmem_stage_init(void);
 void uvas_shmem_stage_fini(void);
 void uvas_shmem_stage_reset(int slot);
