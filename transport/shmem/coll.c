@@ -372,17 +372,13 @@ static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
     if (!uvas_shmem_bytes(call, nreduce, elem, &bytes))
         return UVAS_ERR_INVAL;
     bool split = bytes >= SPLIT; /* a lone member too: its pieces fit the scratch */
-    struct scratch *sc = scratch_take();
-    int st = check_local(call, dest, bytes);
-    if (st == UVAS_OK && !sc)
-        st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for a %u-byte scratch buffer",
-                             2 * PIECE);
-    void *acc = sc ? sc->b : NULL, *in = sc ? sc->b + PIECE : NULL;
     if (!split && uvas_shmem_stage_fits(t, bytes)) {
         /* One barrier: every source copied for the call (stage.c), so no
          * member reads a source, and dest (which may be source) is written
-         * at once. */
+         * at once. Small: the buffers on the stack. */
+        _Alignas(64) unsigned char acc[UVAS_SHMEM_STAGE_MAX], in[UVAS_SHMEM_STAGE_MAX];
         uint64_t epoch;
+        int st = check_local(call, dest, bytes);
         st = uvas_shmem_stage_begin(call, t, source, bytes, st, &epoch);
         st = keep(st, barrier(call, t));
         if (st == UVAS_OK)
@@ -394,9 +390,14 @@ static int reduce(const char *call, struct uvas_shmem_team *t, void *dest,
         }
         if (st == UVAS_OK)
             st = put_local(call, dest, acc, bytes);
-        scratch_give(sc);
         return st;
     }
+    struct scratch *sc = scratch_take();
+    int st = check_local(call, dest, bytes);
+    if (st == UVAS_OK && !sc)
+        st = uvas_shmem_fail(call, UVAS_ERR_NOMEM, "no memory for a %u-byte scratch buffer",
+                             2 * PIECE);
+    void *acc = sc ? sc->b : NULL, *in = sc ? sc->b + PIECE : NULL;
     st = keep(st, barrier(call, t));
     if (!split) {
         if (st == UVAS_OK && bytes)
