@@ -91,9 +91,12 @@ run_tests() {
 # queue (uvas-bench queue -n QUEUE_ITERS AB_QUEUE_ARGS) or kernel (uvas-bench kernel -r
 # AB_REPS: translation's cost, a launch's beyond its kernel) or peers (migrate-peers-bench
 # under mpirun -np 2: migrations while a peer that put to the PE sleeps or
-# spins; -s AB_PEERS_MIB, default 256).
+# spins; -s AB_PEERS_MIB, default 256) or reduce (this build's
+# bench-uvas/reduce-bench AB_REDUCE_ARGS under mpirun -np 2, each label's
+# library; OSHMEM's not run).
 if [ "$what" = ab ]; then
-    if [ "${AB_BENCH:-migrate}" = shmem ] || [ "${AB_BENCH:-migrate}" = peers ]; then
+    if [ "${AB_BENCH:-migrate}" = shmem ] || [ "${AB_BENCH:-migrate}" = peers ] ||
+        [ "${AB_BENCH:-migrate}" = reduce ]; then
         use_mpi
     fi
     if [ "${AB_BENCH:-migrate}" = shmem ]; then
@@ -127,6 +130,12 @@ if [ "$what" = ab ]; then
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
                     scripts/shmem-bench.sh --prebuilt --builddir "$B" --only uvas ${AB_SHMEM_ARGS:-} 2>&1 |
                     grep -v "^metric" | tee -a "$OUT/ab.txt"
+            elif [ "${AB_BENCH:-migrate}" = reduce ]; then
+                # The label's library under the same reduce-bench (its
+                # RUNPATH gives way to LD_LIBRARY_PATH).
+                env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" timeout 300 \
+                    mpirun -np 2 -x LD_LIBRARY_PATH "$B"/bench-uvas/reduce-bench ${AB_REDUCE_ARGS:-} 2>&1 |
+                    tee -a "$OUT/ab.txt"
             else
                 env ${vars//,/ } LD_LIBRARY_PATH="$PWD/$dir:$LD_LIBRARY_PATH" \
                     "$ub" migrate -s "${AB_SIZES:-2,256,1024}" \
