@@ -3,8 +3,9 @@
  * PEs), built from gets and team barriers: each PE
  * pulls what it needs between an entering barrier (every source is ready)
  * and a leaving one (no source is reused while a peer still reads it).
- * O(n) gets per PE, no trees; a large reduction splits its vector among
- * the members (reduce()).
+ * Small reductions, broadcasts and fcollects copy the sources for the
+ * call instead (stage.c) and need only the first. O(n) gets per PE, no
+ * trees; a large reduction splits its vector among the members (reduce()).
  *
  * Every PE passes every barrier of a collective even when its own part
  * failed, so that with UVAS_SHMEM_ERRORS=return one PE's error does not
