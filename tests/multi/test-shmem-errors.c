@@ -33,6 +33,15 @@ static void expect_error(const char *what, const char *w1, const char *w2)
     ncases++;
 }
 
+/* A collective where PE 1 passed memory that is not symmetric: PE 1 says
+ * so, and every other PE fails for PE 1's part (team PE 1) rather than use
+ * what PE 1 never wrote. */
+static void expect_pe1_failed(int rst, const char *what, const char *call)
+{
+    CHECK(rst != 0, "%s returned 0 on PE %d", what, me);
+    expect_error(what, call, me == 1 ? "symmetric" : "team PE 1");
+}
+
 static void expect_no_error(const char *what)
 {
     int st = shmemx_last_error();
@@ -333,31 +342,20 @@ int main(void)
         rsrc[i] = 2 * i + me;
     shmem_barrier_all();
     shmemx_clear_error();
-    int rst = shmem_long_sum_reduce(SHMEM_TEAM_WORLD, me == 1 ? rprivate : rdst, rsrc, RN);
-    CHECK(rst != 0, "a sum whose PE 1 dest is not symmetric returned 0 on PE %d", me);
-    if (me == 1)
-        expect_error("a sum into a private dest", "shmem_long_sum_reduce", "symmetric");
-    else
-        expect_error("a sum whose PE 1 part failed", "shmem_long_sum_reduce", "team PE 1");
+    expect_pe1_failed(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, me == 1 ? rprivate : rdst, rsrc,
+                                            RN),
+                      "a sum whose PE 1 dest is not symmetric", "shmem_long_sum_reduce");
     /* The same, small enough to be staged (one barrier): PE 1 marks its
      * part failed, the others must not combine what its last call left. */
     shmem_barrier_all();
     shmemx_clear_error();
     CHECK_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, rdst, rsrc, 4), 0, "a small sum");
-    rst = shmem_long_sum_reduce(SHMEM_TEAM_WORLD, me == 1 ? rprivate : rdst, rsrc, 4);
-    CHECK(rst != 0, "a small sum whose PE 1 dest is not symmetric returned 0 on PE %d", me);
-    if (me == 1)
-        expect_error("a small sum into a private dest", "shmem_long_sum_reduce", "symmetric");
-    else
-        expect_error("a small sum whose PE 1 part failed", "shmem_long_sum_reduce", "team PE 1");
+    expect_pe1_failed(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, me == 1 ? rprivate : rdst, rsrc, 4),
+                      "a small sum whose PE 1 dest is not symmetric", "shmem_long_sum_reduce");
     /* A small broadcast whose root's source is not symmetric. */
     shmem_barrier_all();
-    rst = shmem_long_broadcast(SHMEM_TEAM_WORLD, rdst, me == 1 ? rprivate : rsrc, 4, 1);
-    CHECK(rst != 0, "a broadcast from a private source returned 0 on PE %d", me);
-    if (me == 1)
-        expect_error("a broadcast from a private source", "shmem_long_broadcast", "symmetric");
-    else
-        expect_error("a broadcast whose root failed", "shmem_long_broadcast", "team PE 1");
+    expect_pe1_failed(shmem_long_broadcast(SHMEM_TEAM_WORLD, rdst, me == 1 ? rprivate : rsrc, 4, 1),
+                      "a broadcast from PE 1's private source", "shmem_long_broadcast");
     shmem_barrier_all();
     free(rprivate);
     shmem_free(rdst);
